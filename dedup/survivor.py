@@ -1,0 +1,30 @@
+"""The total order that picks one survivor per duplicate cluster, shared by every dedup stage."""
+
+from __future__ import annotations
+
+from pipeline.document import Document
+from pipeline.stages import Param
+
+SURVIVOR_PARAMS = {
+    "prefer_score": Param(
+        str,
+        "",
+        "name of a score written by an earlier stage; the highest-scoring duplicate survives "
+        "(empty: ignore scores)",
+    ),
+    "tie_break": Param(
+        str,
+        "longest",
+        "after the score: `longest` keeps the longest text, `smallest_id` the smallest id; "
+        "the smallest id always settles the rest",
+        choices=("longest", "smallest_id"),
+    ),
+}
+
+
+def survivor_key(doc: Document, prefer_score: str, tie_break: str) -> tuple:
+    """Sort key: the smallest key in a cluster survives. Deterministic for any input order."""
+    score = doc.scores.get(prefer_score) if prefer_score else None
+    score_rank = -score if score is not None else float("inf")
+    length_rank = -len(doc.text) if tie_break == "longest" else 0
+    return (score_rank, length_rank, doc.id)

@@ -1,0 +1,1 @@
+"""gristmill pipeline: Beam composition, I/O, recipe, CLI, report."""

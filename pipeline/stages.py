@@ -1,0 +1,189 @@
+"""Stage base classes, typed parameters and the registry that recipes name stages from.
+
+Two kinds of stage:
+- `DocumentStage`: decides per document (`check(doc) -> Verdict`); consecutive ones are fused
+  into one batched Beam step by the pipeline. Pure Python, no Beam import.
+- `CollectionStage`: needs the whole collection (dedup, keep-fraction thresholds); it builds its
+  own Beam composite in `expand()` and returns kept / rejected / failed PCollections.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable, NamedTuple
+
+from pipeline.document import Document, Verdict
+
+if TYPE_CHECKING:  # pragma: no cover
+    import apache_beam as beam
+
+
+class ConfigError(ValueError):
+    """A recipe or stage configuration problem; the message names the file, stage or key."""
+
+
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed stage parameter with its default, its doc line and its allowed range."""
+
+    type: Any
+    default: Any
+    doc: str
+    min: float | None = None
+    max: float | None = None
+    choices: tuple | None = None
+
+    def validate(self, key: str, value: Any) -> Any:
+        """Return `value` checked (and int→float widened); raise ConfigError naming `key`."""
+        expected = self.type
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if expected is list or getattr(expected, "__origin__", None) is list:
+            if not isinstance(value, list):
+                raise ConfigError(f"{key}: expected a list, got {type(value).__name__} {value!r}")
+            inner = getattr(expected, "__args__", (None,))[0]
+            if inner is not None and not all(isinstance(v, inner) for v in value):
+                raise ConfigError(f"{key}: expected a list of {inner.__name__}, got {value!r}")
+        elif expected is dict:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{key}: expected a table, got {type(value).__name__}")
+        elif value is not None and (
+            not isinstance(value, expected) or (expected is not bool and isinstance(value, bool))
+        ):
+            raise ConfigError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {value!r}")
+        if self.min is not None and value is not None and value < self.min:
+            raise ConfigError(f"{key}: {value!r} is below the minimum {self.min}")
+        if self.max is not None and value is not None and value > self.max:
+            raise ConfigError(f"{key}: {value!r} is above the maximum {self.max}")
+        if self.choices is not None and value is not None and value not in self.choices:
+            raise ConfigError(f"{key}: {value!r} is not one of {list(self.choices)}")
+        return value
+
+    def type_name(self) -> str:
+        """Human-readable type for `gristmill list` and the README."""
+        return getattr(self.type, "__name__", str(self.type)).replace("typing.", "")
+
+
+class Configurable:
+    """Something built from a recipe table: declares `params`, gets them as attributes."""
+
+    params: ClassVar[dict[str, Param]] = {}
+
+    def __init__(self, name: str, **values: Any) -> None:
+        self.name = name
+        unknown = sorted(set(values) - set(self.params))
+        if unknown:
+            known = ", ".join(sorted(self.params)) or "none"
+            raise ConfigError(f"unknown parameter {unknown[0]!r} (known: {known})")
+        for key, param in self.params.items():
+            value = values.get(key, param.default)
+            setattr(self, key, param.validate(key, value) if key in values else value)
+        self.configure()
+
+    def configure(self) -> None:
+        """Cross-parameter checks and derived settings; raise ConfigError on bad combinations."""
+
+    def resolved(self) -> dict[str, Any]:
+        """Every parameter with its effective value (for `validate` and the manifest)."""
+        return {key: getattr(self, key) for key in self.params}
+
+
+class Stage(Configurable):
+    """Base of every stage. `reasons` lists every reason code the stage can reject with."""
+
+    reasons: ClassVar[tuple[str, ...]] = ()
+
+    def setup(self) -> None:
+        """Load models, sandboxes and lists; called once per worker before any document."""
+
+    def manifest_extra(self) -> dict[str, Any]:
+        """Extra figures for the manifest known at build time (e.g. an S-curve)."""
+        return {}
+
+
+class DocumentStage(Stage):
+    """A per-document stage: filter, editor or scorer. Must not import Beam."""
+
+    def check(self, doc: Document) -> Verdict:
+        """Decide on one document; may edit `doc` (via `replace_text`) or write `doc.scores`."""
+        raise NotImplementedError
+
+    def check_batch(self, docs: list[Document]) -> list[Verdict]:
+        """Decide on a batch; override for models that predict in batches."""
+        return [self.check(doc) for doc in docs]
+
+
+class StageOutputs(NamedTuple):
+    """What a collection stage returns: PCollections of Document, Rejection and Failure."""
+
+    kept: Any
+    rejected: Any
+    failed: Any
+
+
+class CollectionStage(Stage):
+    """A stage that needs the whole collection; builds its own Beam composite."""
+
+    def expand(self, docs: "beam.PCollection") -> StageOutputs:
+        """Apply the stage to a PCollection of Document."""
+        raise NotImplementedError
+
+
+class Generator(Configurable):
+    """A synthesis generator from a recipe `[[synthesis]]` table; yields candidate documents."""
+
+    def generate(self) -> Iterable[Document]:
+        """Yield candidates (documents with `kind` set); ids must be deterministic."""
+        raise NotImplementedError
+
+
+STAGES: dict[str, type[Stage]] = {}
+GENERATORS: dict[str, type[Generator]] = {}
+
+# Packages whose public modules register the built-in stages and generators when imported;
+# heavy libraries are imported inside `setup()`, so this is cheap.
+STAGE_MODULES = (
+    "filters",
+    "quality_models",
+    "dedup",
+    "synthesis",
+)
+
+
+def register(name: str):
+    """Class decorator: make a Stage available to recipes as `use = "<name>"`."""
+
+    def wrap(cls: type[Stage]) -> type[Stage]:
+        if name in STAGES and STAGES[name] is not cls:
+            raise RuntimeError(f"stage name {name!r} registered twice")
+        cls.registry_name = name
+        STAGES[name] = cls
+        return cls
+
+    return wrap
+
+
+def register_generator(name: str):
+    """Class decorator: make a Generator available to recipe `[[synthesis]]` tables."""
+
+    def wrap(cls: type[Generator]) -> type[Generator]:
+        cls.registry_name = name
+        GENERATORS[name] = cls
+        return cls
+
+    return wrap
+
+
+def load_builtin_stages() -> None:
+    """Import every public module of the stage packages, which registers their stages."""
+    import importlib
+    import pkgutil
+
+    for package_name in STAGE_MODULES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"{package_name}.{info.name}")

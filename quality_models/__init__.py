@@ -1,0 +1,1 @@
+"""quality_models package."""
