@@ -9,8 +9,9 @@ Two kinds of stage:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from pipeline.document import Document, Verdict
 
@@ -127,7 +128,7 @@ class StageOutputs(NamedTuple):
 class CollectionStage(Stage):
     """A stage that needs the whole collection; builds its own Beam composite."""
 
-    def expand(self, docs: "beam.PCollection") -> StageOutputs:
+    def expand(self, docs: beam.PCollection) -> StageOutputs:
         """Apply the stage to a PCollection of Document."""
         raise NotImplementedError
 

@@ -1,0 +1,520 @@
+"""Input readers: JSON Lines / JSON (plain, gzip, zstd), Parquet, WARC and WET.
+
+Each reader turns one *split* of one file into `Document`s, `Rejection`s (stage `read`, for
+records that are not documents we can use, such as a non-HTML response) and `Failure`s (stage
+`read`, for records that could not be parsed). Splits let large plain files be read in parallel:
+JSON Lines by byte range (aligned to line starts), Parquet by row group; compressed files and
+WARC/WET are read whole. The same code serves the Beam pipeline and `iter_documents`.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import io
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.document import Document, Failure, Rejection
+
+READ_STAGE = "read"
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+FORMATS = ("jsonl", "json", "parquet", "warc", "wet")
+COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
+CANDIDATE_KINDS = ("code", "math")
+DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
+NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
+
+Record = Document | Rejection | Failure
+
+
+class InputError(ValueError):
+    """An input that cannot be read at all (missing file, unknown format); names the file."""
+
+
+@dataclass(frozen=True)
+class InputConfig:
+    """The recipe's `[input]` table."""
+
+    paths: tuple[str, ...] = ()
+    text_field: str = "text"
+    id_field: str = "id"
+    url_field: str = "url"
+    format: str = ""  # empty: from the file extension
+    html_extractor: str = "resiliparse"  # or "trafilatura"
+    split_bytes: int = DEFAULT_SPLIT_BYTES
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, order=True)
+class Split:
+    """A part of one input file: a byte range (JSON Lines), row groups (Parquet) or everything."""
+
+    path: str
+    start: int = 0
+    end: int = -1  # -1: to the end of the file
+
+
+def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
+    """Return (format, compression) from the extension, or the recipe's `format`."""
+    name = path.lower()
+    compression = None
+    for suffix, codec in COMPRESSIONS.items():
+        if name.endswith(suffix):
+            compression, name = codec, name[: -len(suffix)]
+    if forced:
+        if forced not in FORMATS:
+            raise InputError(f"{path}: unknown input format {forced!r} (known: {', '.join(FORMATS)})")
+        return forced, compression
+    if name.endswith(JSONL_SUFFIXES):
+        return "jsonl", compression
+    for fmt in ("json", "parquet", "warc", "wet"):
+        if name.endswith("." + fmt):
+            return fmt, compression
+    raise InputError(f"{path}: cannot tell the format from the extension; set [input] format")
+
+
+def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:
+    """Sorted, de-duplicated files matching the globs; a pattern matching nothing is an error."""
+    files: set[str] = set()
+    for pattern in patterns:
+        matched = [p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)]
+        if not matched:
+            raise InputError(f"{pattern}: no input file matches")
+        files.update(matched)
+    return sorted(files)
+
+
+def plan_splits(path: str, config: InputConfig) -> list[Split]:
+    """Cut one file into independently readable splits."""
+    fmt, compression = detect_format(path, config.format)
+    if compression is None and fmt == "jsonl":
+        size = os.path.getsize(path)
+        step = max(1, config.split_bytes)
+        return [Split(path, start, min(start + step, size)) for start in range(0, size, step)] or [
+            Split(path)
+        ]
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            groups = pq.ParquetFile(path).num_row_groups
+        except Exception as error:  # unreadable footer: the reader reports it as a failure
+            del error
+            return [Split(path)]
+        return [Split(path, group, group + 1) for group in range(groups)] or [Split(path)]
+    return [Split(path)]
+
+
+def read_split(split: Split, config: InputConfig) -> Iterator[Record]:
+    """Read one split; never raises for bad content, yields Failures instead."""
+    path = split.path
+    try:
+        fmt, compression = detect_format(path, config.format)
+        if fmt == "jsonl" and compression is None:
+            yield from _read_jsonl_range(split, config)
+        elif fmt in ("jsonl", "json"):
+            yield from _read_json_stream(path, fmt, compression, config)
+        elif fmt == "parquet":
+            yield from _read_parquet(split, config)
+        else:
+            yield from _read_warc(path, fmt, compression, config)
+    except (OSError, EOFError, zlib.error, InputError) as error:
+        yield Failure(f"{path}", path, READ_STAGE, type(error).__name__, _one_line(error))
+    except Exception as error:  # a reader bug or an exotic corruption must not lose the run
+        yield Failure(f"{path}", path, READ_STAGE, type(error).__name__, _one_line(error))
+
+
+def iter_documents(
+    patterns: list[str] | tuple[str, ...] | str,
+    text_field: str = "text",
+    id_field: str = "id",
+    **options: Any,
+) -> Iterator[Document]:
+    """Documents from files matching the globs, outside Beam (training, generators, scripts).
+
+    Records that fail or are rejected by the reader are skipped; use `read_split` to see them.
+    """
+    if isinstance(patterns, str):
+        patterns = [patterns]
+    config = InputConfig(tuple(patterns), text_field=text_field, id_field=id_field, **options)
+    for path in expand_paths(config.paths):
+        for split in plan_splits(path, config):
+            for record in read_split(split, config):
+                if isinstance(record, Document):
+                    yield record
+
+
+def record_to_document(record: Any, source: str, position: str, config: InputConfig) -> Record:
+    """Map one parsed record to a Document using the `[input]` field names."""
+    where = f"{source}:{position}"
+    if not isinstance(record, dict):
+        return Failure(
+            where, source, READ_STAGE, "NotAnObject", f"expected a JSON object, got {type(record).__name__}"
+        )
+    raw_id = record.get(config.id_field)
+    doc_id = str(raw_id) if raw_id is not None and raw_id != "" else where
+    kind = record.get("kind")
+    text = record.get(config.text_field)
+    if kind is not None and kind not in CANDIDATE_KINDS:
+        return Failure(
+            doc_id, source, READ_STAGE, "BadKind", f"kind={kind!r}; expected one of {CANDIDATE_KINDS}"
+        )
+    if kind is None:
+        if text is None:
+            return Failure(doc_id, source, READ_STAGE, "MissingText", f"no {config.text_field!r} field")
+        if not isinstance(text, str):
+            return Failure(
+                doc_id, source, READ_STAGE, "NonStringText", f"{config.text_field!r} is {type(text).__name__}"
+            )
+    elif not isinstance(text, str):
+        text = ""
+    url = record.get(config.url_field)
+    skip = {config.text_field, config.id_field, config.url_field, "kind"}
+    metadata = {k: v for k, v in record.items() if k not in skip}
+    return Document(
+        id=doc_id,
+        text=text,
+        source=source,
+        url=url if isinstance(url, str) else None,
+        kind=kind,
+        metadata=metadata,
+    )
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())[:500] or type(error).__name__
+
+
+def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputConfig) -> Record | None:
+    stripped = raw.strip()
+    if not stripped:
+        return None
+    where = f"{source}:{line_number}"
+    try:
+        line = stripped.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return Failure(where, source, READ_STAGE, "InvalidUtf8", _one_line(error))
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        return Failure(where, source, READ_STAGE, "MalformedJson", _one_line(error))
+    return record_to_document(record, source, str(line_number), config)
+
+
+def _count_newlines(handle: io.BufferedReader, end: int) -> int:
+    """Newlines in the first `end` bytes of a file (to number lines of a split exactly)."""
+    handle.seek(0)
+    count, left = 0, end
+    while left > 0:
+        chunk = handle.read(min(NEWLINE_COUNT_CHUNK, left))
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        left -= len(chunk)
+    return count
+
+
+def _read_jsonl_range(split: Split, config: InputConfig) -> Iterator[Record]:
+    """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file."""
+    source = split.path
+    with open(source, "rb") as handle:
+        end = split.end if split.end >= 0 else os.path.getsize(source)
+        position = split.start
+        line_number = 1
+        if position > 0:
+            line_number = 1 + _count_newlines(handle, position - 1)
+            handle.seek(position - 1)
+            if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous split
+                skipped = handle.readline()
+                position += len(skipped)
+                line_number += 1
+        else:
+            handle.seek(0)
+        while position < end:
+            raw = handle.readline()
+            if not raw:
+                break
+            record = _parse_json_line(raw, source, line_number, config)
+            if record is not None:
+                yield record
+            position += len(raw)
+            line_number += 1
+
+
+def _open_decompressed(path: str, compression: str | None) -> io.BufferedIOBase:
+    if compression == "gzip":
+        return gzip.open(path, "rb")
+    if compression == "zstd":
+        import zstandard
+
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True))
+    return open(path, "rb")
+
+
+def _read_json_stream(path: str, fmt: str, compression: str | None, config: InputConfig) -> Iterator[Record]:
+    """Compressed JSON Lines, or a `.json` file (one array of objects, or JSON Lines)."""
+    with _open_decompressed(path, compression) as handle:
+        if fmt == "json":
+            head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
+            if head.lstrip().startswith(b"["):
+                yield from _read_json_array(handle.read(), path, config)
+                return
+        line_number = 0
+        try:
+            for raw in handle:
+                line_number += 1
+                record = _parse_json_line(raw, path, line_number, config)
+                if record is not None:
+                    yield record
+        except (OSError, EOFError, zlib.error) as error:
+            where = f"{path}:{line_number + 1}"
+            yield Failure(where, path, READ_STAGE, "TruncatedInput", _one_line(error))
+        except Exception as error:  # zstd raises its own error types
+            where = f"{path}:{line_number + 1}"
+            yield Failure(where, path, READ_STAGE, type(error).__name__, _one_line(error))
+
+
+def _read_json_array(data: bytes, path: str, config: InputConfig) -> Iterator[Record]:
+    try:
+        records = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        yield Failure(path, path, READ_STAGE, "MalformedJson", _one_line(error))
+        return
+    for index, record in enumerate(records):
+        yield record_to_document(record, path, str(index), config)
+
+
+def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
+    import pyarrow.parquet as pq
+
+    parquet = pq.ParquetFile(split.path)
+    groups = range(parquet.num_row_groups) if split.end < 0 else range(split.start, split.end)
+    for group in groups:
+        first_row = sum(parquet.metadata.row_group(g).num_rows for g in range(group))
+        table = parquet.read_row_group(group)
+        for offset, record in enumerate(table.to_pylist()):
+            yield record_to_document(record, split.path, str(first_row + offset), config)
+
+
+# --- WARC / WET -------------------------------------------------------------------------------
+
+WARC_MAGIC = b"WARC/"
+RECORD_START = b"\nWARC/"
+READ_CHUNK = 1 << 20
+
+
+class _Buffer:
+    """A forward-only byte buffer over a stream, with look-ahead for resynchronizing."""
+
+    def __init__(self, stream: io.BufferedIOBase) -> None:
+        self.stream = stream
+        self.data = b""
+        self.pos = 0  # position in `data`
+        self.base = 0  # stream offset of data[0]
+        self.eof = False
+
+    def fill(self, needed: int) -> bool:
+        """Make `needed` bytes available from `pos`; False at end of stream."""
+        while len(self.data) - self.pos < needed and not self.eof:
+            chunk = self.stream.read(max(READ_CHUNK, needed))
+            if not chunk:
+                self.eof = True
+                break
+            self.data = self.data[self.pos :] + chunk
+            self.base += self.pos
+            self.pos = 0
+        return len(self.data) - self.pos >= needed
+
+    def find(self, pattern: bytes, limit: int = 64 << 20) -> int:
+        """Index (relative to pos) of `pattern`, reading ahead up to `limit` bytes; -1 if absent."""
+        searched = 0
+        while True:
+            index = self.data.find(pattern, self.pos + max(0, searched - len(pattern)))
+            if index >= 0:
+                return index - self.pos
+            searched = len(self.data) - self.pos
+            if self.eof or searched > limit or not self.fill(searched + READ_CHUNK):
+                index = self.data.find(pattern, self.pos)
+                return index - self.pos if index >= 0 else -1
+
+    def take(self, count: int) -> bytes:
+        self.fill(count)
+        out = self.data[self.pos : self.pos + count]
+        self.pos += len(out)
+        return out
+
+    def offset(self) -> int:
+        return self.base + self.pos
+
+
+def _head_end(data: bytes, start: int = 0) -> tuple[int, int]:
+    """Index where a header block ends and the length of its terminator (CRLF CRLF or LF LF)."""
+    crlf, lf = data.find(b"\r\n\r\n", start), data.find(b"\n\n", start)
+    if crlf >= 0 and (lf < 0 or crlf <= lf + 1):
+        return crlf, 4
+    return lf, 2
+
+
+def _parse_headers(block: bytes) -> dict[str, str]:
+    headers = {}
+    for line in block.split(b"\n")[1:]:
+        name, sep, value = line.partition(b":")
+        if sep:
+            headers[name.strip().decode("latin-1").lower()] = value.strip().decode("latin-1")
+    return headers
+
+
+def _read_warc(path: str, fmt: str, compression: str | None, config: InputConfig) -> Iterator[Record]:
+    """WARC response (HTML → main text) or WET conversion records; survives bad Content-Length."""
+    with _open_decompressed(path, compression) as stream:
+        buffer = _Buffer(stream)
+        try:
+            yield from _warc_records(buffer, path, fmt, config)
+        except (OSError, EOFError, zlib.error) as error:
+            where = f"{path}@{buffer.offset()}"
+            yield Failure(where, path, READ_STAGE, "TruncatedInput", _one_line(error))
+
+
+def _warc_records(buffer: _Buffer, path: str, fmt: str, config: InputConfig) -> Iterator[Record]:
+    while True:
+        buffer.fill(len(WARC_MAGIC))
+        if buffer.pos >= len(buffer.data) and buffer.eof:
+            return
+        start = buffer.offset()
+        buffer.find(b"\n\n")  # reads ahead far enough to see the whole header block
+        header_end, terminator = _head_end(buffer.data, buffer.pos)
+        header_end -= buffer.pos
+        if not buffer.data.startswith(WARC_MAGIC, buffer.pos) or header_end < 0:
+            skip = buffer.find(RECORD_START)
+            if skip < 0:
+                rest = len(buffer.take(1 << 62))
+                if rest and buffer.data.strip():
+                    yield Failure(f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", "no WARC header")
+                return
+            yield Failure(
+                f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", f"{skip} bytes without a WARC header"
+            )
+            buffer.take(skip + 1)
+            continue
+        headers = _parse_headers(buffer.take(header_end))
+        buffer.take(terminator)
+        try:
+            length = int(headers.get("content-length", ""))
+        except ValueError:
+            length = -1
+        # A record is well formed when its block is followed by two line ends and the next record (or EOF).
+        gap = 0
+        if length >= 0:
+            buffer.fill(length + 4 + len(WARC_MAGIC))
+            after = buffer.data[buffer.pos + length : buffer.pos + length + 4 + len(WARC_MAGIC)]
+            rest = after.lstrip(b"\r\n")
+            gap = len(after) - len(rest)
+        if length < 0 or gap < 2 or not (rest.startswith(WARC_MAGIC) or (not rest and buffer.eof)):
+            next_record = buffer.find(RECORD_START)
+            if _is_document_record(headers, fmt):
+                yield Failure(
+                    f"{path}@{start}",
+                    path,
+                    READ_STAGE,
+                    "BadContentLength",
+                    f"Content-Length {headers.get('content-length')!r} does not end at a record boundary",
+                )
+            if next_record < 0:
+                return
+            buffer.take(next_record + 1)
+            continue
+        block = buffer.take(length)
+        buffer.take(gap)
+        record = _warc_block_to_record(headers, block, path, start, fmt, config)
+        if record is not None:
+            yield record
+
+
+def _is_document_record(headers: dict[str, str], fmt: str) -> bool:
+    """Conversion records (WET) and response records (WARC) are documents; the rest are not."""
+    return headers.get("warc-type", "") in (("conversion",) if fmt == "wet" else ("conversion", "response"))
+
+
+def _warc_block_to_record(
+    headers: dict[str, str], block: bytes, path: str, offset: int, fmt: str, config: InputConfig
+) -> Record | None:
+    warc_type = headers.get("warc-type", "")
+    url = headers.get("warc-target-uri")
+    doc_id = headers.get("warc-record-id", "").strip("<>") or f"{path}@{offset}"
+    metadata = {"warc_date": headers.get("warc-date"), "warc_offset": offset}
+    if not _is_document_record(headers, fmt):
+        return None  # warcinfo, request, metadata, revisit: not documents
+    if warc_type == "conversion":
+        text = block.decode("utf-8", errors="replace")
+        return Document(doc_id, text, source=path, url=url, metadata=metadata)
+    status_end, terminator = _head_end(block)
+    if status_end < 0:
+        return Failure(doc_id, path, READ_STAGE, "BadHttpResponse", "no end of HTTP headers")
+    http_headers = _parse_headers(block[:status_end])
+    payload = block[status_end + terminator :]
+    content_type = http_headers.get("content-type", "").lower()
+    doc = Document(doc_id, "", source=path, url=url, metadata=metadata)
+    if "html" not in content_type and not payload.lstrip()[:15].lower().startswith(
+        (b"<!doctype html", b"<html")
+    ):
+        return Rejection(doc, READ_STAGE, "not_html", f"content-type={content_type or 'none'}")
+    try:
+        payload = _decode_transfer(payload, http_headers)
+    except (zlib.error, ValueError, EOFError, OSError) as error:
+        return Failure(doc_id, path, READ_STAGE, "BadHttpEncoding", _one_line(error))
+    text = extract_html_text(payload, content_type, config.html_extractor)
+    if not text.strip():
+        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(payload)} bytes of HTML")
+    doc.text = text
+    return doc
+
+
+def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:
+    if "chunked" in http_headers.get("transfer-encoding", "").lower():
+        payload = _dechunk(payload)
+    encoding = http_headers.get("content-encoding", "").lower()
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        return payload
+    try:
+        return zlib.decompress(payload, 47)  # 47: gzip or zlib header, detected
+    except zlib.error:
+        if payload.lstrip()[:1] == b"<":  # crawlers often store the decoded body, header unchanged
+            return payload
+        return zlib.decompress(payload, -zlib.MAX_WBITS)
+
+
+def _dechunk(payload: bytes) -> bytes:
+    out, pos = bytearray(), 0
+    while pos < len(payload):
+        line_end = payload.find(b"\r\n", pos)
+        if line_end < 0:
+            break
+        size = int(payload[pos:line_end].split(b";")[0] or b"0", 16)
+        if size == 0:
+            break
+        out += payload[line_end + 2 : line_end + 2 + size]
+        pos = line_end + 2 + size + 2
+    return bytes(out)
+
+
+def extract_html_text(html: bytes, content_type: str, extractor: str) -> str:
+    """Main text of an HTML page with resiliparse (fast) or trafilatura (recipe choice)."""
+    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+
+    charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
+    try:
+        markup = bytes_to_str(html, charset)
+    except (LookupError, ValueError):
+        markup = bytes_to_str(html, detect_encoding(html))
+    if extractor == "trafilatura":
+        import trafilatura
+
+        return trafilatura.extract(markup, include_comments=False, include_tables=False) or ""
+    from resiliparse.extract.html2text import extract_plain_text
+
+    return extract_plain_text(markup, main_content=True)
