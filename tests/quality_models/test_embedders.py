@@ -1,0 +1,52 @@
+import numpy as np
+import pytest
+
+from quality_models.embedders import EMBEDDER_NAMES, StaticEmbedder, load_embedder
+
+TEXTS = [
+    "The committee approved the budget after a long debate about school funding.",
+    "Lawmakers passed the spending plan following hours of argument over education money.",
+    "click here buy cheap pills now free shipping!!!",
+    "",
+]
+
+
+def test_static_embedder_rows_are_unit_float32_and_deterministic():
+    embedder = load_embedder("static")
+    vectors = embedder.encode(TEXTS)
+    assert vectors.shape == (4, embedder.dim) == (4, 256)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors[:3], axis=1), 1.0, rtol=1e-5)
+    assert np.array_equal(vectors, embedder.encode(TEXTS))
+    assert np.array_equal(vectors[1:2], embedder.encode(TEXTS[1:2]))
+
+
+def test_static_embedder_puts_paraphrases_closer_than_spam():
+    vectors = load_embedder("static").encode(TEXTS[:3])
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+
+
+def test_embedders_are_loaded_once_per_process():
+    assert load_embedder("static") is load_embedder("static")
+
+
+def test_empty_input_gives_empty_array():
+    assert load_embedder("static").encode([]).shape == (0, 256)
+
+
+def test_unknown_embedder_is_an_error_naming_the_choices():
+    with pytest.raises(ValueError, match="minilm-bf16"):
+        load_embedder("bert")
+    assert EMBEDDER_NAMES == ("minilm", "minilm-bf16", "static")
+
+
+def test_missing_static_model_names_the_file(tmp_path):
+    with pytest.raises(RuntimeError, match="model.safetensors"):
+        StaticEmbedder(tmp_path)
+
+
+def test_minilm_fp32_and_bf16_agree():
+    fp32 = load_embedder("minilm").encode(TEXTS[:3])
+    bf16 = load_embedder("minilm-bf16").encode(TEXTS[:3])
+    assert fp32.shape == (3, 384)
+    assert np.all((fp32 * bf16).sum(axis=1) > 0.99)
