@@ -1,0 +1,368 @@
+"""`semantic_dedup`: SemDeDup on CPU inside the Beam graph.
+
+embed (batched, model loaded once per worker) → spherical k-means (faiss) trained on a
+deterministic sample, centroids as a side input → every document to its nearest centroid →
+GroupByKey on cluster → oversized clusters split by a second-level k-means → blocked pairwise
+cosine inside each (sub)cluster → documents with cosine > 1 − eps joined into connected groups →
+one survivor per group, the rest rejected as `semantic_duplicate`.
+
+Semantics versus the SemDeDup paper's code (facebookresearch/SemDeDup, also NeMo Curator): the
+original sorts a cluster by distance to its centroid and removes every point whose maximum
+similarity to any *earlier* point exceeds 1 − eps, even when that earlier point was itself
+removed. Here the near-duplicate pairs form connected groups and exactly one document per group
+survives (the paper's "keep one per group"), chosen by a total order: prefer_score (highest),
+then `survivor` (`hard`: farthest from the centroid, SemDeDup's default; `easy`: nearest;
+`longest`: most characters), then the smallest id.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import apache_beam as beam
+import numpy as np
+import xxhash
+from apache_beam.metrics import Metrics
+
+from dedup import kmeans
+from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from pipeline.document import Document, Failure, Rejection
+from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
+
+REASON = "semantic_duplicate"
+# Auto k: about this many documents per first-level cluster. Pairwise cost per document grows
+# with the cluster size (a 384-d dot product per member), which stays small next to embedding.
+DOCS_PER_CLUSTER = 2000
+
+
+def load_embedder(name: str) -> Any:
+    """The one place where `semantic_dedup` gets its embedder (shared with `embedding_quality`)."""
+    from quality_models.embedders import load_embedder as load
+
+    return load(name)
+
+
+def sample_key(doc_id: str, seed: int) -> int:
+    """Seeded hash that orders documents for the k-means training sample (lowest keys are taken)."""
+    return xxhash.xxh64_intdigest(doc_id.encode("utf-8"), seed=seed)
+
+
+def similar_pairs(x: np.ndarray, threshold: float, block_size: int):
+    """Yield (rows, cols, sims) of every pair i < j with x_i·x_j > threshold, `block_size` rows at a time.
+
+    Only a block_size × n slice of the similarity matrix exists at once, never n × n.
+    """
+    for start in range(0, len(x), block_size):
+        sims = x[start : start + block_size] @ x[start:].T
+        rows, cols = np.nonzero(sims > threshold)
+        rows_abs = rows + start
+        cols_abs = cols + start
+        upper = cols_abs > rows_abs
+        yield rows_abs[upper], cols_abs[upper], sims[rows[upper], cols[upper]]
+
+
+def duplicate_groups(x: np.ndarray, threshold: float, block_size: int) -> np.ndarray:
+    """Connected-group label (the group's smallest row index) per row of unit vectors `x`.
+
+    Union-find over the pairs above `threshold`, vectorized per block: roots are found by pointer
+    jumping and the larger root is hooked under the smaller until every pair shares a root.
+    """
+    parent = np.arange(len(x))
+    for rows, cols, _ in similar_pairs(x, threshold, block_size):
+        while len(rows):
+            root_a, root_b = _roots(parent, rows), _roots(parent, cols)
+            differ = root_a != root_b
+            rows, cols = rows[differ], cols[differ]
+            high = np.maximum(root_a[differ], root_b[differ])
+            low = np.minimum(root_a[differ], root_b[differ])
+            np.minimum.at(parent, high, low)
+    return _roots(parent, np.arange(len(x)))
+
+
+def _roots(parent: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """Root of each node, compressing `parent` in place as it goes."""
+    while True:
+        grand = parent[parent]
+        if np.array_equal(grand, parent):
+            return parent[nodes]
+        parent[:] = grand
+
+
+@dataclass(frozen=True)
+class ClusterDecision:
+    """One removed document: its row, the survivor's row and their cosine similarity."""
+
+    row: int
+    survivor: int
+    similarity: float
+
+
+def decide_cluster(
+    x: np.ndarray,
+    centroid_sims: np.ndarray,
+    docs: list[Document],
+    *,
+    eps: float,
+    block_size: int,
+    survivor: str,
+    prefer_score: str,
+) -> list[ClusterDecision]:
+    """Removals for one (sub)cluster: one survivor per connected group of near-duplicates."""
+    groups = duplicate_groups(x, 1.0 - eps, block_size)
+    keys = [_survivor_order(doc, sim, survivor, prefer_score) for doc, sim in zip(docs, centroid_sims)]
+    best: dict[int, int] = {}
+    for row, group in enumerate(groups.tolist()):
+        if group not in best or keys[row] < keys[best[group]]:
+            best[group] = row
+    removed = []
+    for row, group in enumerate(groups.tolist()):
+        keep = best[group]
+        if row != keep:
+            removed.append(ClusterDecision(row, keep, float(x[row] @ x[keep])))
+    return removed
+
+
+def _survivor_order(doc: Document, centroid_sim: float, survivor: str, prefer_score: str) -> tuple:
+    """Sort key: the smallest key in a group survives (score, then the `survivor` rule, then id)."""
+    if survivor == "longest":
+        return survivor_key(doc, prefer_score, "longest")
+    score_rank, _, doc_id = survivor_key(doc, prefer_score, "smallest_id")
+    # hard: lowest similarity to the centroid (farthest) first; easy: highest first.
+    geometry_rank = centroid_sim if survivor == "hard" else -centroid_sim
+    return (score_rank, round(float(geometry_rank), 6), doc_id)
+
+
+@register("semantic_dedup")
+class SemanticDedup(CollectionStage):
+    """Remove documents whose embedding is within cosine 1 − eps of a kept one (SemDeDup).
+
+    Reasons: `semantic_duplicate` (`duplicate_of` is the survivor; `detail` gives the cosine
+    similarity to it, the cluster and the group size).
+    """
+
+    reasons = (REASON,)
+    params = {
+        "eps": Param(
+            float,
+            0.08,
+            "documents are duplicates when their cosine similarity is above 1 - eps",
+            min=0.0,
+            max=1.0,
+        ),
+        "embedder": Param(
+            str,
+            "static",
+            "static (model2vec distilled from MiniLM, ~50x faster), minilm, or minilm-bf16",
+            choices=("static", "minilm", "minilm-bf16"),
+        ),
+        "clusters": Param(int, 0, f"k-means clusters; 0: one per {DOCS_PER_CLUSTER} documents", min=0),
+        "sample_size": Param(
+            int, 20_000, "documents (lowest seeded id hashes) that k-means trains on", min=1
+        ),
+        "kmeans_iterations": Param(int, 20, "k-means iterations", min=1, max=1000),
+        "seed": Param(int, 1234, "seed of the sample hash and of k-means", min=0),
+        "max_cluster_size": Param(
+            int, 10_000, "clusters larger than this are split by a second-level k-means", min=100
+        ),
+        "block_size": Param(int, 512, "rows of the similarity matrix computed at once", min=1),
+        "max_chars": Param(int, 4000, "characters of each document given to the embedder", min=1),
+        "batch_size": Param(int, 256, "documents per embedding batch", min=1),
+        "survivor": Param(
+            str,
+            "hard",
+            "after prefer_score: hard keeps the document farthest from its centroid (SemDeDup), "
+            "easy the nearest, longest the longest; the smallest id settles the rest",
+            choices=("hard", "easy", "longest"),
+        ),
+        "prefer_score": SURVIVOR_PARAMS["prefer_score"],
+    }
+
+    def configure(self) -> None:
+        if self.eps >= 1.0:
+            raise ConfigError(f"eps: {self.eps} would make every pair of documents a duplicate")
+
+    def manifest_extra(self) -> dict[str, Any]:
+        return {
+            "eps": self.eps,
+            "similarity_threshold": 1.0 - self.eps,
+            "embedder": self.embedder,
+            "clusters": self.clusters or f"auto ({DOCS_PER_CLUSTER} documents per cluster)",
+            "sample_size": self.sample_size,
+            "max_cluster_size": self.max_cluster_size,
+            "survivor": self.survivor,
+            "prefer_score": self.prefer_score,
+        }
+
+    def expand(self, docs: beam.PCollection) -> StageOutputs:
+        outputs = docs | self.name >> _SemanticDedupTransform(self)
+        return StageOutputs(outputs["kept"], outputs["rejected"], outputs["failed"])
+
+
+class _SemanticDedupTransform(beam.PTransform):
+    """The Beam composite of one `semantic_dedup` stage."""
+
+    def __init__(self, stage: SemanticDedup) -> None:
+        super().__init__()
+        self.stage = stage
+
+    def expand(self, docs):
+        stage = self.stage
+        embedded = (
+            docs
+            | "Batch" >> beam.BatchElements(min_batch_size=stage.batch_size, max_batch_size=stage.batch_size)
+            | "Embed" >> beam.ParDo(_EmbedBatch(stage)).with_outputs("failed", main="embedded")
+        )
+        batches = embedded.embedded
+        count = (
+            batches
+            | "BatchSizes" >> beam.Map(lambda batch: len(batch[0]))
+            | "Count" >> beam.CombineGlobally(sum)
+        )
+        seed = stage.seed
+        sample = (
+            batches
+            | "SampleKeys"
+            >> beam.FlatMap(
+                lambda batch: (
+                    (sample_key(doc.id, seed), doc.id, vec) for doc, vec in zip(batch[0], batch[1])
+                )
+            )
+            | "Sample" >> beam.combiners.Top.Of(stage.sample_size, key=lambda t: (t[0], t[1]), reverse=True)
+        )
+        centroids = sample | "TrainKMeans" >> beam.Map(
+            _train_centroids, count=beam.pvalue.AsSingleton(count), stage=stage
+        )
+        deduped = (
+            batches
+            | "Assign" >> beam.ParDo(_AssignBatch(stage.name), beam.pvalue.AsSingleton(centroids))
+            | "GroupByCluster" >> beam.GroupByKey()
+            | "DedupCluster" >> beam.ParDo(_DedupCluster(stage)).with_outputs("rejected", main="kept")
+        )
+        return {"kept": deduped.kept, "rejected": deduped.rejected, "failed": embedded.failed}
+
+
+class _EmbedBatch(beam.DoFn):
+    """Embeds a batch of documents; emits (docs, vectors); a document that fails becomes a Failure."""
+
+    def __init__(self, stage: SemanticDedup) -> None:
+        self.stage_name = stage.name
+        self.embedder_name = stage.embedder
+        self.max_chars = stage.max_chars
+        self.batch_size = stage.batch_size
+        self.embedded = Metrics.counter(stage.name, "embedded")
+        self.failed = Metrics.counter(stage.name, "embed_failed")
+
+    def setup(self) -> None:
+        self.embedder = load_embedder(self.embedder_name)
+
+    def process(self, docs: list[Document]):
+        try:
+            vectors = self._encode(docs)
+        except Exception:  # isolate the document(s) that broke the batch
+            kept_docs, rows = [], []
+            for doc in docs:
+                try:
+                    rows.append(self._encode([doc])[0])
+                    kept_docs.append(doc)
+                except Exception as exc:
+                    self.failed.inc()
+                    yield beam.pvalue.TaggedOutput(
+                        "failed", Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
+                    )
+            if not kept_docs:
+                return
+            docs, vectors = kept_docs, np.stack(rows)
+        self.embedded.inc(len(docs))
+        yield docs, vectors
+
+    def _encode(self, docs: list[Document]) -> np.ndarray:
+        vectors = self.embedder.encode(
+            [doc.text[: self.max_chars] for doc in docs], batch_size=self.batch_size
+        )
+        return np.nan_to_num(np.asarray(vectors, dtype=np.float32))
+
+
+def _train_centroids(sample: list[tuple], count: int, stage: SemanticDedup) -> np.ndarray | None:
+    """Centroids from the sorted sample; k from the recipe or one per DOCS_PER_CLUSTER documents."""
+    if not sample:
+        return None
+    x = np.stack([vec for _, _, vec in sorted(sample, key=lambda t: (t[0], t[1]))])
+    k = stage.clusters or math.ceil(count / DOCS_PER_CLUSTER)
+    centroids = kmeans.train_spherical_kmeans(x, k, stage.seed, stage.kmeans_iterations)
+    Metrics.counter(stage.name, "kmeans_clusters").inc(len(centroids))
+    Metrics.counter(stage.name, "kmeans_sample").inc(len(x))
+    return centroids
+
+
+class _AssignBatch(beam.DoFn):
+    """Keys every document by its nearest centroid: (cluster, (doc, vector, cosine to centroid))."""
+
+    def __init__(self, stage_name: str) -> None:
+        self.stage_name = stage_name
+
+    def process(self, batch, centroids):
+        docs, vectors = batch
+        labels, sims = kmeans.assign(vectors, centroids)
+        for doc, vec, label, sim in zip(docs, vectors, labels.tolist(), sims.tolist()):
+            yield label, (doc, vec, sim)
+
+
+class _DedupCluster(beam.DoFn):
+    """Splits an oversized cluster, then keeps one survivor per near-duplicate group in each part."""
+
+    def __init__(self, stage: SemanticDedup) -> None:
+        self.stage = stage
+        self.cluster_size = Metrics.distribution(stage.name, "cluster_size")
+        self.split_clusters = Metrics.counter(stage.name, "split_clusters")
+        self.groups = Metrics.counter(stage.name, "duplicate_groups")
+        self.removed = Metrics.counter(stage.name, REASON)
+
+    def process(self, element):
+        cluster, members = element
+        stage = self.stage
+        members = sorted(members, key=lambda m: (m[0].id, m[0].text))
+        self.cluster_size.update(len(members))
+        docs = [m[0] for m in members]
+        x = np.stack([m[1] for m in members])
+        centroid_sims = np.array([m[2] for m in members], dtype=np.float32)
+        parts = np.zeros(len(docs), dtype=np.int64)
+        if len(docs) > stage.max_cluster_size:
+            parts = kmeans.split_oversized(x, stage.max_cluster_size, stage.seed)
+            self.split_clusters.inc()
+        removed_rows: dict[int, tuple[int, float, int]] = {}
+        for part in np.unique(parts):
+            rows = np.flatnonzero(parts == part)
+            decisions = decide_cluster(
+                x[rows],
+                centroid_sims[rows],
+                [docs[r] for r in rows],
+                eps=stage.eps,
+                block_size=stage.block_size,
+                survivor=stage.survivor,
+                prefer_score=stage.prefer_score,
+            )
+            group_sizes: dict[int, int] = {}
+            for d in decisions:
+                group_sizes[d.survivor] = group_sizes.get(d.survivor, 1) + 1
+            self.groups.inc(len(group_sizes))
+            for d in decisions:
+                removed_rows[int(rows[d.row])] = (
+                    int(rows[d.survivor]),
+                    d.similarity,
+                    group_sizes[d.survivor],
+                )
+        for row, doc in enumerate(docs):
+            if row not in removed_rows:
+                yield doc
+                continue
+            keep, similarity, size = removed_rows[row]
+            self.removed.inc()
+            detail = (
+                f"cos_to_survivor={similarity:.4f} threshold={1 - stage.eps:.4f} "
+                f"cluster={cluster} group_size={size}"
+            )
+            yield beam.pvalue.TaggedOutput(
+                "rejected", Rejection(doc, stage.name, REASON, detail, docs[keep].id)
+            )

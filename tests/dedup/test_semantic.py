@@ -1,0 +1,198 @@
+"""semantic_dedup: blocked similarity, near-duplicate groups, survivor policies and the Beam composite."""
+
+import itertools
+import zlib
+
+import apache_beam as beam
+import numpy as np
+import pytest
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from dedup import semantic
+from dedup.semantic import REASON, SemanticDedup, decide_cluster, duplicate_groups, similar_pairs
+from pipeline.document import Document
+from pipeline.stages import ConfigError
+
+
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def planted(n_groups: int, copies: int, dim: int = 24, noise: float = 0.02, seed: int = 0) -> np.ndarray:
+    """Random directions, each repeated `copies` times with small noise, rows shuffled."""
+    rng = np.random.default_rng(seed)
+    base = np.repeat(unit_rows(rng.normal(size=(n_groups, dim))), copies, axis=0)
+    x = unit_rows(base + noise * rng.normal(size=base.shape))
+    return x[rng.permutation(len(x))]
+
+
+def brute_pairs(x: np.ndarray, threshold: float) -> set[tuple[int, int]]:
+    sims = x @ x.T
+    return {(i, j) for i, j in itertools.combinations(range(len(x)), 2) if sims[i, j] > threshold}
+
+
+def brute_groups(x: np.ndarray, threshold: float) -> list[int]:
+    """Connected components by repeated relabelling to the smallest member."""
+    label = list(range(len(x)))
+    pairs = brute_pairs(x, threshold)
+    changed = True
+    while changed:
+        changed = False
+        for i, j in pairs:
+            low = min(label[i], label[j])
+            if label[i] != low or label[j] != low:
+                label[i] = label[j] = low
+                changed = True
+    return label
+
+
+@pytest.mark.parametrize("block_size", [1, 7, 64, 1000])
+def test_blocked_pairs_equal_brute_force(block_size):
+    x = planted(20, 4)
+    found = set()
+    for rows, cols, sims in similar_pairs(x, 0.9, block_size):
+        found |= set(zip(rows.tolist(), cols.tolist()))
+        np.testing.assert_allclose(sims, np.einsum("ij,ij->i", x[rows], x[cols]), atol=1e-5)
+    assert found == brute_pairs(x, 0.9)
+    assert len(found) == 20 * 6  # C(4, 2) pairs per planted group
+
+
+@pytest.mark.parametrize("block_size", [3, 50, 512])
+def test_groups_equal_brute_force_components(block_size):
+    x = planted(30, 3, noise=0.15, seed=5)  # noisy: some planted groups split, some chain
+    assert duplicate_groups(x, 0.8, block_size).tolist() == brute_groups(x, 0.8)
+
+
+def test_cluster_bigger_than_block_size():
+    x = planted(40, 5, seed=2)  # 200 rows, block of 16
+    groups = duplicate_groups(x, 0.9, block_size=16)
+    assert groups.tolist() == brute_groups(x, 0.9)
+    assert len(set(groups.tolist())) == 40
+
+
+def test_chain_is_one_group():
+    a = np.array([1.0, 0.0])
+    angle = np.deg2rad(20)  # a-b and b-c at 20°, a-c at 40°
+    x = unit_rows(np.stack([a, [np.cos(angle), np.sin(angle)], [np.cos(2 * angle), np.sin(2 * angle)]]))
+    assert duplicate_groups(x, np.cos(np.deg2rad(25)), block_size=1).tolist() == [0, 0, 0]
+
+
+def docs_for(n: int, **scores) -> list[Document]:
+    return [
+        Document(id=f"d{i}", text="x" * (10 + i), scores={k: v[i] for k, v in scores.items()})
+        for i in range(n)
+    ]
+
+
+def survivors(docs, sims, survivor, prefer_score=""):
+    x = np.tile(unit_rows(np.ones((1, 4))), (len(docs), 1))  # all identical: one group
+    removed = decide_cluster(
+        x, np.array(sims), docs, eps=0.05, block_size=2, survivor=survivor, prefer_score=prefer_score
+    )
+    assert len(removed) == len(docs) - 1
+    kept = set(range(len(docs))) - {d.row for d in removed}
+    assert {d.survivor for d in removed} == kept
+    return docs[kept.pop()].id
+
+
+def test_survivor_policies():
+    sims = [0.7, 0.9, 0.5, 0.8]  # cosine to the centroid
+    docs = docs_for(4, quality=[0.1, 0.3, 0.2, 0.3])
+    assert survivors(docs, sims, "hard") == "d2"  # farthest from the centroid
+    assert survivors(docs, sims, "easy") == "d1"  # nearest
+    assert survivors(docs, sims, "longest") == "d3"
+    assert survivors(docs, sims, "hard", prefer_score="quality") == "d3"  # score tie d1/d3, d3 farther
+    assert survivors(docs, sims, "easy", prefer_score="quality") == "d1"
+    assert survivors(docs_for(3), [0.5, 0.5, 0.5], "hard") == "d0"  # then the smallest id
+
+
+def test_survivor_independent_of_input_order():
+    docs, sims = docs_for(5), [0.6, 0.2, 0.9, 0.2, 0.4]
+    order = [3, 1, 4, 0, 2]
+    assert survivors([docs[i] for i in order], [sims[i] for i in order], "hard") == "d1"
+    assert survivors(docs, sims, "hard") == "d1"
+
+
+def test_removed_similarity_is_to_the_survivor():
+    x = planted(1, 3, seed=9)
+    removed = decide_cluster(
+        x, np.zeros(3), docs_for(3), eps=0.1, block_size=8, survivor="hard", prefer_score=""
+    )
+    for d in removed:
+        assert d.similarity == pytest.approx(float(x[d.row] @ x[d.survivor]), abs=1e-6)
+        assert d.similarity > 0.9
+
+
+def test_config_checks():
+    assert SemanticDedup("semantic_dedup").eps == 0.08
+    with pytest.raises(ConfigError, match="eps"):
+        SemanticDedup("semantic_dedup", eps=1.0)
+    with pytest.raises(ConfigError, match="embedder"):
+        SemanticDedup("semantic_dedup", embedder="bert")
+
+
+class BagOfWordsEmbedder:
+    """Test double for the model: texts with the same word multiset get the same vector."""
+
+    name, dim = "bow", 64
+
+    def encode(self, texts, batch_size=64):
+        if any("EXPLODE" in t for t in texts):
+            raise RuntimeError("cannot embed EXPLODE")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.split():
+                rng = np.random.default_rng(zlib.crc32(word.encode()))
+                out[row] += rng.normal(size=self.dim)
+        return unit_rows(out)
+
+
+def topic_docs(n_topics: int, n_dups: int) -> list[Document]:
+    """Distinct documents t00.., plus reordered copies u00.. of the first n_dups (same word multiset)."""
+    topics = [f"alpha{i} beta{i} gamma{i} delta{i}" for i in range(n_topics)]
+    docs = [Document(id=f"t{i:03d}", text=t) for i, t in enumerate(topics)]
+    return docs + [
+        Document(id=f"u{i:03d}", text=" ".join(reversed(topics[i].split()))) for i in range(n_dups)
+    ]
+
+
+def test_composite_removes_duplicates(monkeypatch):
+    monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
+    docs = topic_docs(60, 5)
+    docs.append(Document(id="bad", text="EXPLODE"))
+    stage = SemanticDedup("semdup", batch_size=8, block_size=4, survivor="longest", sample_size=50)
+
+    with TestPipeline() as p:
+        out = stage.expand(p | beam.Create(docs))
+        assert_that(
+            out.kept | beam.Map(lambda d: d.id),
+            equal_to([f"t{i:03d}" for i in range(60)]),
+            label="kept",
+        )
+        assert_that(
+            out.rejected
+            | beam.Map(
+                lambda r: (r.doc.id, r.stage, r.reason, r.duplicate_of, "cos_to_survivor=1.0000" in r.detail)
+            ),
+            equal_to([(f"u{i:03d}", "semdup", REASON, f"t{i:03d}", True) for i in range(5)]),
+            label="rejected",
+        )
+        assert_that(
+            out.failed | beam.Map(lambda f: (f.id, f.stage, f.error)),
+            equal_to([("bad", "semdup", "RuntimeError")]),
+            label="failed",
+        )
+
+
+def test_composite_splits_oversized_cluster(monkeypatch):
+    monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
+    stage = SemanticDedup("semdup", clusters=1, max_cluster_size=100, block_size=16, sample_size=500)
+    with TestPipeline() as p:
+        out = stage.expand(p | beam.Create(topic_docs(240, 30)))
+        assert_that(out.kept | beam.combiners.Count.Globally(), equal_to([240]), label="kept")
+        assert_that(
+            out.rejected | beam.Map(lambda r: (r.doc.id, r.duplicate_of[1:])),
+            equal_to([(f"u{i:03d}", f"{i:03d}") for i in range(30)]),
+            label="rejected",
+        )
