@@ -1,0 +1,258 @@
+"""The zygote that runs inside the sandbox: one persistent interpreter, one fresh forked child per sample.
+
+Standalone and stdlib-only: `synthesis.sandbox` passes this file's source to `python -I -S -c`, so
+nothing from the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON
+reply per line on fd 1. Each sample runs in a child forked from this warm interpreter (no start-up
+cost), in its own fresh scratch folder, with rlimits, an empty environment and no inherited
+descriptors except its stdout/stderr pipes and a status pipe. After every sample, everything but
+this process is killed (inside a private PID namespace `kill(-1)` reaches exactly the sandbox).
+"""
+
+import builtins
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import sys
+import time
+
+MiB = 1024 * 1024
+CHUNK = 65536
+# Modules that tests commonly import, loaded once here so forked children get them for free.
+WARM_MODULES = ("collections", "functools", "heapq", "itertools", "math", "random", "re", "string", "typing")
+
+
+def _set_limits(req, base_tasks):
+    """Apply the per-sample rlimits; processes counts tasks of this uid in the sandbox."""
+    cpu = int(req["timeout"]) + 1
+    mem = int(req["memory_mb"]) * MiB
+    limits = [
+        (resource.RLIMIT_CPU, cpu, cpu + 1),
+        (resource.RLIMIT_AS, mem, mem),
+        (resource.RLIMIT_FSIZE, int(req["max_file_mb"]) * MiB, int(req["max_file_mb"]) * MiB),
+        (resource.RLIMIT_NOFILE, int(req["max_open_files"]), int(req["max_open_files"])),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    if base_tasks is not None:
+        nproc = base_tasks + int(req["max_processes"])
+        limits.append((resource.RLIMIT_NPROC, nproc, nproc))
+    for which, soft, hard in limits:
+        resource.setrlimit(which, (soft, hard))
+
+
+def _report(status_fd, nonce, phase, error="", message=""):
+    payload = json.dumps({"nonce": nonce, "phase": phase, "error": error, "message": message[:500]})
+    os.write(status_fd, payload.encode())
+
+
+def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
+    """In the forked child: isolate, limit, then run solution, tests and check(entry_point)."""
+    os.chdir(scratch)
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    keep = os.dup2(status_fd, 1000)
+    os.closerange(3, 1000)
+    status_fd = keep
+    os.environ.clear()
+    os.environ.update({"PATH": "/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"})
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False)
+    sys.stdin = open(0, closefd=False)
+    _set_limits(req, base_tasks)
+    phase = "compile_solution"
+    try:
+        solution = compile(req["solution"], "<solution>", "exec")
+        phase = "compile_tests"
+        tests = compile(req["tests"], "<tests>", "exec")
+        namespace = {"__name__": "__main__", "__builtins__": builtins}
+        phase = "solution"
+        exec(solution, namespace)
+        phase = "tests"
+        try:
+            exec(tests, namespace)
+        except SystemExit as exit_:
+            if exit_.code not in (0, None):
+                raise
+        entry = req.get("entry_point")
+        if entry and callable(namespace.get("check")):
+            phase = "check"
+            if entry not in namespace:
+                raise NameError(f"entry point {entry!r} is not defined by the solution")
+            namespace["check"](namespace[entry])
+        sys.stdout.flush()
+        sys.stderr.flush()
+        _report(status_fd, nonce, "ok")
+        os._exit(0)
+    except BaseException as exc:  # every outcome of untrusted code is reported, never raised
+        try:
+            _report(status_fd, nonce, phase, type(exc).__name__, str(exc))
+        finally:
+            os._exit(1)
+
+
+def _kill_everything_else(child, in_pid_namespace):
+    """Kill the sample's child and every process it left behind."""
+    if in_pid_namespace:
+        # Inside our own PID namespace kill(-1) reaches every process but init and us.
+        for _ in range(100):
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _reap()
+            if not [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]:
+                return
+            time.sleep(0.001)
+    else:
+        for target in (lambda: os.killpg(child, signal.SIGKILL), lambda: os.kill(child, signal.SIGKILL)):
+            try:
+                target()
+            except (ProcessLookupError, PermissionError):
+                pass
+        _reap()
+
+
+def _reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
+    """Run one sample and return the reply dict (status, exit, timing, captured output)."""
+    scratch = os.path.join(scratch_root, f"s{seq}")
+    os.mkdir(scratch, 0o700)
+    nonce = os.urandom(16).hex()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    st_r, st_w = os.pipe()
+    start = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            for fd in (out_r, err_r, st_r):
+                os.close(fd)
+            _run_child(req, scratch, out_w, err_w, st_w, nonce, base_tasks)
+        finally:
+            os._exit(1)
+    for fd in (out_w, err_w, st_w):
+        os.close(fd)
+    cap = int(req["max_output_bytes"])
+    buffers = {out_r: bytearray(), err_r: bytearray(), st_r: bytearray()}
+    total = 0
+    deadline = start + float(req["timeout"])
+    outcome = None
+    open_fds = set(buffers)
+    status = None
+    while open_fds:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            outcome = "timeout"
+            break
+        if status is not None:
+            # The child has exited; a descendant still holds its pipes: take what is there and stop.
+            remaining = 0
+        ready, _, _ = select.select(list(open_fds), [], [], min(remaining, 0.05))
+        if not ready and status is not None:
+            break
+        if not ready:
+            pid_done, child_status = os.waitpid(pid, os.WNOHANG)
+            if pid_done:
+                status = child_status
+            continue
+        for fd in ready:
+            data = os.read(fd, CHUNK)
+            if not data:
+                open_fds.discard(fd)
+                continue
+            if fd == st_r:
+                buffers[fd] += data[:4096]
+                continue
+            total += len(data)
+            buffers[fd] += data[: max(0, cap - len(buffers[fd]))]
+            if total > cap:
+                outcome = "output_limit"
+        if outcome:
+            break
+    if outcome is None and status is None:
+        # Output closed: give the child the rest of its time to exit.
+        while True:
+            pid_done, status = os.waitpid(pid, os.WNOHANG)
+            if pid_done:
+                break
+            if time.monotonic() > deadline:
+                outcome = "timeout"
+                break
+            time.sleep(0.0005)
+    elapsed = time.monotonic() - start
+    exit_code = None
+    signal_number = None
+    if outcome is None:
+        if os.WIFSIGNALED(status):
+            signal_number = os.WTERMSIG(status)
+        else:
+            exit_code = os.WEXITSTATUS(status)
+    _kill_everything_else(pid, in_pid_namespace)
+    for fd in buffers:
+        os.close(fd)
+    shutil.rmtree(scratch, ignore_errors=True)
+    try:
+        status_report = json.loads(bytes(buffers[st_r]).decode())
+    except ValueError:
+        status_report = None
+    if status_report is not None and status_report.get("nonce") != nonce:
+        status_report = {"phase": "forged", "error": "", "message": "status written by the sample"}
+    return {
+        "outcome": outcome,
+        "exit_code": exit_code,
+        "signal": signal_number,
+        "status": status_report,
+        "elapsed": elapsed,
+        "stdout": bytes(buffers[out_r]).decode("utf-8", "replace"),
+        "stderr": bytes(buffers[err_r]).decode("utf-8", "replace"),
+        "output_bytes": total,
+    }
+
+
+def _count_tasks(uid):
+    """Processes of `uid` visible here (init + this zygote inside a fresh PID namespace)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and os.stat(f"/proc/{entry}").st_uid == uid:
+                count += 1
+        except OSError:
+            continue
+    return count
+
+
+def main():
+    for name in WARM_MODULES:
+        __import__(name)
+    scratch_root = sys.argv[1]
+    in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # Tasks already counted against this uid in the sandbox (init + us), so the child's limit is relative.
+    base_tasks = _count_tasks(os.getuid()) if in_pid_namespace or os.getuid() != 0 else None
+    for seq, line in enumerate(requests):
+        reply = run_one(json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace)
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+
+
+main()

@@ -1,0 +1,297 @@
+"""Run untrusted Python under bubblewrap, with a pool of warm per-worker runners.
+
+Containment (`bubblewrap`, the default): new user, PID, network, IPC and UTS namespaces (no
+network at all, no view of host processes), the system bound read-only (`/usr` only: no `/etc`,
+`/home`, `/root` or the project), a private size-limited tmpfs as the only writable place with a
+fresh scratch folder per sample, an empty environment, `--die-with-parent`, and, when the host
+runs as root, an unprivileged uid (rlimits on processes do not apply to root). Inside, one warm
+interpreter (`_sandbox_runner.py`) forks a fresh child per sample, sets rlimits (CPU seconds,
+address space, processes, file size, open files), enforces the wall-clock timeout, caps the
+captured stdout/stderr, and afterwards kills every process left in the namespace. A host-side
+watchdog kills the whole bubblewrap process group if the runner itself stops answering.
+
+`process` is the weaker fallback (rlimits and a scratch folder, no namespaces): used only when a
+recipe names it, and it logs a warning. Nothing falls back silently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+SANDBOXES = ("bubblewrap", "process")
+RUNNER_SOURCE = (Path(__file__).with_name("_sandbox_runner.py")).read_text(encoding="utf-8")
+NOBODY = 65534
+WATCHDOG_GRACE_S = 5.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot be started (bubblewrap missing or refused by the kernel)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-sample resource limits."""
+
+    timeout_s: float = 5.0
+    memory_mb: int = 512
+    max_output_bytes: int = 1 << 20
+    max_processes: int = 1
+    max_open_files: int = 64
+    max_file_mb: int = 16
+
+    def request_fields(self) -> dict[str, Any]:
+        return {
+            "timeout": self.timeout_s,
+            "memory_mb": self.memory_mb,
+            "max_output_bytes": self.max_output_bytes,
+            "max_processes": self.max_processes,
+            "max_open_files": self.max_open_files,
+            "max_file_mb": self.max_file_mb,
+        }
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What happened to one sample.
+
+    `outcome`: `finished` (the child exited; see `status`, `exit_code`, `signal`), `timeout`,
+    `output_limit`, or `runner_died` (the sample killed the sandbox's runner, which is restarted).
+    `status` is the runner's report: `{"phase": "ok"}` only when solution, tests and check all
+    completed; otherwise the phase that failed and the exception's type and message.
+    """
+
+    outcome: str
+    status: dict[str, Any] | None = None
+    exit_code: int | None = None
+    signal: int | None = None
+    elapsed_s: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return (
+            self.outcome == "finished"
+            and self.exit_code == 0
+            and self.status is not None
+            and self.status.get("phase") == "ok"
+        )
+
+
+def _drop_privileges() -> dict[str, Any]:
+    """Popen arguments that run the sandbox as `nobody` when we are root."""
+    if os.geteuid() != 0:
+        return {}
+    return {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+
+
+def default_python() -> str:
+    """The interpreter used inside the sandbox: the system one when root (readable by `nobody`)."""
+    if os.geteuid() == 0 and os.path.exists("/usr/bin/python3"):
+        return "/usr/bin/python3"
+    return os.path.realpath(sys.executable)
+
+
+def bwrap_command(python: str, scratch_mb: int) -> list[str]:
+    """The bubblewrap command line (documented in the module docstring)."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxError(
+            "bubblewrap (`bwrap`) is not installed: run `make sandbox-deps` or `apt-get install bubblewrap`, "
+            'or set sandbox = "process" in the recipe to accept the weaker rlimit-only sandbox'
+        )
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    cmd += ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8", "--hostname", "sandbox"]
+    cmd += ["--ro-bind", "/usr", "/usr"]
+    for top in ("/bin", "/lib", "/lib64", "/sbin"):
+        if os.path.islink(top):
+            cmd += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            cmd += ["--ro-bind", top, top]
+    interpreter = os.path.realpath(python)
+    prefix = os.path.dirname(os.path.dirname(interpreter))
+    if not interpreter.startswith("/usr/"):
+        cmd += ["--ro-bind", prefix, prefix]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
+    cmd += ["--chdir", "/tmp", "--", interpreter, "-I", "-S", "-c", RUNNER_SOURCE, "/tmp", "pidns"]
+    return cmd
+
+
+class Runner:
+    """One warm sandboxed interpreter; runs one sample at a time; restarts itself after a crash."""
+
+    def __init__(self, kind: str, python: str, scratch_mb: int) -> None:
+        self.kind = kind
+        self.python = python
+        self.scratch_mb = scratch_mb
+        self.proc: subprocess.Popen | None = None
+        self.scratch: str | None = None
+        self._buffer = b""
+
+    def _start(self) -> None:
+        popen_args: dict[str, Any] = {
+            "stdin": subprocess.PIPE,
+            "stdout": subprocess.PIPE,
+            "stderr": subprocess.PIPE,
+            "start_new_session": True,
+            **_drop_privileges(),
+        }
+        if self.kind == "bubblewrap":
+            cmd = bwrap_command(self.python, self.scratch_mb)
+            env = {"PATH": "/usr/bin:/bin"}
+        else:
+            self.scratch = tempfile.mkdtemp(prefix="gristmill-sandbox-")
+            if os.geteuid() == 0:
+                os.chown(self.scratch, NOBODY, NOBODY)
+            cmd = [self.python, "-I", "-S", "-c", RUNNER_SOURCE, self.scratch, "plain"]
+            env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+            popen_args["cwd"] = self.scratch
+        self.proc = subprocess.Popen(cmd, env=env, **popen_args)
+        self._buffer = b""
+
+    def run(self, request: dict[str, Any], limits: Limits) -> RunResult:
+        """Send one sample to the runner and wait for its reply, or kill the runner."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.close()
+            self._start()
+        assert self.proc is not None and self.proc.stdin is not None
+        line = json.dumps({**request, **limits.request_fields()}) + "\n"
+        try:
+            self.proc.stdin.write(line.encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            return self._died()
+        reply = self._read_line(limits.timeout_s + WATCHDOG_GRACE_S)
+        if reply is None:
+            return self._died()
+        if reply == b"timeout":
+            self.close()
+            return RunResult("timeout", elapsed_s=limits.timeout_s)
+        data = json.loads(reply)
+        return RunResult(
+            outcome=data["outcome"] or "finished",
+            status=data["status"],
+            exit_code=data["exit_code"],
+            signal=data["signal"],
+            elapsed_s=data["elapsed"],
+            stdout=data["stdout"],
+            stderr=data["stderr"],
+        )
+
+    def _read_line(self, timeout_s: float) -> bytes | None:
+        """One reply line; None when the runner died, b"timeout" when it stopped answering."""
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            ready, _, _ = select.select([fd], [], [], timeout_s)
+            if not ready:
+                return b"timeout"
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def _died(self) -> RunResult:
+        """The runner vanished mid-sample (e.g. the sample killed it); report why, then restart later."""
+        detail = ""
+        if self.proc is not None:
+            self.proc.wait(timeout=5)
+            if self.proc.stderr is not None:
+                detail = self.proc.stderr.read(4000).decode("utf-8", "replace")
+        self.close()
+        if "bwrap:" in detail and "Operation not permitted" in detail:
+            raise SandboxError(f"bubblewrap refused to start: {detail.strip()}")
+        return RunResult("runner_died", stderr=detail)
+
+    def close(self) -> None:
+        """Kill the runner's whole process group and remove its scratch folder."""
+        if self.proc is not None:
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    stream.close()
+            try:
+                self.proc.wait(timeout=1)  # end of input: the runner exits by itself
+            except subprocess.TimeoutExpired:
+                pass
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+            self.proc = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
+
+
+class SandboxPool:
+    """`workers` warm runners shared by threads; `run_many` runs samples in parallel."""
+
+    def __init__(
+        self,
+        kind: str = "bubblewrap",
+        workers: int = 0,
+        limits: Limits | None = None,
+        python: str | None = None,
+        scratch_mb: int = 64,
+    ) -> None:
+        if kind not in SANDBOXES:
+            raise SandboxError(f"unknown sandbox {kind!r} (known: {', '.join(SANDBOXES)})")
+        if kind == "bubblewrap":
+            bwrap_command(
+                python or default_python(), scratch_mb
+            )  # fails early and clearly if bwrap is missing
+        else:
+            log.warning(
+                "sandbox = 'process': untrusted code runs with rlimits only, without namespaces; "
+                "it can read the host filesystem and reach the network"
+            )
+        self.kind = kind
+        self.limits = limits or Limits()
+        self.workers = workers or os.cpu_count() or 1
+        self._idle: queue.Queue[Runner] = queue.Queue()
+        self._all = [Runner(kind, python or default_python(), scratch_mb) for _ in range(self.workers)]
+        for runner in self._all:
+            self._idle.put(runner)
+        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="sandbox")
+
+    def run(self, solution: str, tests: str, entry_point: str | None = None) -> RunResult:
+        """Run one sample on the next idle runner (blocks while all are busy)."""
+        runner = self._idle.get()
+        try:
+            return runner.run({"solution": solution, "tests": tests, "entry_point": entry_point}, self.limits)
+        finally:
+            self._idle.put(runner)
+
+    def run_many(self, jobs: list[tuple[str, str, str | None]]) -> list[RunResult]:
+        """Run (solution, tests, entry_point) jobs in parallel; results in job order."""
+        return list(self._executor.map(lambda job: self.run(*job), jobs))
+
+    def close(self) -> None:
+        """Stop every runner."""
+        self._executor.shutdown(wait=True)
+        for runner in self._all:
+            runner.close()
+
+    def __enter__(self) -> SandboxPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
