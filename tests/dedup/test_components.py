@@ -1,0 +1,120 @@
+import random
+
+import apache_beam as beam
+from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from dedup.components import ConnectedComponents, components_local, large_star, small_star
+
+
+def union_find(edges) -> dict:
+    """Reference: {node: smallest node of its component}."""
+    parent: dict = {}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        parent.setdefault(a, a)
+        parent.setdefault(b, b)
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return {node: find(node) for node in parent}
+
+
+def chain(n: int, shuffle_seed: int | None = None) -> list:
+    labels = list(range(n))
+    if shuffle_seed is not None:
+        random.Random(shuffle_seed).shuffle(labels)
+    return [(labels[i], labels[i + 1]) for i in range(n - 1)]
+
+
+def star(n: int) -> list:
+    return [(n, leaf) for leaf in range(n)]  # centre is the largest id: the worst case
+
+
+def cliques(count: int, size: int) -> list:
+    return [
+        (c * size + i, c * size + j) for c in range(count) for i in range(size) for j in range(i + 1, size)
+    ]
+
+
+def random_graph(nodes: int, edges: int, seed: int) -> list:
+    rng = random.Random(seed)
+    return [(rng.randrange(nodes), rng.randrange(nodes)) for _ in range(edges)]
+
+
+def test_star_steps_keep_edges_inside_and_count_changes():
+    edges, changed = large_star(5, [1, 7, 9])
+    assert sorted(edges) == [(1, 7), (1, 9)] and changed == 2
+    assert large_star(1, [7, 9])[1] == 0  # already the minimum: nothing changes
+    edges, changed = small_star(9, [5, 3, 7])
+    assert sorted(edges) == [(3, 5), (3, 7), (3, 9)] and changed == 2
+
+
+def test_chain_of_100k_nodes_matches_union_find():
+    edges = chain(100_000)
+    labels, changes = components_local(edges, rounds=40)
+    assert changes[-1] == 0 and len(changes) < 40
+    assert labels == union_find(edges)
+
+
+def test_adversarial_graphs_match_union_find():
+    for edges in (
+        chain(5_000, shuffle_seed=3),
+        star(20_000),
+        cliques(2_000, 6),
+        random_graph(20_000, 15_000, 7),
+    ):
+        labels, changes = components_local(edges, rounds=40)
+        assert changes[-1] == 0
+        assert labels == union_find([e for e in edges if e[0] != e[1]])
+
+
+def test_unconverged_labels_never_merge_components():
+    edges = chain(1_000) + [(a + 5_000, b + 5_000) for a, b in chain(1_000)]
+    labels, changes = components_local(edges, rounds=2)
+    assert changes[-1] > 0
+    truth = union_find(edges)
+    assert all(truth[label] == truth[node] for node, label in labels.items())
+    assert len(set(labels.values())) > 2
+
+
+def _run_beam(edges, rounds):
+    """Run the Beam composite; return (labels, metrics by name)."""
+    expected = sorted(union_find([e for e in edges if e[0] != e[1]]).items())
+    pipeline = TestPipeline(runner=FnApiRunner())
+    out = pipeline | beam.Create(edges) | ConnectedComponents(rounds=rounds, namespace="cc_test")
+    assert_that(out, equal_to(expected))
+    result = pipeline.run()
+    result.wait_until_finish()
+    counters = result.metrics().query()["counters"]
+    return {c.key.metric.name: c.committed for c in counters if c.key.metric.namespace == "cc_test"}
+
+
+def test_beam_composite_matches_union_find_on_adversarial_graphs():
+    # Disjoint graphs in one pipeline, string ids (as document ids are): a shuffled chain, a star
+    # centred on its largest id, cliques, a random graph and a self-loop.
+    parts = [chain(300, shuffle_seed=1), star(200), cliques(50, 4), random_graph(400, 300, 2), [(7, 7)]]
+    edges = [(f"g{g}-{a:05d}", f"g{g}-{b:05d}") for g, part in enumerate(parts) for a, b in part]
+    metrics = _run_beam(edges, rounds=12)
+    assert metrics["cc_converged"] == 1
+    assert metrics["cc_rounds"] == 12
+    assert 1 <= metrics["cc_rounds_changed"] < 12
+    assert metrics["cc_round_01_changes"] > 0
+
+
+def test_beam_composite_reports_unconverged_run():
+    edges = [(f"{a:04d}", f"{b:04d}") for a, b in chain(64)]
+    pipeline = TestPipeline(runner=FnApiRunner())
+    labels = pipeline | beam.Create(edges) | ConnectedComponents(rounds=1, namespace="cc_short")
+    assert_that(labels | beam.Map(lambda kv: kv[1] <= kv[0]) | beam.Distinct(), equal_to([True]))
+    result = pipeline.run()
+    result.wait_until_finish()
+    counters = {c.key.metric.name: c.committed for c in result.metrics().query()["counters"]}
+    assert counters["cc_converged"] == 0 and counters["cc_rounds_changed"] == 1
