@@ -96,6 +96,8 @@ class Stage(Configurable):
     """Base of every stage. `reasons` lists every reason code the stage can reject with."""
 
     reasons: ClassVar[tuple[str, ...]] = ()
+    # Synthesis candidates (documents with `kind`) bypass every stage that does not handle them.
+    handles_candidates: ClassVar[bool] = False
 
     def setup(self) -> None:
         """Load models, sandboxes and lists; called once per worker before any document."""

@@ -1,0 +1,205 @@
+"""Recipe loading: TOML → validated run, input, output, generator and stage settings.
+
+Every problem is a `ConfigError` whose message names the file and, where it applies, the stage
+(index and name) and the key, so a bad recipe fails before anything runs.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from pipeline.readers import FORMATS, InputConfig
+from pipeline.stages import GENERATORS, STAGES, ConfigError, Generator, Stage, load_builtin_stages
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RECIPE = REPO_ROOT / "recipes" / "default.toml"
+HTML_EXTRACTORS = ("resiliparse", "trafilatura")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The recipe's `[run]` table."""
+
+    name: str = "gristmill"
+    keep_rejected_text: bool = True
+    max_failed_fraction: float = 0.001
+    batch_size: int = 256
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    """The recipe's `[output]` table: kept shards by count or by target size, row-group size."""
+
+    shards: int = 0
+    target_shard_mb: float = 0.0
+    row_group_mb: float = 32.0
+    compression: str = "zstd"
+
+
+@dataclass
+class Recipe:
+    """A loaded, validated recipe; stages and generators are built but not set up."""
+
+    path: str
+    run: RunConfig
+    input: InputConfig
+    output: OutputConfig
+    stages: list[Stage] = field(default_factory=list)
+    generators: list[Generator] = field(default_factory=list)
+
+    def resolved(self) -> dict[str, Any]:
+        """Everything with its effective value, for `gristmill validate` and the manifest."""
+        return {
+            "recipe": self.path,
+            "run": vars(self.run),
+            "input": {f.name: getattr(self.input, f.name) for f in fields(self.input) if f.name != "extra"},
+            "output": vars(self.output),
+            "synthesis": [{"use": g.registry_name, "name": g.name, **g.resolved()} for g in self.generators],
+            "stages": [{"use": s.registry_name, "name": s.name, **s.resolved()} for s in self.stages],
+        }
+
+
+def _typed_table(cls, table: dict[str, Any], where: str, types: dict[str, tuple]):
+    """Build a frozen config dataclass from a TOML table, rejecting unknown or mistyped keys."""
+    known = {f.name for f in fields(cls)}
+    for key, value in table.items():
+        if key not in known or key == "extra":
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known - {'extra'}))})")
+        expected = types.get(key)
+        if expected and (
+            not isinstance(value, expected) or (bool not in expected and isinstance(value, bool))
+        ):
+            names = "/".join(t.__name__ for t in expected)
+            raise ConfigError(f"{where}: {key} must be {names}, got {value!r}")
+    return cls(**table)
+
+
+def load_recipe(path: str | Path, input_paths: list[str] | None = None) -> Recipe:
+    """Parse and validate a recipe; `input_paths` (from --input) replaces `[input] paths`."""
+    path = str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: recipe file not found") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    return build_recipe(data, path, input_paths)
+
+
+def build_recipe(
+    data: dict[str, Any], path: str = "<recipe>", input_paths: list[str] | None = None
+) -> Recipe:
+    """Validate a parsed recipe and build its stages and generators."""
+    load_builtin_stages()
+    unknown = sorted(set(data) - {"run", "input", "output", "stage", "synthesis"})
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown table [{unknown[0]}] (known: run, input, output, stage, synthesis)"
+        )
+    run = _typed_table(
+        RunConfig,
+        data.get("run", {}),
+        f"{path}: [run]",
+        {
+            "name": (str,),
+            "keep_rejected_text": (bool,),
+            "max_failed_fraction": (float, int),
+            "batch_size": (int,),
+        },
+    )
+    if not 0 <= run.max_failed_fraction <= 1:
+        raise ConfigError(
+            f"{path}: [run] max_failed_fraction must be within 0..1, got {run.max_failed_fraction}"
+        )
+    if run.batch_size < 1:
+        raise ConfigError(f"{path}: [run] batch_size must be at least 1")
+    output = _typed_table(
+        OutputConfig,
+        data.get("output", {}),
+        f"{path}: [output]",
+        {
+            "shards": (int,),
+            "target_shard_mb": (float, int),
+            "row_group_mb": (float, int),
+            "compression": (str,),
+        },
+    )
+    if output.shards < 0 or output.target_shard_mb < 0 or output.row_group_mb <= 0:
+        raise ConfigError(f"{path}: [output] shards, target_shard_mb and row_group_mb must be positive")
+    if output.shards and output.target_shard_mb:
+        raise ConfigError(f"{path}: [output] set either shards or target_shard_mb, not both")
+    if output.compression not in ("zstd", "snappy", "gzip", "none"):
+        raise ConfigError(f"{path}: [output] compression must be zstd, snappy, gzip or none")
+    input_table = dict(data.get("input", {}))
+    if input_paths:
+        input_table["paths"] = list(input_paths)
+    if isinstance(input_table.get("paths"), str):
+        input_table["paths"] = [input_table["paths"]]
+    if "paths" in input_table:
+        if not all(isinstance(p, str) for p in input_table["paths"]):
+            raise ConfigError(f"{path}: [input] paths must be a list of strings")
+        input_table["paths"] = tuple(input_table["paths"])
+    input_config = _typed_table(
+        InputConfig,
+        input_table,
+        f"{path}: [input]",
+        {
+            "text_field": (str,),
+            "id_field": (str,),
+            "url_field": (str,),
+            "format": (str,),
+            "html_extractor": (str,),
+            "split_bytes": (int,),
+        },
+    )
+    if input_config.format and input_config.format not in FORMATS:
+        raise ConfigError(f"{path}: [input] format must be one of {', '.join(FORMATS)}")
+    if input_config.html_extractor not in HTML_EXTRACTORS:
+        raise ConfigError(f"{path}: [input] html_extractor must be one of {', '.join(HTML_EXTRACTORS)}")
+    generators = [
+        _build(GENERATORS, table, f"{path}: synthesis {index}", "generator")
+        for index, table in enumerate(_table_list(data, "synthesis", path), start=1)
+    ]
+    stages = [
+        _build(STAGES, table, f"{path}: stage {index}", "stage")
+        for index, table in enumerate(_table_list(data, "stage", path), start=1)
+    ]
+    names = [stage.name for stage in stages]
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise ConfigError(f"{path}: two stages are named {duplicated[0]!r}; give one a `name`")
+    if "read" in names:
+        raise ConfigError(f"{path}: the stage name 'read' is reserved for the readers")
+    if not input_config.paths and not generators:
+        raise ConfigError(
+            f"{path}: no input: set [input] paths, pass --input, or add [[synthesis]] generators"
+        )
+    return Recipe(path, run, input_config, output, stages, generators)
+
+
+def _table_list(data: dict[str, Any], key: str, path: str) -> list[dict[str, Any]]:
+    tables = data.get(key, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ConfigError(f"{path}: use [[{key}]] tables for {key}s")
+    return tables
+
+
+def _build(registry: dict[str, type], table: dict[str, Any], where: str, what: str):
+    params = dict(table)
+    use = params.pop("use", None)
+    if not isinstance(use, str):
+        raise ConfigError(f'{where}: missing `use = "<{what} name>"`')
+    name = params.pop("name", use)
+    where = f"{where} ({name})"
+    if use not in registry:
+        raise ConfigError(f"{where}: unknown {what} {use!r} (known: {', '.join(sorted(registry))})")
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"{where}: `name` must be a non-empty string")
+    try:
+        return registry[use](name, **params)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error}") from None
