@@ -1,0 +1,157 @@
+"""Verify code candidates by running solution then tests in the sandbox, and render admitted ones.
+
+A candidate (DESIGN.md, "Synthesis candidates") carries `prompt`, `solution`, `tests` and an
+optional `entry_point` in `doc.metadata`; `tests` may also be a list of assert lines (MBPP's
+`test_list`). Admitted only when the solution and the tests run to completion within the limits
+(and, with the mutation gate on, the tests kill enough mutants of the solution).
+"""
+
+from __future__ import annotations
+
+import ast
+import signal
+
+from pipeline.document import KEEP, Document, Verdict, reject
+from synthesis.mutation import mutants
+from synthesis.sandbox import RunResult, SandboxPool
+
+CODE_REASONS = (
+    "tests_failed",
+    "timeout",
+    "memory_limit",
+    "crashed",
+    "syntax_error",
+    "no_tests",
+    "output_limit",
+    "weak_tests",
+    "unsupported",
+)
+SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError", "ValueError")
+CPU_SIGNALS = (signal.SIGXCPU, signal.SIGKILL)  # SIGKILL at the hard CPU limit
+
+
+def tests_text(doc: Document) -> str:
+    """The candidate's tests as source (a list of lines is joined)."""
+    tests = doc.metadata.get("tests") or ""
+    if isinstance(tests, list):
+        tests = "\n".join(str(line) for line in tests)
+    return str(tests)
+
+
+def has_tests(tests: str) -> bool:
+    """True when the tests can fail: an `assert`, an `assert*` call or a `raise` somewhere.
+
+    Tests that cannot parse count as present: the sandbox reports them as `syntax_error`.
+    """
+    if not tests.strip():
+        return False
+    try:
+        tree = ast.parse(tests)
+    except (SyntaxError, ValueError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert | ast.Raise):
+            return True
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", None) or getattr(node.func, "id", "")
+            if name.startswith(("assert", "fail")):
+                return True
+    return False
+
+
+def classify(result: RunResult, timeout_s: float) -> Verdict:
+    """Map a sandbox run to KEEP or a reason code."""
+    if result.passed:
+        return KEEP
+    if result.outcome == "timeout":
+        return reject("timeout", f"wall time > {timeout_s:g}s")
+    if result.outcome == "output_limit":
+        return reject("output_limit", "stdout+stderr above max_output_bytes")
+    if result.outcome == "runner_died":
+        return reject("crashed", "the sample killed the sandbox runner")
+    if result.signal is not None:
+        if result.signal in CPU_SIGNALS:
+            return reject("timeout", f"CPU time limit ({signal.Signals(result.signal).name})")
+        if result.signal == signal.SIGXFSZ:
+            return reject("crashed", "file size limit (SIGXFSZ)")
+        return reject("crashed", f"killed by {signal.Signals(result.signal).name}")
+    status = result.status
+    if status is None:
+        return reject("crashed", f"exited with status {result.exit_code} before the tests finished")
+    error, phase = status.get("error", ""), status.get("phase", "")
+    detail = f"{phase}: {error}: {status.get('message', '')}".strip().rstrip(":")
+    if error == "MemoryError":
+        return reject("memory_limit", detail)
+    if phase.startswith("compile") and error in SYNTAX_ERRORS:
+        return reject("syntax_error", detail)
+    if phase in ("tests", "check"):
+        return reject("tests_failed", detail)
+    return reject("crashed", detail)
+
+
+def render_code(doc: Document) -> str:
+    """Training text: the solution alone when it already contains the prompt, else prompt + code block."""
+    prompt = str(doc.metadata.get("prompt") or "").strip()
+    solution = str(doc.metadata.get("solution") or "").rstrip()
+    if not prompt or solution.lstrip().startswith(prompt):
+        return solution + "\n"
+    language = doc.metadata.get("language") or "python"
+    return f"{prompt}\n\n```{language}\n{solution}\n```\n"
+
+
+class CodeVerifier:
+    """Checks batches of code candidates through a SandboxPool, optionally with the mutation gate."""
+
+    def __init__(self, pool: SandboxPool, min_mutation_score: float = 0.0, max_mutants: int = 20) -> None:
+        self.pool = pool
+        self.min_mutation_score = min_mutation_score
+        self.max_mutants = max_mutants
+
+    def _precheck(self, doc: Document) -> Verdict:
+        language = str(doc.metadata.get("language") or "python").lower()
+        if language not in ("python", "py", "python3"):
+            return reject("unsupported", f"language={language}")
+        if not has_tests(tests_text(doc)):
+            return reject("no_tests", "tests are empty or contain no assertion")
+        return KEEP
+
+    def check_batch(self, docs: list[Document]) -> list[Verdict]:
+        """Verdicts in input order; every sample of the batch runs in parallel in the pool."""
+        verdicts = [self._precheck(doc) for doc in docs]
+        runnable = [i for i, v in enumerate(verdicts) if v.keep]
+        jobs = [self._job(docs[i], str(docs[i].metadata.get("solution") or "")) for i in runnable]
+        for i, result in zip(runnable, self.pool.run_many(jobs)):
+            verdicts[i] = classify(result, self.pool.limits.timeout_s)
+        if self.min_mutation_score > 0:
+            self._mutation_gate(docs, verdicts)
+        return verdicts
+
+    def _job(self, doc: Document, solution: str) -> tuple[str, str, str | None]:
+        return (solution, tests_text(doc), doc.metadata.get("entry_point") or None)
+
+    def _mutation_gate(self, docs: list[Document], verdicts: list[Verdict]) -> None:
+        """Reject admitted samples whose tests let too many mutants of the solution pass."""
+        owners: list[int] = []
+        jobs = []
+        for i, verdict in enumerate(verdicts):
+            if verdict.keep:
+                for mutant in mutants(str(docs[i].metadata.get("solution") or ""), self.max_mutants):
+                    owners.append(i)
+                    jobs.append(self._job(docs[i], mutant))
+        killed: dict[int, list[bool]] = {}
+        for i, result in zip(owners, self.pool.run_many(jobs)):
+            killed.setdefault(i, []).append(not result.passed)
+        for i, verdict in enumerate(verdicts):
+            if not verdict.keep:
+                continue
+            outcomes = killed.get(i, [])
+            if not outcomes:
+                docs[i].scores["mutation_score"] = 1.0
+                continue
+            score = sum(outcomes) / len(outcomes)
+            docs[i].scores["mutation_score"] = score
+            if score < self.min_mutation_score:
+                verdicts[i] = reject(
+                    "weak_tests",
+                    f"mutation score {score:.2f} < {self.min_mutation_score:g} ({len(outcomes)} mutants)",
+                )

@@ -1,0 +1,112 @@
+"""`verify`: admit synthesis candidates only when they are verified by execution or checking."""
+
+from __future__ import annotations
+
+import weakref
+
+from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.stages import DocumentStage, Param, register
+from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
+from synthesis.sandbox import SANDBOXES, Limits, SandboxPool
+
+MATH_REASONS = ("wrong_answer", "bad_step", "no_answer", "unparseable")
+
+
+@register("verify")
+class Verify(DocumentStage):
+    """Admit code and math candidates only when sandboxed execution or answer/step checking verifies them.
+
+    Code (`kind = "code"`) runs in a bubblewrap sandbox: solution, then tests, then
+    `check(<entry_point>)` when the tests define `check`. Math (`kind = "math"`) is checked by the
+    math verifier (final answer up to symbolic equivalence, every checkable step). Admitted
+    candidates get `text` = their training rendering and keep `kind`; documents without `kind` pass
+    untouched. Reasons: `tests_failed`, `timeout`, `memory_limit`, `crashed`, `syntax_error`,
+    `no_tests`, `output_limit`, `weak_tests`, `unsupported`, `wrong_answer`, `bad_step`,
+    `no_answer`, `unparseable`.
+    """
+
+    reasons = CODE_REASONS + MATH_REASONS
+    handles_candidates = True
+    params = {
+        "sandbox": Param(
+            str,
+            "bubblewrap",
+            "`bubblewrap` (namespaces, read-only system, no network), or `process` (rlimits only; weak, logs a warning)",
+            choices=SANDBOXES,
+        ),
+        "timeout_s": Param(float, 5.0, "wall-clock (and CPU) seconds per code sample", min=0.1, max=3600),
+        "memory_mb": Param(int, 512, "address-space limit per code sample, MiB", min=64),
+        "max_output_bytes": Param(
+            int, 1 << 20, "stdout+stderr a sample may print before `output_limit`", min=1024
+        ),
+        "max_processes": Param(
+            int, 1, "processes/threads a sample may run, itself included", min=1, max=4096
+        ),
+        "max_open_files": Param(int, 64, "open file descriptors per sample", min=16, max=65536),
+        "max_file_mb": Param(int, 16, "largest file a sample may write, MiB", min=1),
+        "scratch_mb": Param(int, 64, "size of each sandbox's private tmpfs, MiB", min=1),
+        "workers": Param(int, 0, "sandboxed runners per Beam worker; 0 = one per CPU core", min=0, max=1024),
+        "python": Param(
+            str, "", "interpreter inside the sandbox; empty = /usr/bin/python3 as root, else this one"
+        ),
+        "min_mutation_score": Param(
+            float,
+            0.0,
+            "test-strength gate: fraction of solution mutants the tests must kill (0 = off)",
+            min=0,
+            max=1,
+        ),
+        "max_mutants": Param(
+            int, 20, "mutants tried per sample when the mutation gate is on", min=1, max=1000
+        ),
+        "math_timeout_s": Param(float, 2.0, "sympy time limit per math equivalence check", min=0.1, max=600),
+        "check_steps": Param(bool, True, "math: also check calculator annotations and equation chains"),
+    }
+
+    def configure(self) -> None:
+        self._code: CodeVerifier | None = None
+        self._math = None
+
+    def setup(self) -> None:
+        limits = Limits(
+            timeout_s=self.timeout_s,
+            memory_mb=self.memory_mb,
+            max_output_bytes=self.max_output_bytes,
+            max_processes=self.max_processes,
+            max_open_files=self.max_open_files,
+            max_file_mb=self.max_file_mb,
+        )
+        pool = SandboxPool(self.sandbox, self.workers, limits, self.python or None, self.scratch_mb)
+        weakref.finalize(self, pool.close)
+        self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants)
+        try:
+            from synthesis.math_verifier import MathVerifier
+        except ModuleNotFoundError as error:
+            if error.name != "synthesis.math_verifier":
+                raise
+            return  # math candidates then fail loudly in check_batch
+        self._math = MathVerifier(sympy_timeout_s=self.math_timeout_s, check_steps=self.check_steps)
+        weakref.finalize(self, self._math.close)
+
+    def check(self, doc: Document) -> Verdict:
+        return self.check_batch([doc])[0]
+
+    def check_batch(self, docs: list[Document]) -> list[Verdict]:
+        if self._code is None:
+            self.setup()
+        verdicts: list[Verdict] = [KEEP] * len(docs)
+        code = [i for i, doc in enumerate(docs) if doc.kind == "code"]
+        for i, verdict in zip(code, self._code.check_batch([docs[i] for i in code])):
+            verdicts[i] = verdict
+            if verdict.keep:
+                docs[i].replace_text(render_code(docs[i]))
+        for i, doc in enumerate(docs):
+            if doc.kind == "math":
+                if self._math is None:
+                    raise RuntimeError("verify: synthesis.math_verifier is not installed")
+                verdicts[i] = self._math.check(doc)
+                if verdicts[i].keep:
+                    doc.replace_text(self._math.render(doc))
+            elif doc.kind not in (None, "code"):
+                verdicts[i] = reject("unsupported", f"kind={doc.kind}")
+        return verdicts
