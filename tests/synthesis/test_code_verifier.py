@@ -1,0 +1,52 @@
+"""Mapping sandbox results to reason codes, the no-tests rule and the training rendering."""
+
+from __future__ import annotations
+
+import signal
+
+from pipeline.document import Document
+from synthesis.code_verifier import classify, has_tests, render_code
+from synthesis.sandbox import RunResult
+
+
+def status(phase: str, error: str = "") -> dict:
+    return {"phase": phase, "error": error, "message": ""}
+
+
+def test_classify_maps_every_outcome_to_its_reason():
+    cases = [
+        (RunResult("finished", status("ok"), exit_code=0), None),
+        (RunResult("timeout"), "timeout"),
+        (RunResult("output_limit"), "output_limit"),
+        (RunResult("runner_died"), "crashed"),
+        (RunResult("finished", signal=signal.SIGXCPU), "timeout"),
+        (RunResult("finished", signal=signal.SIGSEGV), "crashed"),
+        (RunResult("finished", exit_code=0), "crashed"),  # exited before reporting
+        (RunResult("finished", status("solution", "MemoryError"), exit_code=1), "memory_limit"),
+        (RunResult("finished", status("compile_solution", "SyntaxError"), exit_code=1), "syntax_error"),
+        (RunResult("finished", status("tests", "AssertionError"), exit_code=1), "tests_failed"),
+        (RunResult("finished", status("check", "TypeError"), exit_code=1), "tests_failed"),
+        (RunResult("finished", status("solution", "ImportError"), exit_code=1), "crashed"),
+        (RunResult("finished", status("forged"), exit_code=0), "crashed"),
+    ]
+    for result, reason in cases:
+        assert classify(result, 1.0).reason == reason, result
+
+
+def test_has_tests_needs_something_that_can_fail():
+    assert has_tests("assert f(1) == 2")
+    assert has_tests("def check(c):\n    assert c(1)")
+    assert has_tests("class T:\n    def test(self):\n        self.assertEqual(f(), 1)")
+    assert has_tests("if f() != 1:\n    raise ValueError")
+    assert not has_tests("")
+    assert not has_tests("print(f(1))")
+
+
+def test_render_code():
+    prompt = "def f():\n"
+    full = Document("a", "", kind="code", metadata={"prompt": prompt, "solution": prompt + "    return 1\n"})
+    assert render_code(full) == "def f():\n    return 1\n"
+    natural = Document(
+        "b", "", kind="code", metadata={"prompt": "Return one.", "solution": "def f():\n    return 1"}
+    )
+    assert render_code(natural) == "Return one.\n\n```python\ndef f():\n    return 1\n```\n"

@@ -1,0 +1,35 @@
+"""Mutants of a solution: one change each, deterministic, docstrings untouched."""
+
+from __future__ import annotations
+
+import ast
+
+from synthesis.mutation import mutants
+
+SOURCE = '''def f(xs, k):
+    """Sum the even numbers below 7."""
+    total = 0
+    for x in xs:
+        if x < k and x % 2 == 0:
+            total += x
+    return total
+'''
+
+
+def test_mutants_cover_operators_comparisons_constants_and_boundaries():
+    found = mutants(SOURCE, 100)
+    assert any("x <= k" in m for m in found)  # boundary off-by-one
+    assert any("x % 2 != 0" in m for m in found)  # comparison
+    assert any("total -= x" in m for m in found)  # operator
+    assert any("total = 1" in m for m in found)  # constant
+    assert any(" or " in m for m in found)  # boolean operator
+    assert not any("below 8" in m or "below 6" in m for m in found)  # docstrings are not mutated
+    for mutant in found:
+        ast.parse(mutant)
+
+
+def test_mutants_are_distinct_deterministic_and_limited():
+    first = mutants(SOURCE, 5)
+    assert first == mutants(SOURCE, 5)
+    assert len(first) == len(set(first)) == 5
+    assert mutants("def broken(:", 5) == []

@@ -1,0 +1,74 @@
+"""The sandbox pool: isolation between samples, limits, capture, the explicit weak fallback."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+
+import pytest
+
+from synthesis.sandbox import Limits, SandboxError, SandboxPool
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap not installed (make sandbox-deps)"
+)
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with SandboxPool("bubblewrap", workers=2, limits=Limits(timeout_s=1.0, max_output_bytes=4096)) as sandbox:
+        yield sandbox
+
+
+@needs_bwrap
+def test_each_sample_gets_a_fresh_scratch_folder_and_process(pool):
+    first = pool.run(
+        "import os\nopen('left_behind.txt', 'w').write('x')\nprint(os.getcwd(), os.getpid())", "assert True"
+    )
+    second = pool.run("import os\nprint(os.listdir('.'))", "assert True")
+    assert first.passed and second.passed
+    assert second.stdout.strip() == "[]"
+
+
+@needs_bwrap
+def test_environment_is_empty_and_the_system_is_read_only(pool):
+    result = pool.run(
+        "import os\nprint(sorted(os.environ))\nprint(sorted(os.listdir('/')))\ntry:\n"
+        "    open('/usr/x', 'w')\nexcept OSError as e:\n    print(type(e).__name__)",
+        "assert True",
+    )
+    lines = result.stdout.splitlines()
+    assert lines[0] == "['LANG', 'PATH', 'TMPDIR']"
+    assert (
+        "home" not in lines[1] and "root" not in lines[1] and "work" not in lines[1] and "etc" not in lines[1]
+    )
+    assert lines[2] in ("OSError", "PermissionError")
+
+
+@needs_bwrap
+def test_output_is_captured_and_capped(pool):
+    result = pool.run("import sys\nprint('a' * 3000)\nprint('b' * 3000, file=sys.stderr)", "assert True")
+    assert result.outcome == "output_limit"
+    assert len(result.stdout) + len(result.stderr) <= 2 * 4096
+
+
+@needs_bwrap
+def test_run_many_keeps_job_order(pool):
+    jobs = [(f"x = {i}", f"assert x == {i}\nprint(x)", None) for i in range(12)]
+    assert [r.stdout.strip() for r in pool.run_many(jobs)] == [str(i) for i in range(12)]
+
+
+@needs_bwrap
+def test_a_killed_runner_is_restarted(pool):
+    assert pool.run("import os\nos.kill(os.getppid(), 9)", "assert True").outcome == "runner_died"
+    assert all(r.passed for r in pool.run_many([("x = 1", "assert x == 1", None)] * 4))
+
+
+def test_process_sandbox_only_by_name_and_with_a_warning(caplog):
+    with caplog.at_level(logging.WARNING), SandboxPool("process", 1, Limits(timeout_s=0.5)) as weak:
+        assert weak.run("def f():\n    return 2", "assert f() == 2").passed
+        assert weak.run("while True:\n    pass", "assert True").outcome == "timeout"
+        assert weak.run("x = bytearray(10**10)", "assert True").status["error"] == "MemoryError"
+    assert any("rlimits only" in record.getMessage() for record in caplog.records)
+    with pytest.raises(SandboxError, match="unknown sandbox"):
+        SandboxPool("none")

@@ -1,0 +1,215 @@
+"""The `verify` stage: containment of hostile samples, reason codes, rendering, pass-through."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+
+import pytest
+
+from pipeline.document import Document
+from pipeline.stages import STAGES, load_builtin_stages
+from synthesis.verify import Verify
+
+needs_bwrap = pytest.mark.skipif(
+    shutil.which("bwrap") is None, reason="bubblewrap not installed (make sandbox-deps)"
+)
+
+SECRET = "gristmill-test-secret-4f1c"
+
+
+def code(doc_id: str, solution: str, tests: str = "assert True", **extra) -> Document:
+    return Document(
+        doc_id, "", kind="code", metadata={"prompt": "", "solution": solution, "tests": tests, **extra}
+    )
+
+
+@pytest.fixture(scope="module")
+def stage():
+    verify = Verify("verify", timeout_s=1.0, memory_mb=128, workers=2)
+    verify.setup()
+    yield verify
+    verify._code.pool.close()
+
+
+@pytest.fixture()
+def listener():
+    """A server on 127.0.0.1 that records every connection it accepts."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    server.settimeout(0.2)
+    accepted: list[bytes] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            accepted.append(conn.recv(100))
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], accepted
+    stop.set()
+    thread.join()
+    server.close()
+
+
+@needs_bwrap
+def test_hostile_samples_are_contained_and_rejected_with_the_right_reason(
+    stage, listener, tmp_path, monkeypatch
+):
+    port, accepted = listener
+    monkeypatch.setenv("GRISTMILL_SECRET", SECRET)
+    outside = tmp_path / "escaped.txt"
+    home_file = os.path.join(os.path.expanduser("~"), "gristmill-sandbox-escape.txt")
+    find_secret = (
+        "import os\n"
+        "found = [v for v in os.environ.values() if 'gristmill-test' in v]\n"
+        "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+        "    try:\n"
+        "        data = open(f'/proc/{pid}/environ', 'rb').read()\n"
+        "    except OSError:\n"
+        "        continue\n"
+        "    found += [data] if b'gristmill-test' in data else []\n"
+    )
+    cases = {
+        "fork_bomb": (code("fork_bomb", "import os\nwhile True:\n    os.fork()\n"), "crashed"),
+        "infinite_loop": (code("infinite_loop", "while True:\n    pass\n"), "timeout"),
+        "memory_bomb": (
+            code("memory_bomb", "x = []\nwhile True:\n    x.append(' ' * 10**7)\n"),
+            "memory_limit",
+        ),
+        "sleep": (code("sleep", "import time\ntime.sleep(30)\n"), "timeout"),
+        "network": (
+            code(
+                "network",
+                f"import socket\nsocket.create_connection(('127.0.0.1', {port}), 1).send(b'leak')\n",
+            ),
+            "crashed",
+        ),
+        "write_outside": (code("write_outside", f"open({str(outside)!r}, 'w').write('x')\n"), "crashed"),
+        "write_home": (code("write_home", f"open({home_file!r}, 'w').write('x')\n"), "crashed"),
+        "read_secret": (code("read_secret", find_secret, "assert found"), "tests_failed"),
+        "kill_parent": (
+            code("kill_parent", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"),
+            "crashed",
+        ),
+        "subprocess": (
+            code("subprocess", "import subprocess\nsubprocess.run(['/bin/echo', 'hi'], check=True)\n"),
+            "crashed",
+        ),
+        "output_flood": (
+            code("output_flood", "import sys\nfor _ in range(1000):\n    sys.stdout.write('x' * 10**6)\n"),
+            "output_limit",
+        ),
+        "segfault": (code("segfault", "import ctypes\nctypes.string_at(0)\n"), "crashed"),
+        "fd_exhaustion": (
+            code("fd_exhaustion", "files = [open('/dev/null') for _ in range(100000)]\n"),
+            "crashed",
+        ),
+        "good": (code("good", "def add(a, b):\n    return a + b\n", "assert add(2, 3) == 5"), None),
+    }
+    docs = [doc for doc, _ in cases.values()]
+    verdicts = stage.check_batch(docs)
+    got = {doc.id: verdict.reason for doc, verdict in zip(docs, verdicts)}
+    assert got == {name: reason for name, (_, reason) in cases.items()}
+    assert [v.keep for v in verdicts].count(True) == 1
+    assert accepted == []
+    assert not outside.exists()
+    assert not os.path.exists(home_file)
+    # The pool survives (the killed runner restarted) and the next sample still runs.
+    assert stage.check_batch([code("after", "x = 1", "assert x == 1")])[0].keep
+
+
+@needs_bwrap
+def test_reason_codes_for_wrong_code(stage):
+    docs = [
+        code("syntax", "def f(:\n    pass", "assert f()"),
+        code("test_syntax", "def f():\n    return 1", "assert f( == 1"),
+        code("failing", "def f():\n    return 1", "assert f() == 2"),
+        code("raising", "def f():\n    return 1 / 0", "assert f() == 2"),
+        code("no_tests", "def f():\n    return 1", "f()"),
+        code("blank_tests", "def f():\n    return 1", "   "),
+        code("exits_early", "import os\nos._exit(0)", "assert False"),
+        code("sys_exit", "import sys\nsys.exit(0)", "assert False"),
+        code(
+            "check_fails", "def g(x):\n    return x", "def check(c):\n    assert c(1) == 2", entry_point="g"
+        ),
+        code(
+            "missing_entry", "def g(x):\n    return x", "def check(c):\n    assert c(1) == 1", entry_point="h"
+        ),
+        code("ruby", "puts 1", "assert true", language="ruby"),
+    ]
+    reasons = [v.reason for v in stage.check_batch(docs)]
+    assert reasons == [
+        "syntax_error",
+        "syntax_error",
+        "tests_failed",
+        "tests_failed",
+        "no_tests",
+        "no_tests",
+        "crashed",
+        "crashed",
+        "tests_failed",
+        "tests_failed",
+        "unsupported",
+    ]
+
+
+@needs_bwrap
+def test_admitted_code_gets_its_training_rendering_and_keeps_kind(stage):
+    prompt = 'def inc(x):\n    """Add one."""\n'
+    humaneval_style = code(
+        "he",
+        prompt + "    return x + 1\n",
+        "def check(c):\n    assert c(1) == 2",
+        entry_point="inc",
+        prompt=prompt,
+    )
+    mbpp_style = code("mbpp", "def inc(x):\n    return x + 1", ["assert inc(1) == 2"], prompt="Write inc.")
+    plain = Document("web", "some web text")
+    verdicts = stage.check_batch([humaneval_style, mbpp_style, plain])
+    assert all(v.keep for v in verdicts)
+    assert humaneval_style.text == prompt + "    return x + 1\n"
+    assert mbpp_style.text == "Write inc.\n\n```python\ndef inc(x):\n    return x + 1\n```\n"
+    assert humaneval_style.kind == "code" and mbpp_style.kind == "code"
+    assert plain.text == "some web text" and plain.kind is None
+
+
+@needs_bwrap
+def test_mutation_gate_rejects_weak_tests():
+    verify = Verify("verify", timeout_s=1.0, workers=2, min_mutation_score=0.8)
+    verify.setup()
+    try:
+        solution = "def bucket(x):\n    if x < 10:\n        return 0\n    if x < 100:\n        return 1\n    return 2\n"
+        strong = "for x, want in [(0, 0), (9, 0), (10, 1), (11, 1), (99, 1), (100, 2), (101, 2)]:\n    assert bucket(x) == want"
+        weak = "assert bucket(50) == 1"
+        verdicts = verify.check_batch([code("strong", solution, strong), code("weak", solution, weak)])
+    finally:
+        verify._code.pool.close()
+    assert verdicts[0].keep
+    assert verdicts[1].reason == "weak_tests"
+
+
+def test_verify_is_registered_and_declares_its_reasons():
+    load_builtin_stages()
+    assert STAGES["verify"] is Verify
+    for reason in ("tests_failed", "timeout", "memory_limit", "crashed", "syntax_error", "no_tests"):
+        assert reason in Verify.reasons and f"`{reason}`" in Verify.__doc__
+    for reason in ("wrong_answer", "bad_step", "no_answer", "unparseable"):
+        assert reason in Verify.reasons
+
+
+def test_missing_bubblewrap_is_a_clear_error_not_a_silent_fallback(monkeypatch):
+    from synthesis import sandbox
+
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    with pytest.raises(sandbox.SandboxError, match="bubblewrap"):
+        Verify("verify").setup()
