@@ -6,7 +6,7 @@ import zlib
 import apache_beam as beam
 import numpy as np
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup import semantic
@@ -163,7 +163,7 @@ def test_composite_removes_duplicates(monkeypatch):
     docs.append(Document(id="bad", text="EXPLODE"))
     stage = SemanticDedup("semdup", batch_size=8, block_size=4, survivor="longest", sample_size=50)
 
-    with TestPipeline() as p:
+    with BeamTestPipeline() as p:
         out = stage.expand(p | beam.Create(docs))
         assert_that(
             out.kept | beam.Map(lambda d: d.id),
@@ -188,7 +188,7 @@ def test_composite_removes_duplicates(monkeypatch):
 def test_composite_splits_oversized_cluster(monkeypatch):
     monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
     stage = SemanticDedup("semdup", clusters=1, max_cluster_size=100, block_size=16, sample_size=500)
-    with TestPipeline() as p:
+    with BeamTestPipeline() as p:
         out = stage.expand(p | beam.Create(topic_docs(240, 30)))
         assert_that(out.kept | beam.combiners.Count.Globally(), equal_to([240]), label="kept")
         assert_that(
@@ -196,3 +196,20 @@ def test_composite_splits_oversized_cluster(monkeypatch):
             equal_to([(f"u{i:03d}", f"{i:03d}") for i in range(30)]),
             label="rejected",
         )
+
+
+def test_real_static_embedder_flags_reordered_document():
+    from quality_models.embedders import STATIC_MODEL_DIR
+
+    if not (STATIC_MODEL_DIR / "model.safetensors").is_file():
+        pytest.skip("static embedder weights not built")
+    text = (
+        "The council approved the new budget on Tuesday after a long debate. Spending on schools rises "
+        "by four percent. Road repairs get an extra two million dollars. The mayor said taxes stay flat."
+    )
+    reordered = " ".join(reversed(text.split(". ")))
+    other = "Heavy rain flooded the valley overnight, and rescue teams moved families to higher ground."
+    docs = [Document(id="a", text=text), Document(id="b", text=reordered), Document(id="c", text=other)]
+    x = semantic.load_embedder("static").encode([d.text for d in docs])
+    removed = decide_cluster(x, np.zeros(3), docs, eps=0.08, block_size=2, survivor="hard", prefer_score="")
+    assert [(docs[d.row].id, docs[d.survivor].id) for d in removed] == [("b", "a")]
