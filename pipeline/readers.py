@@ -227,7 +227,7 @@ def _read_jsonl_range(split: Split, config: InputConfig) -> Iterator[Record]:
         position = split.start
         line_number = 1
         if position > 0:
-            line_number = 1 + _count_newlines(handle, position - 1)
+            line_number = 1 + _count_newlines(handle, position)
             handle.seek(position - 1)
             if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous split
                 skipped = handle.readline()

@@ -297,6 +297,7 @@ def finalize(
         "failed_by_error": outcome_counts["failed"],
         "shards": shards,
     }
+    manifest = json.loads(json.dumps(manifest, default=str))  # exactly what manifest.json will hold
     _publish(output, staging, manifest)
     return manifest
 

@@ -1,0 +1,45 @@
+"""Shared test helpers: small recipes and input files written into tmp folders."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+LONG_TEXT = " ".join(f"word{i % 37} is here" for i in range(40))
+
+
+def write_jsonl(path: Path, records: list) -> Path:
+    """Write records (dicts, or raw str lines) as JSON Lines."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
+    return path
+
+
+def write_recipe(path: Path, inputs: list[str], stages: str = "", extra: str = "") -> Path:
+    """A small recipe file: the given inputs, the given [[stage]] tables."""
+    path.write_text(
+        f"""[run]
+name = "test"
+max_failed_fraction = 1.0
+{extra}
+[output]
+shards = 2
+
+[input]
+paths = {json.dumps(inputs)}
+
+{stages}
+"""
+    )
+    return path
+
+
+@pytest.fixture
+def long_text() -> str:
+    return LONG_TEXT
+
+
+IN_PROCESS = ["--direct_running_mode=in_memory", "--direct_num_workers=1"]

@@ -1,0 +1,85 @@
+import apache_beam as beam
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from dedup.exact import ExactDedup
+from filters.length import LengthFilter
+from pipeline.beam_stages import ApplyStages, group_stages, run_stage_on_batch
+from pipeline.document import KEEP, Document, reject
+from pipeline.stages import DocumentStage
+
+
+class Explodes(DocumentStage):
+    """Fails on documents whose text contains 'boom'."""
+
+    def check(self, doc):
+        if "boom" in doc.text:
+            raise ValueError("boom found")
+        return KEEP
+
+
+class Uppercases(DocumentStage):
+    """Edits text; rejects nothing."""
+
+    def check(self, doc):
+        doc.replace_text(doc.text.upper())
+        return KEEP
+
+
+def docs(*texts):
+    return [Document(f"d{i}", text) for i, text in enumerate(texts)]
+
+
+def test_batch_failure_is_isolated_to_the_bad_document():
+    kept, removed, counts = run_stage_on_batch(Explodes("explodes"), docs("fine", "boom", "also fine"))
+    assert [d.id for d in kept] == ["d0", "d2"]
+    assert [(f.id, f.stage, f.error, f.message) for f in removed] == [
+        ("d1", "explodes", "ValueError", "boom found")
+    ]
+    assert counts["failed"] == 1 and counts["kept"] == 2
+
+
+def test_candidates_bypass_stages_that_do_not_handle_them():
+    candidate = Document("c", "", kind="code")
+    kept, removed, counts = run_stage_on_batch(LengthFilter("length", min_words=1), [candidate, *docs("")])
+    assert [d.id for d in kept] == ["c"]
+    assert [r.reason for r in removed] == ["too_few_words"]
+    assert counts["in"] == 1
+
+
+def test_group_stages_fuses_consecutive_document_stages():
+    a, b, c, d = LengthFilter("a"), Uppercases("b"), ExactDedup("c"), LengthFilter("d")
+    assert [[s.name for s in g] for g in group_stages([a, b, c, d])] == [["a", "b"], ["c"], ["d"]]
+
+
+def test_apply_stages_three_outcomes_in_beam():
+    inputs = docs("one two three", "boom two three", "x", "ONE two three")
+    stages = [
+        Explodes("explodes"),
+        LengthFilter("length", min_words=2),
+        Uppercases("upper"),
+        ExactDedup("exact"),
+    ]
+    with TestPipeline() as pipeline:
+        outputs = pipeline | beam.Create(inputs) | ApplyStages(stages, batch_size=2)
+        assert_that(
+            outputs.kept | "KeptIds" >> beam.Map(lambda d: (d.id, d.text)),
+            equal_to([("d0", "ONE TWO THREE")]),
+            label="kept",
+        )
+        assert_that(
+            outputs.rejected
+            | "RejectedIds" >> beam.Map(lambda r: (r.doc.id, r.stage, r.reason, r.duplicate_of)),
+            equal_to([("d2", "length", "too_few_words", None), ("d3", "exact", "exact_duplicate", "d0")]),
+            label="rejected",
+        )
+        assert_that(
+            outputs.failed | "FailedIds" >> beam.Map(lambda f: (f.id, f.stage)),
+            equal_to([("d1", "explodes")]),
+            label="failed",
+        )
+
+
+def test_verdict_helpers():
+    assert reject("too_short", "n=1").keep is False
+    assert KEEP.keep is True

@@ -1,0 +1,89 @@
+import json
+
+from pipeline.cli import main
+from tests.conftest import LONG_TEXT, write_jsonl, write_recipe
+
+STAGES = '[[stage]]\nuse = "length"\nmin_words = 20\n\n[[stage]]\nuse = "exact_dedup"\n'
+
+
+def test_run_inspect_report(tmp_path, capsys):
+    data = write_jsonl(
+        tmp_path / "in.jsonl", [{"id": "a", "text": LONG_TEXT}, {"id": "b", "text": "short one"}]
+    )
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    out = tmp_path / "out"
+    assert (
+        main(
+            [
+                "run",
+                "--recipe",
+                str(recipe),
+                "--output",
+                str(out),
+                "--direct_num_workers=1",
+                "--direct_running_mode=in_memory",
+            ]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "read 2, kept 1, rejected 1, failed 0" in printed and "report:" in printed
+    assert main(["inspect", str(out), "--reason", "too_few_words"]) == 0
+    printed = capsys.readouterr().out
+    assert "1 rejected records match" in printed and "short one" in printed
+    (out / "report.html").unlink()
+    assert main(["report", str(out)]) == 0
+    assert (out / "report.html").exists()
+
+
+def test_input_option_overrides_recipe_paths(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "other.jsonl", [{"id": "x", "text": LONG_TEXT}])
+    recipe = write_recipe(tmp_path / "r.toml", ["nowhere/*.jsonl"], STAGES)
+    code = main(
+        [
+            "run",
+            "--recipe",
+            str(recipe),
+            "--input",
+            str(data),
+            "--output",
+            str(tmp_path / "o"),
+            "--direct_running_mode=in_memory",
+        ]
+    )
+    assert code == 0
+    assert "read 1, kept 1" in capsys.readouterr().out
+
+
+def test_errors_are_one_clear_line_and_non_zero(tmp_path, capsys):
+    recipe = write_recipe(tmp_path / "r.toml", [str(tmp_path / "missing*.jsonl")], STAGES)
+    assert main(["run", "--recipe", str(recipe), "--output", str(tmp_path / "o")]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert error[-1].startswith("gristmill: error: ") and "missing*.jsonl" in error[-1]
+    bad = write_recipe(tmp_path / "bad.toml", ["x"], '[[stage]]\nuse = "length"\nmin_words = -3\n')
+    assert main(["validate", str(bad)]) == 2
+    assert "stage 1 (length): min_words" in capsys.readouterr().err
+    assert main(["inspect", str(tmp_path)]) == 2
+
+
+def test_validate_prints_the_resolved_recipe(tmp_path, capsys):
+    recipe = write_recipe(tmp_path / "r.toml", ["x.jsonl"], STAGES)
+    assert main(["validate", str(recipe)]) == 0
+    resolved = json.loads(capsys.readouterr().out.split("\n\n")[0])
+    assert resolved["stages"][0] == {
+        "use": "length",
+        "name": "length",
+        "min_words": 20,
+        "max_words": 100000,
+        "min_chars": 0,
+        "max_chars": 10000000,
+    }
+
+
+def test_list_shows_docs_params_and_reasons(capsys):
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    assert "length  (document stage)" in listing
+    assert "min_words (int, default 50)" in listing
+    assert "reasons: too_few_words, too_many_words" in listing
+    assert "exact_dedup  (collection stage)" in listing

@@ -1,0 +1,195 @@
+import gzip
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.document import Document, Failure, Rejection
+from pipeline.readers import (
+    InputConfig,
+    InputError,
+    Split,
+    detect_format,
+    expand_paths,
+    iter_documents,
+    plan_splits,
+    read_split,
+)
+from tests.conftest import write_jsonl
+
+
+def read_all(path, **options):
+    config = InputConfig((str(path),), **options)
+    return [r for split in plan_splits(str(path), config) for r in read_split(split, config)]
+
+
+def test_detect_format_by_extension():
+    assert detect_format("a/b.jsonl") == ("jsonl", None)
+    assert detect_format("b.jsonl.gz") == ("jsonl", "gzip")
+    assert detect_format("b.jsonl.zst") == ("jsonl", "zstd")
+    assert detect_format("b.warc.gz") == ("warc", "gzip")
+    assert detect_format("b.wet") == ("wet", None)
+    assert detect_format("b.data", forced="jsonl") == ("jsonl", None)
+    with pytest.raises(InputError, match="b.data"):
+        detect_format("b.data")
+
+
+def test_missing_input_names_the_pattern(tmp_path):
+    with pytest.raises(InputError, match="nothing-here"):
+        expand_paths([str(tmp_path / "nothing-here*.jsonl")])
+
+
+def test_jsonl_fields_id_url_metadata(tmp_path):
+    path = write_jsonl(
+        tmp_path / "a.jsonl", [{"id": 7, "text": "hello", "url": "http://x", "lang": "en"}, {"text": "no id"}]
+    )
+    first, second = read_all(path)
+    assert (first.id, first.text, first.url, first.metadata) == ("7", "hello", "http://x", {"lang": "en"})
+    assert second.id == f"{path}:2"  # stable id from source path and line number
+
+
+def test_custom_field_names(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", [{"doc_id": "x1", "content": "hi", "id": "other"}])
+    (doc,) = read_all(path, text_field="content", id_field="doc_id")
+    assert (doc.id, doc.text, doc.metadata) == ("x1", "hi", {"id": "other"})
+
+
+def test_bad_records_become_failures_and_the_rest_is_read(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    lines = [
+        json.dumps({"id": "ok1", "text": "fine"}).encode(),
+        b'{"id": "broken", "text": ',
+        b'{"id": "utf", "text": "\xff\xfe"}',
+        json.dumps({"id": "notext"}).encode(),
+        json.dumps({"id": "num", "text": 12}).encode(),
+        json.dumps([1, 2]).encode(),
+        json.dumps({"id": "ok2", "text": "also fine"}).encode(),
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    records = read_all(path)
+    docs = [r.id for r in records if isinstance(r, Document)]
+    failures = {r.id: r.error for r in records if isinstance(r, Failure)}
+    assert docs == ["ok1", "ok2"]
+    assert failures == {
+        f"{path}:2": "MalformedJson",
+        f"{path}:3": "InvalidUtf8",
+        "notext": "MissingText",
+        "num": "NonStringText",
+        f"{path}:6": "NotAnObject",
+    }
+
+
+def test_empty_file_yields_nothing(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_text("")
+    assert read_all(path) == []
+
+
+def test_truncated_gzip_keeps_the_records_before_the_damage(tmp_path):
+    path = tmp_path / "t.jsonl.gz"
+    data = gzip.compress(
+        "".join(json.dumps({"id": str(i), "text": "x" * 200}) + "\n" for i in range(200)).encode()
+    )
+    path.write_bytes(data[: len(data) // 2])
+    records = read_all(path)
+    assert any(isinstance(r, Document) for r in records)
+    assert isinstance(records[-1], Failure) and records[-1].error in ("TruncatedInput", "EOFError")
+
+
+def test_zstd_and_json_array(tmp_path):
+    import zstandard
+
+    path = tmp_path / "z.jsonl.zst"
+    path.write_bytes(zstandard.ZstdCompressor().compress(b'{"id": "z", "text": "zz"}\n'))
+    assert [d.id for d in read_all(path)] == ["z"]
+    array = tmp_path / "a.json"
+    array.write_text(json.dumps([{"id": "a", "text": "aa"}, {"text": "bb"}]))
+    assert [d.id for d in read_all(array)] == ["a", f"{array}:1"]
+
+
+def test_byte_range_splits_read_every_line_once_with_exact_line_numbers(tmp_path):
+    records = [{"text": f"document number {i} " * (i % 7 + 1)} for i in range(500)]
+    path = write_jsonl(tmp_path / "big.jsonl", records)
+    whole = read_all(path, split_bytes=1 << 30)
+    split = read_all(path, split_bytes=997)
+    assert len(plan_splits(str(path), InputConfig(split_bytes=997))) > 10
+    assert [(d.id, d.text) for d in split] == [(d.id, d.text) for d in whole]
+    assert split[-1].id == f"{path}:500"
+
+
+def test_parquet_row_groups_are_splits(tmp_path):
+    path = tmp_path / "p.parquet"
+    table = pa.table({"text": [f"t{i}" for i in range(10)], "extra": list(range(10))})
+    pq.write_table(table, path, row_group_size=3)
+    config = InputConfig()
+    assert len(plan_splits(str(path), config)) == 4
+    docs = read_all(path)
+    assert [d.id for d in docs] == [f"{path}:{i}" for i in range(10)]
+    assert docs[4].metadata == {"extra": 4}
+
+
+def _warc_record(warc_type: str, block: bytes, length: int | None = None, uri="http://example.com/") -> bytes:
+    head = (
+        f"WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Target-URI: {uri}\r\n"
+        f"WARC-Record-ID: <urn:uuid:{abs(hash(block)) % 10**8}>\r\n"
+        f"Content-Length: {len(block) if length is None else length}\r\n\r\n"
+    )
+    return head.encode() + block + b"\r\n\r\n"
+
+
+HTML = (
+    b"<html><body><article><h1>Title</h1><p>"
+    + b"A real paragraph of article text. " * 20
+    + b"</p></article></body></html>"
+)
+
+
+def _response(body: bytes, content_type: str = "text/html; charset=utf-8") -> bytes:
+    return f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n".encode() + body
+
+
+def test_warc_html_extracted_and_non_html_rejected(tmp_path):
+    path = tmp_path / "a.warc.gz"
+    data = (
+        _warc_record("warcinfo", b"software: test\r\n")
+        + _warc_record("response", _response(HTML))
+        + _warc_record("response", _response(b"\x89PNG...", "image/png"))
+    )
+    path.write_bytes(gzip.compress(data))
+    records = read_all(path)
+    docs = [r for r in records if isinstance(r, Document)]
+    rejected = [r for r in records if isinstance(r, Rejection)]
+    assert len(docs) == 1 and "real paragraph" in docs[0].text and docs[0].url == "http://example.com/"
+    assert [r.reason for r in rejected] == ["not_html"]
+
+
+def test_warc_trafilatura_extractor(tmp_path):
+    path = tmp_path / "a.warc"
+    path.write_bytes(_warc_record("response", _response(HTML)))
+    (doc,) = read_all(path, html_extractor="trafilatura")
+    assert "real paragraph" in doc.text
+
+
+def test_warc_wrong_content_length_is_one_failure_and_the_rest_is_read(tmp_path):
+    path = tmp_path / "bad.wet"
+    data = (
+        _warc_record("conversion", b"first text")
+        + _warc_record("conversion", b"second text is longer", length=5)
+        + _warc_record("conversion", b"third text", length=500)
+        + _warc_record("conversion", b"fourth text")
+    )
+    path.write_bytes(data)
+    records = read_all(path)
+    assert [type(r).__name__ for r in records] == ["Document", "Failure", "Failure", "Document"]
+    assert records[1].error == "BadContentLength" and records[1].id.startswith(f"{path}@")
+    assert [r.text for r in records if isinstance(r, Document)] == ["first text", "fourth text"]
+
+
+def test_iter_documents_skips_failures(tmp_path):
+    write_jsonl(tmp_path / "a.jsonl", [{"id": "1", "text": "a"}, "not json"])
+    assert [d.id for d in iter_documents(str(tmp_path / "*.jsonl"))] == ["1"]
+
+
+def test_split_ordering_is_total():
+    assert sorted([Split("b", 5, 9), Split("a", 0, 3)])[0].path == "a"

@@ -1,0 +1,214 @@
+import gzip
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.recipe import load_recipe
+from pipeline.run import RunFailed, run_recipe
+from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
+
+STAGES = """
+[[stage]]
+use = "length"
+min_words = 20
+
+[[stage]]
+use = "exact_dedup"
+"""
+
+
+def corpus(n: int = 60) -> list[dict]:
+    records = []
+    for i in range(n):
+        text = f"{LONG_TEXT} unique{i}" if i % 5 else LONG_TEXT  # every 5th is an exact duplicate
+        records.append(
+            {"id": f"doc{i:03d}", "text": text if i % 7 else "too short", "url": f"http://e.com/{i}"}
+        )
+    return records
+
+
+def read_part(output, part):
+    folder = output / part
+    rows = []
+    for name in sorted(os.listdir(folder)):
+        rows.extend(pq.read_table(folder / name).to_pylist())
+    return rows
+
+
+def shard_hashes(manifest):
+    return {s["file"]: s["sha256"] for s in manifest["shards"]}
+
+
+def test_run_writes_three_parts_and_a_conserving_manifest(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", corpus())
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [str(data)], STAGES))
+    result = run_recipe(recipe, str(tmp_path / "out"), IN_PROCESS)
+    out = tmp_path / "out"
+    manifest = json.loads((out / "manifest.json").read_text())
+    kept, rejected = read_part(out, "kept"), read_part(out, "rejected")
+    assert manifest == result.manifest
+    assert manifest["counts"] == {"input": 60, "kept": len(kept), "rejected": len(rejected), "failed": 0}
+    assert manifest["conservation"] is True
+    assert sorted(os.listdir(out / "kept")) == ["part-00000-of-00002.parquet", "part-00001-of-00002.parquet"]
+    reasons = {(r["stage"], r["reason"]) for r in rejected}
+    assert reasons == {("length", "too_few_words"), ("exact_dedup", "exact_duplicate")}
+    duplicates = [r for r in rejected if r["reason"] == "exact_duplicate"]
+    assert all(r["duplicate_of"] == "doc000" or r["duplicate_of"] == "doc005" for r in duplicates)
+    assert set(kept[0]) == {
+        "id",
+        "text",
+        "source",
+        "url",
+        "language",
+        "language_score",
+        "scores",
+        "kind",
+        "metadata",
+    }
+    stages = {s["name"]: s for s in manifest["stages"]}
+    assert stages["length"]["in"] == 60 and stages["length"]["rejected"] == {"too_few_words": 9}
+    assert stages["exact_dedup"]["kept"] == len(kept)
+    for shard in manifest["shards"]:
+        assert os.path.getsize(out / shard["file"]) == shard["bytes"]
+    assert (out / "report.html").read_text().startswith("<!doctype html>")
+    assert not [name for name in os.listdir(out) if name.startswith(".staging")]
+
+
+def test_rerun_replaces_previous_output(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", corpus())
+    out = tmp_path / "out"
+    run_recipe(load_recipe(write_recipe(tmp_path / "r.toml", [str(data)], STAGES)), str(out), IN_PROCESS)
+    (out / "kept" / "stale-file.parquet").write_text("old")
+    small = write_jsonl(tmp_path / "small.jsonl", corpus()[:3])
+    result = run_recipe(
+        load_recipe(write_recipe(tmp_path / "r2.toml", [str(small)], STAGES)), str(out), IN_PROCESS
+    )
+    assert "stale-file.parquet" not in os.listdir(out / "kept")
+    assert result.manifest["counts"]["input"] == 3
+
+
+def test_failure_budget_fails_the_run_after_writing_everything(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", [*corpus(10), "{broken", "{also broken"])
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [str(data)], STAGES).parent / "r.toml")
+    text = (tmp_path / "r.toml").read_text().replace("max_failed_fraction = 1.0", "max_failed_fraction = 0.1")
+    (tmp_path / "r.toml").write_text(text)
+    recipe = load_recipe(tmp_path / "r.toml")
+    with pytest.raises(RunFailed, match="max_failed_fraction"):
+        run_recipe(recipe, str(tmp_path / "out"), IN_PROCESS)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["counts"]["failed"] == 2 and manifest["conservation"] is True
+    assert len(read_part(tmp_path / "out", "failed")) == 2
+
+
+def test_bad_inputs_become_failures_and_the_rest_is_processed(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    write_jsonl(folder / "good.jsonl", corpus(10))
+    (folder / "empty.jsonl").write_text("")
+    (folder / "bad.jsonl").write_bytes(b'{"id": "u", "text": "\xff"}\n{"id": 1\n{"id": "n", "text": null}\n')
+    whole = gzip.compress(
+        b"".join(json.dumps({"id": f"g{i}", "text": LONG_TEXT}).encode() + b"\n" for i in range(50))
+    )
+    (folder / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [str(folder / "*")], STAGES))
+    manifest = run_recipe(recipe, str(tmp_path / "out"), IN_PROCESS).manifest
+    failed = read_part(tmp_path / "out", "failed")
+    errors = sorted(f["error"] for f in failed)
+    assert "InvalidUtf8" in errors and "MalformedJson" in errors and "MissingText" in errors
+    assert any(f["source"].endswith("cut.jsonl.gz") for f in failed)
+    counts = manifest["counts"]
+    assert counts["input"] == counts["kept"] + counts["rejected"] + counts["failed"]
+    assert counts["kept"] > 0
+
+
+def test_target_shard_mb_derives_the_shard_count(tmp_path):
+    records = [{"id": f"d{i}", "text": LONG_TEXT + f" n{i}"} for i in range(300)]
+    data = write_jsonl(tmp_path / "in.jsonl", records)
+    path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    path.write_text(path.read_text().replace("shards = 2", "target_shard_mb = 0.05"))
+    manifest = run_recipe(load_recipe(path), str(tmp_path / "out"), IN_PROCESS).manifest
+    kept_shards = [s for s in manifest["shards"] if s["kind"] == "kept"]
+    assert len(kept_shards) > 2 and sum(s["rows"] for s in kept_shards) == 300
+
+
+def test_same_output_whatever_the_worker_count_and_input_order(tmp_path):
+    records = corpus(80)
+    first = write_jsonl(tmp_path / "a.jsonl", records)
+    shuffled = records[:]
+    random.Random(3).shuffle(shuffled)
+    folder = tmp_path / "shuffled"
+    folder.mkdir()
+    write_jsonl(folder / "a.jsonl", shuffled)
+    one = run_recipe(
+        load_recipe(write_recipe(tmp_path / "r1.toml", [str(first)], STAGES)),
+        str(tmp_path / "o1"),
+        IN_PROCESS,
+    )
+    two = run_recipe(
+        load_recipe(write_recipe(tmp_path / "r2.toml", [str(folder / "a.jsonl")], STAGES)),
+        str(tmp_path / "o2"),
+        ["--direct_running_mode=multi_processing", "--direct_num_workers=2"],
+    )
+    kept_one = {r["id"]: r["text"] for r in read_part(tmp_path / "o1", "kept")}
+    kept_two = {r["id"]: r["text"] for r in read_part(tmp_path / "o2", "kept")}
+    assert kept_one == kept_two
+    dups_one = {(r["id"], r["duplicate_of"]) for r in read_part(tmp_path / "o1", "rejected")}
+    dups_two = {(r["id"], r["duplicate_of"]) for r in read_part(tmp_path / "o2", "rejected")}
+    assert dups_one == dups_two
+    # same source path too → byte-identical shards
+    same = run_recipe(
+        load_recipe(write_recipe(tmp_path / "r3.toml", [str(first)], STAGES)),
+        str(tmp_path / "o3"),
+        ["--direct_running_mode=multi_processing", "--direct_num_workers=2"],
+    )
+    assert shard_hashes(same.manifest) == shard_hashes(one.manifest)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def job_service(tmp_path):
+    """Beam's own local job service on loopback, for the PortableRunner."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "apache_beam.runners.portability.local_job_service_main", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "job_service.log", "w"),
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        process.kill()
+        pytest.fail("local job service did not start")
+    yield f"localhost:{port}"
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def test_portable_runner_gives_the_same_output_as_the_default_runner(tmp_path, job_service):
+    data = write_jsonl(tmp_path / "in.jsonl", corpus())
+    recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), [])
+    portable = run_recipe(
+        load_recipe(recipe_path),
+        str(tmp_path / "portable"),
+        ["--runner=PortableRunner", f"--job_endpoint={job_service}", "--environment_type=LOOPBACK"],
+    )
+    assert portable.manifest["counts"] == default.manifest["counts"]
+    assert shard_hashes(portable.manifest) == shard_hashes(default.manifest)
