@@ -1,0 +1,73 @@
+"""`file`: synthesis candidates read from any supported input (JSONL, JSON, Parquet, compressed...).
+
+A record the reader cannot turn into a candidate (bad JSON, no `kind` and no `kind` parameter,
+missing prompt) stops the generator with an error naming the record, which the run reports as a
+failure: a broken candidate file is never half-read silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pipeline.document import Document, Failure
+from pipeline.readers import InputConfig, expand_paths, plan_splits, read_split
+from pipeline.stages import ConfigError, Generator, Param, register_generator
+
+KINDS = ("code", "math")
+PROMPT_FIELD = {"code": "prompt", "math": "problem"}
+
+
+@register_generator("file")
+class FileGenerator(Generator):
+    """Candidates from files; `fields` renames dataset columns to candidate fields (e.g. HumanEval's `test`)."""
+
+    params = {
+        "paths": Param(list[str], [], "globs of candidate files (any format the readers support)"),
+        "kind": Param(
+            str, "", "kind for records without one (`code` or `math`); empty: every record has `kind`"
+        ),
+        "id_field": Param(str, "id", "record field holding the id"),
+        "format": Param(str, "", "input format when the extension does not say (`jsonl`, `json`, `parquet`)"),
+        "prepend_prompt": Param(
+            bool, False, "the solution continues the prompt (HumanEval): run prompt + solution"
+        ),
+        "fields": Param(
+            dict, {}, 'candidate field <- record field, e.g. {tests = "test", solution = "code"}'
+        ),
+    }
+
+    def configure(self) -> None:
+        if not self.paths:
+            raise ConfigError("paths: the file generator needs at least one path")
+        if self.kind not in ("",) + KINDS:
+            raise ConfigError(f"kind: {self.kind!r} is not one of {list(KINDS)}")
+
+    def generate(self) -> Iterator[Document]:
+        # The reader needs a text field for records without `kind`: use the one that becomes the
+        # prompt (code) or problem (math), and put its value back among the candidate's fields.
+        lead = PROMPT_FIELD.get(self.kind, "")
+        text_field = self.fields.get(lead, lead) or "\0"
+        config = InputConfig(
+            tuple(self.paths), text_field=text_field, id_field=self.id_field, format=self.format
+        )
+        for path in expand_paths(config.paths):
+            for split in plan_splits(path, config):
+                for record in read_split(split, config):
+                    if isinstance(record, Failure):
+                        if record.error == "MissingText" and not self.kind:
+                            raise ValueError(f'{record.id}: record has no kind; set kind = "code" or "math"')
+                        raise ValueError(f"{record.id}: {record.error}: {record.message}")
+                    yield self._candidate(record, text_field)
+
+    def _candidate(self, doc: Document, text_field: str) -> Document:
+        kind = doc.kind or self.kind
+        metadata = dict(doc.metadata)
+        if doc.kind is None:
+            metadata[text_field] = doc.text
+        for target, field in self.fields.items():
+            if field in metadata:
+                metadata[target] = metadata.pop(field)
+        if self.prepend_prompt:
+            metadata["solution"] = str(metadata.get("prompt", "")) + str(metadata.get("solution", ""))
+        metadata["origin"] = doc.source
+        return Document(doc.id, "", source=f"synthetic:{self.name}", kind=kind, metadata=metadata)

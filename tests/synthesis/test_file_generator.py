@@ -1,0 +1,61 @@
+"""`file` generator: candidates from JSONL/JSON files, field renaming, strict on bad records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.stages import GENERATORS, ConfigError, load_builtin_stages
+from synthesis.file_generator import FileGenerator
+
+
+def test_reads_candidates_that_carry_their_kind(tmp_path):
+    records = [
+        {"id": "c1", "kind": "code", "prompt": "p", "solution": "x = 1", "tests": "assert x == 1"},
+        {"id": "m1", "kind": "math", "problem": "1+1?", "solution": "#### 2", "answer": "2"},
+    ]
+    path = tmp_path / "cands.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    load_builtin_stages()
+    assert GENERATORS["file"] is FileGenerator
+    docs = list(FileGenerator("mine", paths=[str(path)]).generate())
+    assert [(d.id, d.kind, d.text, d.source) for d in docs] == [
+        ("c1", "code", "", "synthetic:mine"),
+        ("m1", "math", "", "synthetic:mine"),
+    ]
+    assert docs[0].metadata["tests"] == "assert x == 1" and docs[1].metadata["answer"] == "2"
+
+
+def test_dataset_columns_are_renamed_and_kind_supplied(tmp_path):
+    path = tmp_path / "he.json"
+    row = {
+        "task_id": "HE/0",
+        "prompt": "def f():\n",
+        "canonical_solution": "    return 1\n",
+        "test": "assert f() == 1",
+    }
+    path.write_text(json.dumps([row]))
+    generator = FileGenerator(
+        "he",
+        paths=[str(path)],
+        kind="code",
+        id_field="task_id",
+        prepend_prompt=True,
+        fields={"solution": "canonical_solution", "tests": "test"},
+    )
+    (doc,) = generator.generate()
+    assert doc.id == "HE/0" and doc.kind == "code"
+    assert doc.metadata["solution"] == "def f():\n    return 1\n"
+    assert doc.metadata["tests"] == "assert f() == 1" and doc.metadata["prompt"] == "def f():\n"
+
+
+def test_bad_records_stop_the_generator_with_a_clear_error(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({"id": "x", "solution": "x = 1"}) + "\n")
+    with pytest.raises(ValueError, match="no kind"):
+        list(FileGenerator("file", paths=[str(path)]).generate())
+    with pytest.raises(ConfigError, match="kind"):
+        FileGenerator("file", paths=[str(path)], kind="poetry")
+    with pytest.raises(ConfigError, match="paths"):
+        FileGenerator("file")
