@@ -17,6 +17,21 @@ KINDS = ("code", "math")
 PROMPT_FIELD = {"code": "prompt", "math": "problem"}
 
 
+def read_records(
+    paths: list[str], text_field: str, id_field: str, fmt: str = "", need_kind: bool = False
+) -> Iterator[Document]:
+    """Every record of the files as a Document; the first unreadable record raises ValueError."""
+    config = InputConfig(tuple(paths), text_field=text_field, id_field=id_field, format=fmt)
+    for path in expand_paths(config.paths):
+        for split in plan_splits(path, config):
+            for record in read_split(split, config):
+                if isinstance(record, Failure):
+                    if record.error == "MissingText" and need_kind:
+                        raise ValueError(f'{record.id}: record has no kind; set kind = "code" or "math"')
+                    raise ValueError(f"{record.id}: {record.error}: {record.message}")
+                yield record
+
+
 @register_generator("file")
 class FileGenerator(Generator):
     """Candidates from files; `fields` renames dataset columns to candidate fields (e.g. HumanEval's `test`)."""
@@ -47,17 +62,8 @@ class FileGenerator(Generator):
         # prompt (code) or problem (math), and put its value back among the candidate's fields.
         lead = PROMPT_FIELD.get(self.kind, "")
         text_field = self.fields.get(lead, lead) or "\0"
-        config = InputConfig(
-            tuple(self.paths), text_field=text_field, id_field=self.id_field, format=self.format
-        )
-        for path in expand_paths(config.paths):
-            for split in plan_splits(path, config):
-                for record in read_split(split, config):
-                    if isinstance(record, Failure):
-                        if record.error == "MissingText" and not self.kind:
-                            raise ValueError(f'{record.id}: record has no kind; set kind = "code" or "math"')
-                        raise ValueError(f"{record.id}: {record.error}: {record.message}")
-                    yield self._candidate(record, text_field)
+        for doc in read_records(self.paths, text_field, self.id_field, self.format, need_kind=not self.kind):
+            yield self._candidate(doc, text_field)
 
     def _candidate(self, doc: Document, text_field: str) -> Document:
         kind = doc.kind or self.kind
