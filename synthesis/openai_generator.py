@@ -1,0 +1,163 @@
+"""`openai`: candidates sampled from any OpenAI-compatible chat-completions server.
+
+Works with vLLM, TGI, llama.cpp's server, or the OpenAI API itself (`POST {base_url}/chat/completions`).
+Prompts come from a file (any reader format) of records `{"id", "prompt", "tests", "entry_point"?}`
+for code, or `{"id", "problem", "answer"}` for math. Each prompt is sampled `n` times, one request
+per sample with a per-sample `seed` (so a deterministic server gives reproducible output), with
+bounded concurrency, a requests-per-second limit, and retries with exponential backoff on 429, 5xx
+and network errors (honouring `Retry-After`). Code completions become candidates by extracting
+their Python code block; math completions are the solution text. Candidates come out in prompt
+order, then sample order, whatever order the server answered in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+from pipeline.document import Document
+from pipeline.stages import ConfigError, Generator, Param, register_generator
+from synthesis.file_generator import PROMPT_FIELD, read_records
+
+FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
+RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+DEFAULT_SYSTEM = {
+    "code": "You are an expert Python programmer. Answer with one complete, self-contained solution "
+    "in a single ```python code block.",
+    "math": "Solve the problem step by step. End with the final answer as \\boxed{answer}.",
+}
+
+
+def extract_code(completion: str, entry_point: str | None = None) -> str:
+    """The completion's Python code block: tagged python before untagged, the one defining the entry
+    point first; the whole completion when it has no fence."""
+    blocks = [(tag.lower(), body) for tag, body in FENCE.findall(completion)]
+    python = [body for tag, body in blocks if tag in ("python", "py", "python3")]
+    untagged = [body for tag, body in blocks if not tag]
+    candidates = python or untagged
+    if not candidates:
+        return completion.strip() + "\n"
+    if entry_point:
+        defining = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(entry_point)}\s*\(", re.MULTILINE)
+        for body in candidates:
+            if defining.search(body):
+                return body
+    return candidates[0]
+
+
+class RateLimiter:
+    """At most `per_second` request starts per second across threads (0 = unlimited)."""
+
+    def __init__(self, per_second: float) -> None:
+        self.interval = 1.0 / per_second if per_second > 0 else 0.0
+        self.next_start = 0.0
+        self.lock = threading.Lock()
+
+    def wait(self) -> None:
+        if not self.interval:
+            return
+        with self.lock:
+            now = time.monotonic()
+            start = max(now, self.next_start)
+            self.next_start = start + self.interval
+        time.sleep(max(0.0, start - now))
+
+
+@register_generator("openai")
+class OpenAIGenerator(Generator):
+    """Sample code or math candidates from an OpenAI-compatible chat-completions server."""
+
+    params = {
+        "base_url": Param(
+            str, "http://127.0.0.1:8000/v1", "server URL up to /v1 (vLLM, TGI, llama.cpp, OpenAI)"
+        ),
+        "model": Param(str, "", "model name sent to the server"),
+        "prompts": Param(list[str], [], "globs of prompt files (any reader format)"),
+        "kind": Param(str, "code", "what the prompts ask for", choices=("code", "math")),
+        "id_field": Param(str, "id", "prompt record field holding the id"),
+        "n": Param(int, 1, "samples per prompt", min=1, max=1000),
+        "temperature": Param(float, 0.8, "sampling temperature", min=0, max=2),
+        "max_tokens": Param(int, 1024, "completion token limit", min=1),
+        "system": Param(str, "", "system message; empty = a default for the kind"),
+        "seed": Param(int, 0, "base seed; sample k of a prompt is sent seed + k"),
+        "concurrency": Param(int, 4, "requests in flight", min=1, max=1024),
+        "rate_limit": Param(float, 0.0, "requests started per second (0 = unlimited)", min=0),
+        "retries": Param(int, 4, "retries per request on 429, 5xx and network errors", min=0, max=100),
+        "backoff_s": Param(float, 1.0, "first retry delay, doubled each retry", min=0),
+        "timeout_s": Param(float, 120.0, "per-request timeout", min=0.1),
+        "api_key_env": Param(str, "OPENAI_API_KEY", "environment variable holding the API key (optional)"),
+    }
+
+    def configure(self) -> None:
+        if not self.model:
+            raise ConfigError("model: the openai generator needs a model name")
+        if not self.prompts:
+            raise ConfigError("prompts: the openai generator needs a prompts file")
+
+    def generate(self) -> Iterator[Document]:
+        prompt_field = PROMPT_FIELD[self.kind]
+        records = list(read_records(self.prompts, prompt_field, self.id_field))
+        jobs = [(record, k) for record in records for k in range(self.n)]
+        limiter = RateLimiter(self.rate_limit)
+        with ThreadPoolExecutor(self.concurrency, thread_name_prefix="openai") as pool:
+            completions = list(pool.map(lambda job: self._complete(job[0].text, job[1], limiter), jobs))
+        for (record, k), completion in zip(jobs, completions):
+            yield self._candidate(record, k, completion)
+
+    def _candidate(self, record: Document, sample: int, completion: str) -> Document:
+        metadata = {key: value for key, value in record.metadata.items() if key != "kind"}
+        metadata |= {PROMPT_FIELD[self.kind]: record.text, "model": self.model, "sample": sample}
+        if self.kind == "code":
+            metadata.setdefault("language", "python")
+            metadata["solution"] = extract_code(completion, metadata.get("entry_point"))
+        else:
+            metadata["solution"] = completion
+        return Document(
+            f"{record.id}/{sample}", "", source=f"synthetic:{self.name}", kind=self.kind, metadata=metadata
+        )
+
+    def _complete(self, prompt: str, sample: int, limiter: RateLimiter) -> str:
+        """One chat completion, retried with exponential backoff; raises after the last retry."""
+        body = {
+            "model": self.model,
+            "messages": [
+                {"role": "system", "content": self.system or DEFAULT_SYSTEM[self.kind]},
+                {"role": "user", "content": prompt},
+            ],
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed + sample,
+            "n": 1,
+        }
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        url = self.base_url.rstrip("/") + "/chat/completions"
+        delay = self.backoff_s
+        attempt = 0
+        while True:
+            limiter.wait()
+            request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                    return json.loads(response.read())["choices"][0]["message"]["content"] or ""
+            except urllib.error.HTTPError as error:
+                if error.code not in RETRY_STATUS or attempt == self.retries:
+                    raise RuntimeError(f"{url}: HTTP {error.code}: {error.read()[:300]!r}") from error
+                retry_after = error.headers.get("Retry-After", "")
+                wait = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else delay
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
+                if attempt == self.retries:
+                    raise RuntimeError(f"{url}: {error}") from error
+                wait = delay
+            time.sleep(wait)
+            delay *= 2
+            attempt += 1

@@ -1,0 +1,151 @@
+"""`openai` generator against a small OpenAI-compatible server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from pipeline.stages import GENERATORS, ConfigError, load_builtin_stages
+from synthesis.openai_generator import OpenAIGenerator, extract_code
+from synthesis.verify import Verify
+
+RIGHT = "Here you go:\n```python\ndef add(a, b):\n    return a + b\n```\nExample:\n```python\nprint(add(1, 2))\n```"
+WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
+
+
+class FakeServer:
+    """Answers chat completions; the first request of each sample gets a 429 (or every one a 500)."""
+
+    def __init__(self, always_fail: bool = False) -> None:
+        self.requests: list[dict] = []
+        self.auth: list[str | None] = []
+        self.in_flight = self.max_in_flight = 0
+        self.lock = threading.Lock()
+        self.seen: set[tuple[str, int]] = set()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with server.lock:
+                    server.requests.append(body)
+                    server.auth.append(self.headers.get("Authorization"))
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    key = (body["messages"][-1]["content"], body["seed"])
+                    first = key not in server.seen
+                    server.seen.add(key)
+                time.sleep(0.05)
+                with server.lock:
+                    server.in_flight -= 1
+                if self.path != "/v1/chat/completions":
+                    return self._send(404, {"error": "not found"})
+                if always_fail:
+                    return self._send(500, {"error": "boom"})
+                if first:
+                    return self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
+                content = RIGHT if body["seed"] % 2 == 0 else WRONG
+                self._send(
+                    200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
+                )
+
+            def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture()
+def prompts(tmp_path):
+    path = tmp_path / "prompts.jsonl"
+    rows = [
+        {"id": f"p{i}", "prompt": f"Write add #{i}.", "tests": "assert add(2, 3) == 5", "entry_point": "add"}
+        for i in range(3)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def generator(url: str, prompts: str, **params) -> OpenAIGenerator:
+    defaults = {"base_url": url, "model": "tiny", "prompts": [prompts], "backoff_s": 0.01}
+    return OpenAIGenerator("llm", **(defaults | params))
+
+
+def test_samples_retries_concurrency_and_candidates(prompts, monkeypatch):
+    load_builtin_stages()
+    assert GENERATORS["openai"] is OpenAIGenerator
+    monkeypatch.setenv("TEST_LLM_KEY", "sk-test")
+    with FakeServer() as server:
+        docs = list(generator(server.url, prompts, n=2, concurrency=2, api_key_env="TEST_LLM_KEY").generate())
+    assert [d.id for d in docs] == ["p0/0", "p0/1", "p1/0", "p1/1", "p2/0", "p2/1"]
+    assert {d.source for d in docs} == {"synthetic:llm"} and {d.kind for d in docs} == {"code"}
+    assert docs[0].metadata["solution"] == "def add(a, b):\n    return a + b\n"
+    assert docs[1].metadata["solution"] == "def add(a, b):\n    return a - b\n"
+    assert (
+        docs[0].metadata["prompt"] == "Write add #0." and docs[0].metadata["tests"] == "assert add(2, 3) == 5"
+    )
+    assert len(server.requests) == 12  # every sample was refused once (429) and retried
+    assert set(server.auth) == {"Bearer sk-test"}
+    assert server.max_in_flight <= 2
+    assert server.requests[0]["model"] == "tiny" and server.requests[0]["messages"][0]["role"] == "system"
+    if shutil.which("bwrap"):
+        stage = Verify("verify", timeout_s=2.0, workers=2)
+        stage.setup()
+        try:
+            reasons = [v.reason for v in stage.check_batch(docs)]
+        finally:
+            stage._code.pool.close()
+        assert reasons == [None, "tests_failed"] * 3
+
+
+def test_gives_up_after_the_retries(prompts):
+    with FakeServer(always_fail=True) as server, pytest.raises(RuntimeError, match="HTTP 500"):
+        list(generator(server.url, prompts, retries=1).generate())
+    assert len(server.requests) == 2 * 3  # one try and one retry per prompt
+
+
+def test_rate_limit_spaces_request_starts(prompts):
+    with FakeServer() as server:
+        start = time.monotonic()
+        list(generator(server.url, prompts, concurrency=8, rate_limit=20.0).generate())
+        elapsed = time.monotonic() - start
+    assert elapsed >= 5 / 20.0  # 6 requests (3 refused + 3 retried): 5 intervals of 50 ms
+
+
+def test_extract_code():
+    assert extract_code(RIGHT, "add") == "def add(a, b):\n    return a + b\n"
+    example_first = "```python\nprint(f(1))\n```\n```python\ndef f(x):\n    return x\n```"
+    assert extract_code(example_first, "f") == "def f(x):\n    return x\n"
+    assert extract_code("```\nx = 1\n```") == "x = 1\n"
+    assert extract_code("def g():\n    return 2") == "def g():\n    return 2\n"
+
+
+def test_config_errors():
+    with pytest.raises(ConfigError, match="model"):
+        OpenAIGenerator("llm", prompts=["p.jsonl"])
+    with pytest.raises(ConfigError, match="prompts"):
+        OpenAIGenerator("llm", model="m")
