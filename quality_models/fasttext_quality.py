@@ -1,0 +1,99 @@
+"""`fasttext_quality`: DCLM-style fastText quality classifier; writes P(high quality) to `scores`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pipeline.document import KEEP, Document, Verdict
+from pipeline.stages import ConfigError, DocumentStage, Param, register
+
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+DEFAULT_FASTTEXT_MODEL = MODELS_DIR / "fasttext-quality" / "model.ftz"
+POSITIVE_LABEL = "__label__hq"
+NEGATIVE_LABEL = "__label__lq"
+MAX_CHARS = 100_000
+
+_TOKEN = re.compile(r"[^\W\d_]+|\d+|[^\w\s]", re.UNICODE)
+_DIGIT = re.compile(r"\d")
+
+
+def normalize_for_fasttext(text: str) -> str:
+    """One line of lower-cased tokens: words, digit runs (as zeros), punctuation marks.
+
+    The same normalization is used for training and scoring (DCLM normalizes before fastText
+    too); digits become 0 so numbers share features, and the first MAX_CHARS characters count.
+    """
+    lowered = _DIGIT.sub("0", text[:MAX_CHARS].lower())
+    return " ".join(_TOKEN.findall(lowered))
+
+
+def model_path(value: str) -> Path:
+    """A model path from a recipe: absolute, or relative to the working directory."""
+    return Path(value).expanduser()
+
+
+def load_fasttext_model(path: Path) -> Any:
+    """Load a fastText model, raising RuntimeError naming the file when it is missing or corrupt."""
+    import fasttext
+
+    if not path.is_file():
+        raise RuntimeError(f"fastText model file not found: {path}")
+    fasttext.FastText.eprint = lambda *args, **kwargs: None  # silence the load_model banner
+    try:
+        model = fasttext.load_model(str(path))
+    except (ValueError, RuntimeError, MemoryError) as exc:
+        raise RuntimeError(f"fastText model file {path} is corrupt or not a fastText model: {exc}") from exc
+    if POSITIVE_LABEL not in model.get_labels():
+        raise RuntimeError(
+            f"fastText model {path} has no {POSITIVE_LABEL} label (labels: {model.get_labels()})"
+        )
+    return model
+
+
+def predict_positive(model: Any, texts: list[str]) -> list[float]:
+    """P(high quality) for each raw text, predicted in one batch."""
+    if not texts:
+        return []
+    labels, probs = model.predict([normalize_for_fasttext(t) for t in texts], k=1)
+    return [
+        float(min(max(p[0], 0.0), 1.0)) if lab[0] == POSITIVE_LABEL else float(min(max(1.0 - p[0], 0.0), 1.0))
+        for lab, p in zip(labels, probs)
+    ]
+
+
+@register("fasttext_quality")
+class FastTextQuality(DocumentStage):
+    """Score documents with a fastText quality classifier (DCLM style); writes scores[<name>].
+
+    The score is the probability of the high-quality label, in [0, 1]. Never rejects (reasons:
+    none); `score_threshold` decides. The default model is shipped in quality_models/models/.
+    """
+
+    reasons = ()
+    params = {
+        "model": Param(str, str(DEFAULT_FASTTEXT_MODEL), "path of the fastText .bin/.ftz model"),
+    }
+
+    def configure(self) -> None:
+        if not model_path(self.model).is_file():
+            raise ConfigError(f"model: fastText model file not found: {self.model}")
+        self._model = None
+
+    def setup(self) -> None:
+        self._model = load_fasttext_model(model_path(self.model))
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The loaded model is per worker: never pickle it with the stage.
+        return {**self.__dict__, "_model": None}
+
+    def check(self, doc: Document) -> Verdict:
+        return self.check_batch([doc])[0]
+
+    def check_batch(self, docs: list[Document]) -> list[Verdict]:
+        if self._model is None:
+            self.setup()
+        for doc, score in zip(docs, predict_positive(self._model, [d.text for d in docs])):
+            doc.scores[self.name] = score
+        return [KEEP] * len(docs)

@@ -1,0 +1,180 @@
+"""`score_threshold`: keep documents by a score's value, or keep the top fraction of the whole input.
+
+Scorers only write `doc.scores`; this stage decides, so a threshold can change without rescoring.
+Beam figures (namespace = the stage's name): counters `input`, `kept`, `rejected` and one per
+reason code; in keep-fraction mode, gauge `cut_micro` (the cut value × 10^6, rounded) and
+distribution `score_micro` (scores × 10^6). Achieved fraction = kept / input.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import apache_beam as beam
+import xxhash
+from apache_beam.metrics import Metrics
+from apache_beam.transforms.stats import ApproximateQuantiles
+
+from pipeline.document import Document, Failure, Rejection
+from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
+
+DEFAULT_MIN = 0.5
+# 0.1% steps; Beam's ApproximateQuantiles then guarantees rank error below 0.1% of the input.
+NUM_QUANTILES = 1001
+REJECTED, FAILED = "rejected", "failed"
+
+
+def score_of(doc: Document, key: str) -> float | None:
+    """The document's finite score under `key`, or None."""
+    value = doc.scores.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def rank_key(doc: Document, score: float) -> tuple[float, int]:
+    """Total order for keep-fraction cuts: the score, then a seeded hash of the id to split ties."""
+    return (score, xxhash.xxh64_intdigest(doc.id.encode("utf-8"), seed=0))
+
+
+def cut_from_quantiles(
+    quantiles: list[tuple[float, int]], count: int, keep_fraction: float
+) -> tuple[float, int]:
+    """The rank key of the lowest kept document: rank n - round(keep_fraction * n) of `count`.
+
+    `quantiles` are evenly spaced over ranks 0..n-1 (first = minimum, last = maximum).
+    """
+    keep = round(keep_fraction * count)
+    if not quantiles or keep <= 0:
+        return (math.inf, 0)
+    position = (count - keep) / max(count - 1, 1)
+    index = round(position * (len(quantiles) - 1))
+    return tuple(quantiles[min(max(index, 0), len(quantiles) - 1)])
+
+
+class _Decide(beam.DoFn):
+    """Keep or reject each document; `cut` (keep-fraction mode) comes as a singleton side input."""
+
+    def __init__(self, stage: ScoreThreshold) -> None:
+        self.stage = stage
+        self.name = stage.name
+
+    def setup(self) -> None:
+        ns = self.name
+        self.counters = {
+            key: Metrics.counter(ns, key) for key in ("input", "kept", "rejected", *ScoreThreshold.reasons)
+        }
+        self.cut_gauge = Metrics.gauge(ns, "cut_micro")
+        self.distribution = Metrics.distribution(ns, "score_micro")
+
+    def process(self, doc: Document, cut: tuple[float, int] | None = None):
+        self.counters["input"].inc()
+        try:
+            reason, detail = self.stage.decide(doc, cut)
+        except Exception as exc:  # a malformed record: a failure with its error, never a silent drop
+            yield beam.pvalue.TaggedOutput(
+                FAILED, Failure(doc.id, doc.source, self.name, type(exc).__name__, str(exc))
+            )
+            return
+        if cut is not None:
+            self.cut_gauge.set(round(cut[0] * 1e6) if math.isfinite(cut[0]) else 0)
+            score = score_of(doc, self.stage.score)
+            if score is not None:
+                self.distribution.update(round(score * 1e6))
+        if reason is None:
+            self.counters["kept"].inc()
+            yield doc
+        else:
+            self.counters["rejected"].inc()
+            self.counters[reason].inc()
+            yield beam.pvalue.TaggedOutput(REJECTED, Rejection(doc, self.name, reason, detail))
+
+
+@register("score_threshold")
+class ScoreThreshold(CollectionStage):
+    """Keep documents whose score lies within [min, max], or the top keep_fraction of all documents.
+
+    Absolute mode (`min`/`max`) decides per document. Keep-fraction mode computes the cut in the
+    pipeline with approximate quantiles over the whole input and keeps scores above the cut (ties
+    are split by a seeded hash of the id, so the kept fraction holds even with many equal scores). With no bound given, keeps scores >= 0.5 (the classifiers' decision boundary).
+    Reasons: `score_below_min`, `score_above_max`, `below_keep_fraction_cut`, `missing_score`.
+    """
+
+    reasons = ("score_below_min", "score_above_max", "below_keep_fraction_cut", "missing_score")
+    params = {
+        "score": Param(str, "fasttext_quality", "name of the score to threshold (a scorer stage's name)"),
+        "min": Param(float, None, "keep documents with score >= min (default 0.5 when nothing is set)"),
+        "max": Param(float, None, "keep documents with score <= max"),
+        "keep_fraction": Param(
+            float,
+            None,
+            "keep this top fraction of all documents by score (exclusive with min/max)",
+            min=0.0,
+            max=1.0,
+        ),
+    }
+
+    def configure(self) -> None:
+        if self.keep_fraction is not None and (self.min is not None or self.max is not None):
+            raise ConfigError("keep_fraction: cannot be combined with min or max")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ConfigError(f"min: {self.min} is above max {self.max}")
+        if self.keep_fraction is None and self.min is None and self.max is None:
+            self.min = DEFAULT_MIN
+
+    def decide(self, doc: Document, cut: tuple[float, int] | None) -> tuple[str | None, str]:
+        """(None, "") to keep, or (reason, detail)."""
+        score = score_of(doc, self.score)
+        if score is None:
+            return "missing_score", f"no finite score {self.score!r} (got {doc.scores.get(self.score)!r})"
+        if cut is not None:
+            if rank_key(doc, score) < cut:
+                return "below_keep_fraction_cut", f"{self.score}={score:.6g}<cut={cut[0]:.6g}"
+            return None, ""
+        if self.min is not None and score < self.min:
+            return "score_below_min", f"{self.score}={score:.6g}<{self.min:g}"
+        if self.max is not None and score > self.max:
+            return "score_above_max", f"{self.score}={score:.6g}>{self.max:g}"
+        return None, ""
+
+    def expand(self, docs: Any) -> StageOutputs:
+        label = f"{self.name}"
+        if self.keep_fraction is None:
+            decided = docs | f"{label}/Decide" >> beam.ParDo(_Decide(self)).with_outputs(
+                REJECTED, FAILED, main="kept"
+            )
+        else:
+            key = self.score
+            keep_fraction = self.keep_fraction
+            keys = docs | f"{label}/Keys" >> beam.FlatMap(
+                lambda doc: [rank_key(doc, s)] if (s := score_of(doc, key)) is not None else []
+            )
+            count = keys | f"{label}/Count" >> beam.combiners.Count.Globally()
+            cut = (
+                keys
+                | f"{label}/Quantiles" >> ApproximateQuantiles.Globally(NUM_QUANTILES)
+                | f"{label}/Cut"
+                >> beam.Map(
+                    cut_from_quantiles, count=beam.pvalue.AsSingleton(count), keep_fraction=keep_fraction
+                )
+            )
+            decided = docs | f"{label}/Decide" >> beam.ParDo(
+                _Decide(self), cut=beam.pvalue.AsSingleton(cut)
+            ).with_outputs(REJECTED, FAILED, main="kept")
+        return StageOutputs(decided.kept, decided[REJECTED], decided[FAILED])
+
+    def manifest_extra(self) -> dict[str, Any]:
+        mode = "keep_fraction" if self.keep_fraction is not None else "absolute"
+        return {
+            "mode": mode,
+            "metrics": {
+                "counters": ["input", "kept", "rejected", *self.reasons],
+                "achieved_fraction": "kept / input",
+                **(
+                    {"gauge": "cut_micro (cut value x 1e6)", "distribution": "score_micro"}
+                    if mode == "keep_fraction"
+                    else {}
+                ),
+            },
+        }
