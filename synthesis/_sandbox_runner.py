@@ -205,7 +205,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
     _kill_everything_else(pid, in_pid_namespace)
     for fd in buffers:
         os.close(fd)
-    shutil.rmtree(scratch, ignore_errors=True)
+    clean = _wipe(scratch_root)
     try:
         status_report = json.loads(bytes(buffers[st_r]).decode())
     except ValueError:
@@ -221,7 +221,19 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
         "stdout": bytes(buffers[out_r]).decode("utf-8", "replace"),
         "stderr": bytes(buffers[err_r]).decode("utf-8", "replace"),
         "output_bytes": total,
+        "clean": clean,
     }
+
+
+def _wipe(root):
+    """Empty the whole writable area, so nothing carries over to the next sample; False if it could not."""
+    for entry in os.listdir(root):
+        path = os.path.join(root, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    return not os.listdir(root)
 
 
 def _count_tasks(uid):
@@ -253,6 +265,8 @@ def main():
         reply = run_one(json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace)
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
+        if not reply["clean"]:
+            return  # the sample left something it made undeletable: the host starts a fresh runner
 
 
 main()

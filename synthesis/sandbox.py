@@ -115,7 +115,7 @@ def bwrap_command(python: str, scratch_mb: int) -> list[str]:
             "bubblewrap (`bwrap`) is not installed: run `make sandbox-deps` or `apt-get install bubblewrap`, "
             'or set sandbox = "process" in the recipe to accept the weaker rlimit-only sandbox'
         )
-    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    cmd = [bwrap, "--unshare-all", "--unshare-user", "--die-with-parent", "--new-session", "--clearenv"]
     cmd += ["--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8", "--hostname", "sandbox"]
     cmd += ["--ro-bind", "/usr", "/usr"]
     for top in ("/bin", "/lib", "/lib64", "/sbin"):
@@ -128,6 +128,8 @@ def bwrap_command(python: str, scratch_mb: int) -> list[str]:
     if not interpreter.startswith("/usr/"):
         cmd += ["--ro-bind", prefix, prefix]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
+    # Only the size-limited /tmp stays writable: bubblewrap's root and /dev are unlimited tmpfs.
+    cmd += ["--remount-ro", "/dev", "--remount-ro", "/", "--disable-userns"]
     cmd += ["--chdir", "/tmp", "--", interpreter, "-I", "-S", "-c", RUNNER_SOURCE, "/tmp", "pidns"]
     return cmd
 
@@ -183,6 +185,8 @@ class Runner:
             self.close()
             return RunResult("timeout", elapsed_s=limits.timeout_s)
         data = json.loads(reply)
+        if not data["clean"]:
+            self.close()  # the runner exits: its /tmp holds something the sample made undeletable
         return RunResult(
             outcome=data["outcome"] or "finished",
             status=data["status"],
@@ -216,8 +220,8 @@ class Runner:
             if self.proc.stderr is not None:
                 detail = self.proc.stderr.read(4000).decode("utf-8", "replace")
         self.close()
-        if "bwrap:" in detail and "Operation not permitted" in detail:
-            raise SandboxError(f"bubblewrap refused to start: {detail.strip()}")
+        if detail.startswith("bwrap:"):  # samples cannot write there: the runner's stderr is /dev/null
+            raise SandboxError(f"bubblewrap could not start the sandbox: {detail.strip()}")
         return RunResult("runner_died", stderr=detail)
 
     def close(self) -> None:
@@ -225,7 +229,10 @@ class Runner:
         if self.proc is not None:
             for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
                 if stream is not None:
-                    stream.close()
+                    try:
+                        stream.close()
+                    except BrokenPipeError:  # unsent input to a runner that is gone
+                        pass
             try:
                 self.proc.wait(timeout=1)  # end of input: the runner exits by itself
             except subprocess.TimeoutExpired:

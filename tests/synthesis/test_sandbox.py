@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 
 import pytest
@@ -28,6 +29,15 @@ def test_each_sample_gets_a_fresh_scratch_folder_and_process(pool):
     second = pool.run("import os\nprint(os.listdir('.'))", "assert True")
     assert first.passed and second.passed
     assert second.stdout.strip() == "[]"
+
+
+@needs_bwrap
+def test_nothing_carries_over_even_from_undeletable_files_outside_the_scratch_folder(pool):
+    leave = "import os\nos.makedirs('/tmp/keep/inner')\nopen('/tmp/keep/inner/f', 'w').write('x')\nos.chmod('/tmp/keep', 0o500)"
+    assert pool.run(leave, "assert True").passed
+    after = pool.run_many([("import os\nprint(sorted(os.listdir('/tmp')))", "assert True", None)] * 4)
+    # Each sample sees only its own fresh scratch folder in /tmp.
+    assert all(re.fullmatch(r"\['s\d+'\]", r.stdout.strip()) for r in after), [r.stdout for r in after]
 
 
 @needs_bwrap
