@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 import xxhash
@@ -12,12 +11,11 @@ from pipeline.document import Document, Rejection
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 HASH_SEED = 0x6772697374  # "grist"
-_SPACE = re.compile(r"\s+")
 
 
 def normalize(text: str, lowercase: bool) -> str:
     """NFC, whitespace collapsed and trimmed, optionally lowercased."""
-    text = _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    text = " ".join(unicodedata.normalize("NFC", text).split())
     return text.lower() if lowercase else text
 
 
