@@ -1,0 +1,84 @@
+"""Synthesis through the whole pipeline: generators + candidates from input files -> verify -> kept/rejected."""
+
+from __future__ import annotations
+
+import glob
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.recipe import load_recipe
+from pipeline.run import run_recipe
+from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl
+
+
+def rows(out: Path, part: str) -> list[dict]:
+    return [
+        row
+        for path in sorted(glob.glob(str(out / part / "*.parquet")))
+        for row in pq.read_table(path).to_pylist()
+    ]
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed (make sandbox-deps)")
+def test_only_verified_candidates_are_kept(tmp_path):
+    data = write_jsonl(
+        tmp_path / "in.jsonl",
+        [
+            {"id": "web", "text": LONG_TEXT},
+            {
+                "id": "good",
+                "kind": "code",
+                "prompt": "Add.",
+                "solution": "def add(a, b):\n    return a + b",
+                "tests": "assert add(1, 2) == 3",
+            },
+            {
+                "id": "bad",
+                "kind": "code",
+                "prompt": "Add.",
+                "solution": "def add(a, b):\n    return a - b",
+                "tests": "assert add(1, 2) == 3",
+            },
+            {
+                "id": "loop",
+                "kind": "code",
+                "prompt": "Add.",
+                "solution": "while True:\n    pass",
+                "tests": "assert True",
+            },
+        ],
+    )
+    recipe_path = tmp_path / "r.toml"
+    recipe_path.write_text(
+        f"""[run]
+name = "synth"
+[output]
+shards = 1
+[input]
+paths = [{json.dumps(str(data))}]
+[[synthesis]]
+use = "code"
+count = 8
+seed = 3
+[[stage]]
+use = "verify"
+timeout_s = 1.0
+workers = 2
+"""
+    )
+    manifest = run_recipe(load_recipe(recipe_path), str(tmp_path / "out"), IN_PROCESS).manifest
+    kept = {row["id"]: row for row in rows(tmp_path / "out", "kept")}
+    rejected = {row["id"]: row for row in rows(tmp_path / "out", "rejected")}
+    assert manifest["counts"]["input"] == 12 and manifest["counts"]["kept"] == 10
+    assert kept["web"]["kind"] is None and kept["web"]["text"] == LONG_TEXT
+    assert kept["good"]["kind"] == "code" and "def add(a, b):" in kept["good"]["text"]
+    generated = [row for row in kept.values() if row["source"] == "synthetic:code"]
+    assert len(generated) == 8 and all(row["kind"] == "code" and row["text"] for row in generated)
+    assert {(i, r["stage"], r["reason"]) for i, r in rejected.items()} == {
+        ("bad", "verify", "tests_failed"),
+        ("loop", "verify", "timeout"),
+    }
