@@ -1,0 +1,166 @@
+"""`paragraph_dedup`: keep every repeated paragraph in one document only and cut it from the others."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from typing import Any
+
+import xxhash
+
+from dedup.exact import HASH_SEED, normalize
+from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from pipeline.document import Document, Rejection
+from pipeline.stages import CollectionStage, Param, StageOutputs, register
+
+# Separators, captured so that a rebuilt text keeps the original line breaks (CRLF included).
+SEPARATORS = {
+    "blank_line": re.compile(r"((?:[ \t]*(?:\r\n|\r|\n)){2,})"),
+    "newline": re.compile(r"(\r\n|\r|\n)"),
+}
+
+
+def split_paragraphs(text: str, split: str) -> tuple[list[str], list[str]]:
+    """(paragraphs, separators): `separators[i]` sits between `paragraphs[i]` and `paragraphs[i+1]`."""
+    parts = SEPARATORS[split].split(text)
+    return parts[0::2], parts[1::2]
+
+
+def join_paragraphs(paragraphs: list[str], separators: list[str], removed: set[int]) -> str:
+    """The text without the `removed` paragraphs; each kept one keeps the separator that preceded it."""
+    out: list[str] = []
+    for index, paragraph in enumerate(paragraphs):
+        if index in removed:
+            continue
+        if out:
+            out.append(separators[index - 1])
+        out.append(paragraph)
+    return "".join(out)
+
+
+def doc_key(doc: Document) -> str:
+    """Join key for one document: its id plus a text hash, so two documents sharing an id stay apart."""
+    return f"{doc.id}\x00{xxhash.xxh3_64_hexdigest(doc.text.encode('utf-8', 'surrogatepass'), HASH_SEED)}"
+
+
+@register("paragraph_dedup")
+class ParagraphDedup(CollectionStage):
+    """Remove paragraphs repeated across documents, keeping each in one document (dolma-style).
+
+    Paragraphs (blank-line or line separated) are hashed after normalization (NFC, whitespace
+    collapsed, optionally lowercased) with a seeded 64-bit xxh3; a GroupByKey on the hash picks,
+    for each repeated paragraph, the document that keeps it by the shared survivor order, and a
+    CoGroupByKey on the document key rebuilds every other holder's text without it. Paragraphs
+    shorter than `min_chars` are never touched; repeats inside one document are left alone
+    (that is `gopher_repetition`'s job). Edited documents carry `metadata["paragraphs_removed"]`.
+    Reasons: `duplicate_paragraphs`, when an edited document keeps fewer than
+    `min_remaining_chars` characters or none of its eligible paragraphs (`detail` = duplicated/
+    eligible paragraphs, `duplicate_of` = the survivor holding most of them).
+    """
+
+    reasons = ("duplicate_paragraphs",)
+    params = {
+        "split": Param(
+            str,
+            "blank_line",
+            "paragraph boundary: `blank_line` (one or more empty lines) or `newline` (every line)",
+            choices=tuple(SEPARATORS),
+        ),
+        "min_chars": Param(
+            int, 30, "paragraphs shorter than this (normalized characters) are never deduplicated", min=1
+        ),
+        "min_remaining_chars": Param(
+            int,
+            200,
+            "an edited document with less text left than this (stripped characters) is rejected; "
+            "0 keeps every edited document that has an eligible paragraph left",
+            min=0,
+        ),
+        "lowercase": Param(bool, False, "compare paragraphs case-insensitively"),
+        **SURVIVOR_PARAMS,
+    }
+
+    def paragraph_hashes(self, text: str) -> list[int | None]:
+        """Seeded 64-bit hash per paragraph, None for paragraphs below `min_chars`."""
+        hashes: list[int | None] = []
+        for paragraph in split_paragraphs(text, self.split)[0]:
+            normalized = normalize(paragraph, self.lowercase)
+            if len(normalized) < self.min_chars:
+                hashes.append(None)
+            else:
+                hashes.append(
+                    xxhash.xxh3_64_intdigest(normalized.encode("utf-8", "surrogatepass"), HASH_SEED)
+                )
+        return hashes
+
+    def occurrences(self, doc: Document):
+        """(paragraph hash, (survivor order, doc key, paragraph index)) for every eligible paragraph."""
+        key = doc_key(doc)
+        order = survivor_key(doc, self.prefer_score, self.tie_break)
+        for index, digest in enumerate(self.paragraph_hashes(doc.text)):
+            if digest is not None:
+                yield digest, (order, key, index)
+
+    @staticmethod
+    def removals(values) -> Any:
+        """For one paragraph hash: (doc key, (index, survivor id)) for each copy outside the survivor.
+
+        Two passes over the grouped values (a re-iterable on every runner), so a very common
+        paragraph does not have to fit in a list.
+        """
+        order, survivor = min((order, key) for order, key, _ in values)
+        survivor_id = order[-1]  # the survivor order ends with the document id
+        for _, key, index in values:
+            if key != survivor:
+                yield key, (index, survivor_id)
+
+    def rebuild(self, grouped) -> Any:
+        """Apply the removals to the document(s) under one key; yield Documents and Rejections."""
+        from apache_beam.metrics import Metrics
+
+        _, joined = grouped
+        removed = sorted(set(joined["removed"]))
+        for doc in joined["doc"]:
+            if removed:
+                Metrics.counter(self.name, "docs_edited").inc()
+                Metrics.counter(self.name, "paragraphs_removed").inc(len({index for index, _ in removed}))
+                yield self.edit(doc, removed)
+            else:
+                yield doc
+
+    def edit(self, doc: Document, removed: list[tuple[int, str]]) -> Document | Rejection:
+        """The document without the `removed` (index, survivor id) paragraphs, or its Rejection."""
+        paragraphs, separators = split_paragraphs(doc.text, self.split)
+        indices = {index for index, _ in removed}
+        text = join_paragraphs(paragraphs, separators, indices)
+        eligible = sum(digest is not None for digest in self.paragraph_hashes(doc.text))
+        if len(text.strip()) < self.min_remaining_chars or len(indices) >= eligible:
+            holders = Counter(survivor for _, survivor in removed)
+            most = max(holders.values())
+            duplicate_of = min(survivor for survivor, count in holders.items() if count == most)
+            detail = f"duplicate_paragraphs={len(indices)}/{eligible} remaining_chars={len(text.strip())}"
+            return Rejection(doc, self.name, "duplicate_paragraphs", detail, duplicate_of)
+        metadata = {**doc.metadata, "paragraphs_removed": len(indices)}
+        return dataclasses.replace(doc, text=text, metadata=metadata, cache=None)
+
+    def expand(self, docs) -> StageOutputs:
+        import apache_beam as beam
+
+        removed = (
+            docs
+            | "Paragraphs" >> beam.FlatMap(self.occurrences)
+            | "GroupByParagraph" >> beam.GroupByKey()
+            | "PickSurvivors" >> beam.FlatMap(lambda kv: self.removals(kv[1]))
+        )
+        keyed = docs | "KeyByDoc" >> beam.Map(lambda doc: (doc_key(doc), doc))
+        results = (
+            {"doc": keyed, "removed": removed}
+            | "JoinRemovals" >> beam.CoGroupByKey()
+            | "Rebuild" >> beam.FlatMap(self.rebuild)
+        )
+        kept, rejected = results | "Split" >> beam.Partition(
+            lambda r, _: 1 if isinstance(r, Rejection) else 0, 2
+        )
+        failed = docs.pipeline | "NoFailures" >> beam.Create([])
+        return StageOutputs(kept, rejected, failed)
