@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
+import time
+from pathlib import Path
 
 import pytest
 
-from synthesis.sandbox import Limits, SandboxError, SandboxPool
+from synthesis.sandbox import NOBODY, Limits, SandboxError, SandboxPool
 
 needs_bwrap = pytest.mark.skipif(
     shutil.which("bwrap") is None, reason="bubblewrap not installed (make sandbox-deps)"
@@ -82,3 +85,33 @@ def test_process_sandbox_only_by_name_and_with_a_warning(caplog):
     assert any("rlimits only" in record.getMessage() for record in caplog.records)
     with pytest.raises(SandboxError, match="unknown sandbox"):
         SandboxPool("none")
+
+
+def _sandbox_processes() -> set[int]:
+    """Live (non-zombie) processes of the sandbox uid on the host."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except (OSError, ValueError):
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields.get("Uid", "").split()[:1] == [str(NOBODY)] and not fields.get(
+            "State", ""
+        ).strip().startswith("Z"):
+            found.add(int(entry))
+    return found
+
+
+@needs_bwrap
+@pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox uid differs from the host's only when run as root")
+def test_closing_the_pool_leaves_no_process_behind():
+    before = _sandbox_processes()
+    with SandboxPool("bubblewrap", workers=2, limits=Limits(timeout_s=1.0, max_processes=4)) as sandbox:
+        daemon = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\n"
+        assert all(r.passed for r in sandbox.run_many([(daemon, "assert True", None)] * 2))
+        assert _sandbox_processes() - before  # the runners are up
+    deadline = time.monotonic() + 5
+    while _sandbox_processes() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _sandbox_processes() - before

@@ -213,3 +213,26 @@ def test_missing_bubblewrap_is_a_clear_error_not_a_silent_fallback(monkeypatch):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     with pytest.raises(sandbox.SandboxError, match="bubblewrap"):
         Verify("verify").setup()
+
+
+@needs_bwrap
+def test_math_candidates_go_to_the_math_verifier(stage):
+    right = Document(
+        "m1",
+        "",
+        kind="math",
+        metadata={"problem": "What is 6*7?", "solution": "6*7=42\n#### 42", "answer": "42"},
+    )
+    wrong = Document(
+        "m2",
+        "",
+        kind="math",
+        metadata={"problem": "What is 6*7?", "solution": "6*7=42\n#### 41", "answer": "42"},
+    )
+    missing = Document(
+        "m3", "", kind="math", metadata={"problem": "What is 6*7?", "solution": "It is big.", "answer": "42"}
+    )
+    verdicts = stage.check_batch([right, wrong, missing])
+    assert [v.reason for v in verdicts] == [None, "wrong_answer", "no_answer"]
+    assert right.text.startswith("What is 6*7?") and "42" in right.text and right.kind == "math"
+    assert wrong.text == ""
