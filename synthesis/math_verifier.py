@@ -22,18 +22,19 @@ Reasons: `wrong_answer`, `bad_step`, `no_answer`, `unparseable`.
 
 from __future__ import annotations
 
-import logging
+import json
 import math
-import multiprocessing
+import os
 import re
+import select
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from pathlib import Path
 
 from pipeline.document import KEEP, Document, Verdict, reject
-
-log = logging.getLogger(__name__)
 
 REASONS = ("wrong_answer", "bad_step", "no_answer", "unparseable")
 
@@ -50,7 +51,7 @@ class NotArithmetic(ValueError):
 
 _FRAC_COMMANDS = ("\\dfrac", "\\tfrac", "\\cfrac", "\\frac")
 _DROPPED_COMMANDS = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|limits)(?![A-Za-z])")
-_SPACING = re.compile(r"\\[,;: ]|~|\\quad|\\qquad")
+_SPACING = re.compile(r"(?<!\\)\\[,;: ]|~|\\quad|\\qquad")
 
 
 def _read_arg(s: str, i: int) -> tuple[str, int]:
@@ -702,7 +703,6 @@ _WORD_NUMBERS.update(
 )
 _WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _UNIT_TAIL = re.compile(r"^(.*?\d\)?)\s*(?:[A-Za-z][A-Za-z.'’]*\s*)+(?:\^?\d)?$")
-_THOUSANDS = re.compile(r"^([^\d,]*)(\d{1,3}(?:,\d{3})+)(\.\d+)?([^\d,]*)$")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")
 _CHOICE = re.compile(r"^\(?([A-Ea-e])\)?$")
@@ -737,7 +737,7 @@ class Answer:
 
 def normalize_answer(raw: str) -> Answer:
     """Strip presentation (math delimiters, `\\text` units, currency, degrees, separators, `x =`)."""
-    s = raw.strip()
+    s = raw.strip().replace("−", "-")
     s = re.sub(r"^\$+|\$+$|^\\[(\[]|\\[)\]]$", "", s).strip()
     s = s.replace("\\$", "").replace("$", "").replace("**", "")
     s = _DROPPED_COMMANDS.sub("", s)
@@ -753,12 +753,13 @@ def normalize_answer(raw: str) -> Answer:
         percent = True
         s = re.sub(r"\\?%|\bpercent(age)?\b", "", s).strip()
     s = s.rstrip(".").strip()
-    m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*=\s*([^=]+)$", s)
+    m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in\b)\s*([^=]+)$", s)
     if m:
         s = m.group(1).strip()
-    m = _THOUSANDS.match(s)
-    if m and "(" not in s and "[" not in s:
-        s = f"{m.group(1)}{m.group(2).replace(',', '')}{m.group(3) or ''}{m.group(4)}"
+    if ", " not in s and not re.search(r"[(\[]", s):  # `5,525` (not a list or interval): thousands
+        s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
+    if re.search(r"\d", s):
+        s = re.sub(r"\s*,?\s*\band\b\s*", ", ", s)  # `19 and 43`: a list
     m = _UNIT_TAIL.match(s)
     if m and re.search(r"\d", m.group(1)) and not re.search(r"[A-Za-z\\]", m.group(1)):
         s = m.group(1).strip()
@@ -834,6 +835,11 @@ def _structure(s: str) -> _Structure | None:
     if matrix:
         rows = [r for r in re.split(r"\\\\", matrix.group(1)) if r.strip()]
         return _Structure("M", tuple(c.strip() for r in rows for c in r.split("&")), str(len(rows)), True)
+    if s.count("\\pm") == 1:  # `1 \pm \sqrt{19}`: both solutions, in any order
+        a, b = (p.strip() for p in s.split("\\pm"))
+        return _Structure("", (f"{a}+{b}", f"{a}-{b}") if a else (b, f"-{b}"), "", False)
+    if re.fullmatch(r"[\d.\s]+(?::[\d.\s]+)+", s):  # a ratio `3:1`
+        return _Structure(":", tuple(p.strip() for p in s.split(":")), ":", True)
     if "\\cup" in s:
         return _Structure("U", tuple(p.strip() for p in s.split("\\cup")), "U", True)
     set_braces = re.fullmatch(r"\\\{(.*)\\\}", s)
@@ -874,57 +880,77 @@ class _AnswerUnparseable(Exception):
 
 
 class _SympyWorker:
-    """sympy equivalence in a child process that is killed (and restarted) when it overruns."""
+    """sympy equivalence in a child process that is killed (and restarted) when it overruns.
+
+    A plain `python -c` child speaking JSON lines: no dependence on multiprocessing start methods
+    or on the caller's `__main__`, and it exits when its stdin closes (the parent went away).
+    """
 
     def __init__(self, timeout_s: float) -> None:
         self.timeout_s = timeout_s
         self._lock = threading.Lock()
-        self._proc: Any = None
-        self._conn: Any = None
+        self._proc: subprocess.Popen | None = None
 
     def _start(self) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        parent, child = ctx.Pipe()
-        proc = ctx.Process(target=_sympy_worker_main, args=(child,), daemon=True, name="math-verifier-sympy")
-        proc.start()
-        child.close()
-        if not parent.poll(120) or parent.recv() != "ready":
+        root = str(Path(__file__).resolve().parents[1])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from synthesis.math_verifier import sympy_worker_loop; sympy_worker_loop()",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+            bufsize=1,
+        )
+        if not _readable(proc.stdout, 120) or proc.stdout.readline().strip() != '"ready"':
             proc.kill()
+            proc.wait()
             raise RuntimeError("sympy worker did not start")
-        self._proc, self._conn = proc, parent
+        self._proc = proc
 
     def stop(self) -> None:
         if self._proc is not None:
             self._proc.kill()
-            self._proc.join()
-            self._conn.close()
-        self._proc = self._conn = None
+            self._proc.wait()
+            self._proc.stdin.close()
+            self._proc.stdout.close()
+        self._proc = None
 
     def equal(self, a: str, b: str) -> bool | str:
         """True/False, or a string saying why it could not be decided (timeout, parse error)."""
         with self._lock:
-            if self._proc is None or not self._proc.is_alive():
+            if self._proc is None or self._proc.poll() is not None:
                 self._start()
-            self._conn.send((a, b))
-            if self._conn.poll(self.timeout_s):
-                return self._conn.recv()
+            self._proc.stdin.write(json.dumps([a, b]) + "\n")
+            self._proc.stdin.flush()
+            if _readable(self._proc.stdout, self.timeout_s):
+                line = self._proc.stdout.readline()
+                if line:
+                    return json.loads(line)
             self.stop()
             return f"sympy timed out after {self.timeout_s}s"
 
 
-def _sympy_worker_main(conn) -> None:  # pragma: no cover - runs in the child process
+def _readable(stream, timeout_s: float) -> bool:
+    return bool(select.select([stream], [], [], timeout_s)[0])
+
+
+def sympy_worker_loop() -> None:  # pragma: no cover - runs in the child process
+    """The worker's main loop: one JSON `[a, b]` per line in, one JSON result per line out."""
     import sympy  # noqa: F401  (paid once, before "ready")
 
-    conn.send("ready")
-    while True:
+    print('"ready"', flush=True)
+    for line in sys.stdin:
+        a, b = json.loads(line)
         try:
-            a, b = conn.recv()
-        except EOFError:
-            return
-        try:
-            conn.send(sympy_equal(a, b))
+            result = sympy_equal(a, b)
         except Exception as exc:  # noqa: BLE001 - any sympy failure is an undecidable comparison
-            conn.send(f"sympy could not compare: {type(exc).__name__}")
+            result = f"sympy could not compare: {type(exc).__name__}"
+        print(json.dumps(result), flush=True)
 
 
 def sympy_equal(a: str, b: str) -> bool | str:
@@ -947,7 +973,11 @@ def sympy_equal(a: str, b: str) -> bool | str:
         return parse_expr(src, local_dict=names, transformations=transformations, evaluate=True)
 
     try:
-        x, y = parse(a), parse(b)
+        y = parse(b)
+    except Exception:  # noqa: BLE001 - a reference sympy cannot read was already compared as text
+        return False
+    try:
+        x = parse(a)
     except Exception as exc:  # noqa: BLE001
         return f"unparseable: {type(exc).__name__}"
     if x == y:
@@ -1035,7 +1065,11 @@ class MathVerifier:
         if any(textual):
             return False
         try:
-            sa_src, sb_src = to_sympy_source(a.text), to_sympy_source(b.text)
+            sb_src = to_sympy_source(b.text)
+        except NotArithmetic:
+            return False  # a reference that is not math (`\overline{CD}`) was compared as text
+        try:
+            sa_src = to_sympy_source(a.text)
         except NotArithmetic as exc:
             raise _AnswerUnparseable(str(exc)) from None
         pairs = [(sa_src, sb_src)]
