@@ -1,0 +1,192 @@
+"""`decontaminate`: reject documents that share word n-grams with evaluation sets (GPT-3 style)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+import numpy as np
+import xxhash
+
+from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.stages import ConfigError, DocumentStage, Param, register
+
+HASH_SEED = 0x6465636F6E  # "decon"
+# Odd 64-bit multiplier of the polynomial that combines token hashes into n-gram hashes.
+MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+# Han, kana and compatibility ideographs are unsegmented: each character is a token; any other
+# run of letters/digits is a word. Punctuation and symbols are dropped.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+
+
+def tokens(text: str) -> list[str]:
+    """Normalized tokens: NFKC, casefolded, punctuation removed, CJK split per character."""
+    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def ngram_hashes(words: list[str], n: int) -> np.ndarray:
+    """Seeded 64-bit hash of every n-token window, as uint64 (empty when fewer than n tokens).
+
+    Each token is hashed once with xxh3; a window's hash is the polynomial sum of its token
+    hashes modulo 2**64, computed for all windows at once with numpy.
+    """
+    if len(words) < n:
+        return np.empty(0, dtype=np.uint64)
+    token = np.fromiter(
+        (xxhash.xxh3_64_intdigest(w.encode("utf-8", "surrogatepass"), HASH_SEED) for w in words),
+        dtype=np.uint64,
+        count=len(words),
+    )
+    windows = len(words) - n + 1
+    acc = token[:windows].copy()
+    for offset in range(1, n):
+        acc *= MULTIPLIER
+        acc += token[offset : offset + windows]
+    return acc
+
+
+def eval_text(doc: Document, fields: list[str]) -> str:
+    """An eval item's text: the given fields (first is the reader's text field) joined by newlines."""
+    parts = [doc.text]
+    for field in fields[1:]:
+        value = doc.metadata.get(field)
+        if isinstance(value, list):
+            value = "\n".join(map(str, value))
+        if value is not None:
+            parts.append(str(value))
+    return "\n".join(parts)
+
+
+class EvalIndex:
+    """Sorted unique n-gram hashes of the eval sets, each with the index of one eval item holding it."""
+
+    def __init__(self, hashes: np.ndarray, owners: np.ndarray, ids: list[str], figures: dict[str, Any]):
+        self.hashes = hashes
+        self.owners = owners
+        self.ids = ids
+        self.figures = figures
+
+    @classmethod
+    def load(cls, patterns: list[str], fields: list[str], id_field: str, n: int) -> EvalIndex:
+        """Read every eval file; raise RuntimeError naming a file that is missing or has no usable item."""
+        from pipeline.readers import InputError, expand_paths, iter_documents
+
+        try:
+            files = expand_paths(patterns)
+        except InputError as error:
+            raise RuntimeError(f"decontaminate: eval file missing: {error}") from error
+        chunks: list[np.ndarray] = []
+        owners: list[np.ndarray] = []
+        ids: list[str] = []
+        short = 0
+        for path in files:
+            before = len(ids)
+            try:
+                for doc in iter_documents(path, text_field=fields[0], id_field=id_field):
+                    found = ngram_hashes(tokens(eval_text(doc, fields)), n)
+                    if not len(found):
+                        short += 1
+                        continue
+                    chunks.append(found)
+                    owners.append(np.full(len(found), len(ids), dtype=np.uint32))
+                    ids.append(doc.id)
+            except (InputError, OSError) as error:
+                raise RuntimeError(f"decontaminate: cannot read eval file {path}: {error}") from error
+            if len(ids) == before:
+                raise RuntimeError(
+                    f"decontaminate: eval file {path} has no record with field {fields[0]!r} "
+                    f"of at least {n} tokens"
+                )
+        hashes = np.concatenate(chunks)
+        owner = np.concatenate(owners)
+        order = np.lexsort((owner, hashes))  # by hash, then the first eval item holding it
+        hashes, owner = hashes[order], owner[order]
+        first = np.ones(len(hashes), dtype=bool)
+        first[1:] = hashes[1:] != hashes[:-1]
+        figures = {
+            "eval_files": len(files),
+            "eval_items": len(ids),
+            "eval_items_too_short": short,
+            "eval_ngrams": int(first.sum()),
+        }
+        return cls(hashes[first], owner[first], ids, figures)
+
+    def matches(self, found: np.ndarray) -> np.ndarray:
+        """Positions in `hashes` of the distinct n-grams of `found` that the eval sets contain."""
+        found = np.unique(found)
+        positions = np.searchsorted(self.hashes, found)
+        positions = np.minimum(positions, len(self.hashes) - 1)
+        return positions[self.hashes[positions] == found]
+
+
+@register("decontaminate")
+class Decontaminate(DocumentStage):
+    """Remove documents sharing word n-grams (default 13) with evaluation sets, as GPT-3 did.
+
+    Text is NFKC-normalized, casefolded and stripped of punctuation (CJK characters count as
+    words); every n-gram is a seeded 64-bit hash. The eval sets (`paths`, any reader format) are
+    read once per worker into a sorted numpy array of unique n-gram hashes (8 bytes per n-gram,
+    plus 4 for the eval item), so a document costs one vectorized hash and one `searchsorted`.
+    Eval items shorter than `ngram` tokens cannot be matched and are counted in the manifest.
+    Reasons: `contaminated` (`detail` = distinct matching n-grams, and one eval item id holding
+    them).
+    """
+
+    reasons = ("contaminated",)
+    params = {
+        "paths": Param(
+            list[str],
+            [],
+            "eval files or globs (JSONL/JSON/Parquet, plain or compressed; relative to the working "
+            "directory); required",
+        ),
+        "text_fields": Param(
+            list[str],
+            ["text"],
+            'record fields joined (newline) into one eval item, e.g. ["question", "answer"]',
+        ),
+        "id_field": Param(str, "id", "record field naming an eval item (else `file:line`)"),
+        "ngram": Param(int, 13, "words per n-gram (13 as in GPT-3; 8 is stricter)", min=3, max=50),
+        "min_matches": Param(
+            int, 1, "distinct eval n-grams a document must contain to be rejected", min=1, max=1_000_000
+        ),
+    }
+
+    def configure(self) -> None:
+        from pipeline.readers import InputError, expand_paths
+
+        if not self.paths:
+            raise ConfigError("paths: give at least one eval file or glob")
+        if not self.text_fields:
+            raise ConfigError("text_fields: give at least one field")
+        try:
+            expand_paths(self.paths)
+        except InputError as error:
+            raise ConfigError(f"paths: {error}") from error
+        self.index: EvalIndex | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Never ship the index inside the pipeline graph: each worker loads it in `setup()`."""
+        return {**self.__dict__, "index": None}
+
+    def setup(self) -> None:
+        if self.index is None:
+            self.index = EvalIndex.load(self.paths, self.text_fields, self.id_field, self.ngram)
+
+    def manifest_extra(self) -> dict[str, Any]:
+        self.setup()
+        return dict(self.index.figures)
+
+    def check(self, doc: Document) -> Verdict:
+        found = ngram_hashes(doc.cached("decontaminate_tokens", tokens), self.ngram)
+        if len(found) < self.min_matches:
+            return KEEP
+        positions = self.index.matches(found)
+        if len(positions) < self.min_matches:
+            return KEEP
+        owners = self.index.owners[positions]
+        values, counts = np.unique(owners, return_counts=True)
+        top = int(values[np.argmax(counts)])  # the eval item sharing most n-grams (first on ties)
+        return reject("contaminated", f"ngrams={len(positions)} eval={self.index.ids[top]}")

@@ -1,0 +1,125 @@
+import pickle
+
+import pytest
+
+from filters.decontaminate import Decontaminate, ngram_hashes, tokens
+from pipeline.document import Document
+from pipeline.stages import ConfigError
+from tests.conftest import write_jsonl
+
+QUESTION = (
+    "Natalia sold clips to 48 of her friends in April, and then she sold half as many clips in May. "
+    "How many clips did Natalia sell altogether in April and May?"
+)
+ANSWER = (
+    "Natalia sold 48/2 = 24 clips in May. Natalia sold 48+24 = 72 clips altogether in April and May. #### 72"
+)
+CHINESE = "小明有五个苹果，他给了小红两个苹果，然后又买了三个苹果，请问小明现在一共有几个苹果？"
+PROSE = " ".join(f"filler{i}" for i in range(60))
+
+
+@pytest.fixture
+def eval_file(tmp_path):
+    return write_jsonl(
+        tmp_path / "eval.jsonl",
+        [
+            {"id": "gsm-1", "question": QUESTION, "answer": ANSWER},
+            {"id": "zh-1", "question": CHINESE, "answer": "6"},
+            {"id": "tiny", "question": "What is two plus two?", "answer": "4"},
+        ],
+    )
+
+
+def stage(eval_file, **params):
+    built = Decontaminate("decontaminate", paths=[str(eval_file)], text_fields=["question"], **params)
+    built.setup()
+    return built
+
+
+def test_tokens_normalize_case_punctuation_and_width():
+    assert tokens("Hello, WORLD! ｆｕｌｌ-width\r\nline") == ["hello", "world", "full", "width", "line"]
+    assert tokens("苹果 apple") == ["苹", "果", "apple"]
+
+
+def test_ngram_hash_depends_only_on_the_window():
+    words = "a b c d e f g".split()
+    hashes = ngram_hashes(words, 3)
+    assert len(hashes) == 5
+    assert ngram_hashes(["x", *words[2:5]], 3)[1] == hashes[2]
+    assert len(set(hashes.tolist())) == 5
+    assert len(ngram_hashes(words[:2], 3)) == 0
+
+
+def test_embedded_eval_question_is_rejected_with_its_id(eval_file):
+    doc = Document("web", f"{PROSE}\n{QUESTION.upper().replace(',', ' ;')}\n{PROSE}")
+    verdict = stage(eval_file).check(doc)
+    assert verdict.reason == "contaminated"
+    assert verdict.detail == f"ngrams={len(tokens(QUESTION)) - 12} eval=gsm-1"
+
+
+def test_twelve_shared_words_are_not_a_13_gram(eval_file):
+    twelve = " ".join(tokens(QUESTION)[:12])
+    assert stage(eval_file).check(Document("web", f"{PROSE} {twelve} {PROSE}")).keep
+    assert (
+        stage(eval_file, ngram=8).check(Document("web", f"{PROSE} {twelve} {PROSE}")).reason == "contaminated"
+    )
+
+
+def test_min_matches(eval_file):
+    fourteen = " ".join(tokens(QUESTION)[:14])  # two 13-grams
+    doc = Document("web", f"{PROSE} {fourteen} {PROSE}")
+    assert stage(eval_file, min_matches=2).check(doc).detail == "ngrams=2 eval=gsm-1"
+    assert stage(eval_file, min_matches=3).check(doc).keep
+
+
+def test_answer_field_is_used_only_when_listed(eval_file):
+    doc = Document("web", f"{PROSE} {ANSWER} {PROSE}")
+    assert stage(eval_file).check(doc).keep
+    both = Decontaminate("d", paths=[str(eval_file)], text_fields=["question", "answer"])
+    both.setup()
+    assert both.check(doc).reason == "contaminated"
+
+
+def test_edge_cases_empty_one_word_non_latin_crlf(eval_file):
+    built = stage(eval_file)
+    assert built.check(Document("empty", "")).keep
+    assert built.check(Document("one", "Natalia")).keep
+    assert built.check(Document("zh", f"前言。{CHINESE}后记。")).detail.endswith("eval=zh-1")
+    assert built.check(Document("ru", "Привет мир " * 20)).keep
+    crlf = QUESTION.replace(" ", "\r\n")
+    assert built.check(Document("crlf", crlf)).reason == "contaminated"
+
+
+def test_short_eval_items_are_counted_not_matched(eval_file):
+    built = stage(eval_file)
+    assert built.manifest_extra() == {
+        "eval_files": 1,
+        "eval_items": 2,
+        "eval_items_too_short": 1,
+        "eval_ngrams": len(tokens(QUESTION)) - 12 + len(tokens(CHINESE)) - 12,
+    }
+    assert built.check(Document("web", "What is two plus two? " * 5)).keep
+
+
+def test_index_is_not_pickled_and_reloads(eval_file):
+    copy = pickle.loads(pickle.dumps(stage(eval_file)))
+    assert copy.index is None
+    copy.setup()
+    assert copy.check(Document("web", QUESTION)).reason == "contaminated"
+
+
+def test_missing_or_unusable_eval_files_name_the_file(tmp_path, eval_file):
+    with pytest.raises(ConfigError, match="paths"):
+        Decontaminate("d")
+    with pytest.raises(ConfigError, match="nowhere"):
+        Decontaminate("d", paths=[str(tmp_path / "nowhere*.jsonl")])
+    wrong = write_jsonl(tmp_path / "wrong.jsonl", [{"prompt": QUESTION}])
+    built = Decontaminate("d", paths=[str(eval_file), str(wrong)], text_fields=["question"])
+    with pytest.raises(RuntimeError, match="wrong.jsonl"):
+        built.setup()
+    gone = Decontaminate("d", paths=[str(eval_file)], text_fields=["question"])
+    eval_file.unlink()
+    with pytest.raises(RuntimeError, match="eval.jsonl"):
+        gone.setup()
+    with pytest.raises(ConfigError, match="ngram"):
+        Decontaminate("d", paths=[str(wrong)], ngram=2)
