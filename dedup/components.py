@@ -15,7 +15,9 @@ Beam graphs are static, so `rounds` rounds are unrolled. Each round counts the e
 a round that changes nothing means convergence, and the later rounds are no-ops. If the last
 round still changed something the components are not final: the labels are then still safe
 (every label is a node of the same true component, so unrelated documents are never merged) but
-a true component may be split into several clusters; `Metrics` report this as `cc_converged = 0`.
+a true component may be split into several clusters. The final labelling step checks locally that
+every node is a star centre or leaf (`is_star_member`) and counts the others in the Metrics
+counter `cc_unconverged_nodes`, so a run says whether its components are exact.
 
 Node ids may be any totally ordered, hashable values (document ids are strings). The same round
 functions run in `components_local`, a dictionary-based driver used by tests on big graphs.
@@ -98,9 +100,10 @@ def components_local(edges: Iterable[Edge], rounds: int) -> tuple[dict[Any, Any]
 class ConnectedComponents(beam.PTransform):
     """PCollection of edges (a, b) → PCollection of (node, label) for every node of an edge.
 
-    `rounds` large-star/small-star rounds are unrolled. Metrics in `namespace`: `cc_rounds`
-    (rounds unrolled), `cc_rounds_changed` (rounds that changed an edge), `cc_converged` (1 if the
-    last round changed nothing, else 0) and `cc_round_NN_changes` (edges changed in round NN).
+    `rounds` large-star/small-star rounds are unrolled. Metrics in `namespace`:
+    `cc_round_NN_changes` (edges changed in round NN; absent when nothing changed), `cc_nodes`
+    (nodes labelled) and `cc_unconverged_nodes` (nodes whose final neighbourhood is not a star
+    around the smallest node; 0 or absent means the components are exact).
     """
 
     def __init__(self, rounds: int = 20, namespace: str = "components") -> None:
@@ -114,65 +117,50 @@ class ConnectedComponents(beam.PTransform):
             | "Normalize" >> beam.Map(lambda e: _edge(*e))
             | "DropLoops" >> beam.Filter(lambda e: e[0] != e[1])
         )
-        round_changes = []
         for i in range(1, self.rounds + 1):
-            large = (
+            counter = f"cc_round_{i:02d}_changes"
+            current = (
                 current
                 | f"R{i}LargeKeys" >> beam.FlatMap(_both_directions)
                 | f"R{i}LargeGroup" >> beam.GroupByKey()
-                | f"R{i}LargeStar"
-                >> beam.FlatMap(_star_step, large_star).with_outputs("changes", main="edges")
-            )
-            small = (
-                large.edges
+                | f"R{i}LargeStar" >> beam.FlatMap(_star_step, large_star, self.namespace, counter)
                 | f"R{i}SmallKeys" >> beam.Map(lambda e: (e[1], e[0]))
                 | f"R{i}SmallGroup" >> beam.GroupByKey()
-                | f"R{i}SmallStar"
-                >> beam.FlatMap(_star_step, small_star).with_outputs("changes", main="edges")
-            )
-            current = small.edges
-            round_changes.append(
-                (large.changes, small.changes)
-                | f"R{i}Changes" >> beam.Flatten()
-                | f"R{i}Sum" >> beam.CombineGlobally(sum)
-                | f"R{i}Tag" >> beam.Map(lambda total, i=i: (i, total))
-            )
-        if round_changes:
-            (
-                round_changes
-                | "AllRounds" >> beam.Flatten()
-                | "CollectRounds" >> beam.combiners.ToList()
-                | "ReportRounds" >> beam.Map(_report_rounds, self.rounds, self.namespace)
+                | f"R{i}SmallStar" >> beam.FlatMap(_star_step, small_star, self.namespace, counter)
             )
         return (
             current
             | "FinalKeys" >> beam.FlatMap(_both_directions)
             | "FinalGroup" >> beam.GroupByKey()
-            | "Label" >> beam.MapTuple(lambda node, nbrs: (node, component_label(node, nbrs)))
+            | "Label" >> beam.FlatMap(_label, self.namespace)
         )
 
 
-def _star_step(item: tuple[Any, Iterable[Any]], step) -> Iterator:
-    """Apply `large_star` or `small_star` to one grouped node; changes go to a tagged output."""
+def is_star_member(node: Any, neighbours: list[Any]) -> bool:
+    """True if the node is a star centre (smaller than all neighbours) or a leaf (one, smaller,
+    neighbour). Every node passing this local check ⟺ every component is a star around its
+    minimum, i.e. the rounds have converged."""
+    return min(neighbours) > node or len(neighbours) == 1
+
+
+def _label(item: tuple[Any, Iterable[Any]], namespace: str) -> Iterator[tuple[Any, Any]]:
+    node, nbrs = item
+    nbrs = list(set(nbrs))
+    Metrics.counter(namespace, "cc_nodes").inc()
+    if not is_star_member(node, nbrs):
+        Metrics.counter(namespace, "cc_unconverged_nodes").inc()
+    yield node, component_label(node, nbrs)
+
+
+def _star_step(item: tuple[Any, Iterable[Any]], step, namespace: str, counter: str) -> Iterator[Edge]:
+    """Apply `large_star` or `small_star` to one grouped node; count the edges it changed."""
     node, nbrs = item
     out, changed = step(node, nbrs)
-    yield from out
     if changed:
-        yield beam.pvalue.TaggedOutput("changes", changed)
+        Metrics.counter(namespace, counter).inc(changed)
+    yield from out
 
 
 def _both_directions(edge: Edge) -> Iterator[Edge]:
     yield edge
     yield (edge[1], edge[0])
-
-
-def _report_rounds(totals: list[tuple[int, int]], rounds: int, namespace: str) -> None:
-    """Write the convergence figures once, from the single list of (round, changes)."""
-    per_round = dict(totals)
-    changes = [per_round.get(i, 0) for i in range(1, rounds + 1)]
-    Metrics.counter(namespace, "cc_rounds").inc(rounds)
-    Metrics.counter(namespace, "cc_rounds_changed").inc(sum(1 for c in changes if c))
-    Metrics.counter(namespace, "cc_converged").inc(1 if changes[-1] == 0 else 0)
-    for i, c in enumerate(changes, start=1):
-        if c:
-            Metrics.counter(namespace, f"cc_round_{i:02d}_changes").inc(c)

@@ -1,0 +1,186 @@
+"""MinHash signatures and LSH band keys, vectorized with numpy (no per-shingle Python loop).
+
+Pipeline per document, as FineWeb/datatrove do it: normalize the text (`simplify_text`), split
+into words, take word n-grams (shingles) and hash each one to 64 bits, then apply `num_perm`
+hash permutations `(a * x + b) mod p` (p = 2**61 - 1) and keep each permutation's minimum.
+
+Speed: all n-gram hashes of a text come from one prefix sum over its bytes (`ShingleHasher`),
+with no Python call per word or n-gram. The permutations run over a batch of documents in
+cache-sized (shingles × perms) blocks with `minimum.reduceat` per document, and the modulo uses
+the Mersenne-prime identity x mod p ≡ (x & p) + (x >> 61) instead of a division.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import numpy as np
+import xxhash
+
+MERSENNE_PRIME = np.uint64((1 << 61) - 1)
+_MAX_HASH = np.uint64((1 << 64) - 1)
+_POLY = np.uint64(0x9E3779B97F4A7C15)  # odd: the n-gram polynomial is injective per position
+_BLOCK = 512  # shingles per (shingles × perms) block: keeps the block in cache
+
+# datatrove.utils.text: PUNCTUATION (+ control characters) become spaces, numbers become "0".
+_PUNCTUATION = (
+    "!/—”:％１〈&(、━\\【#%「」，】；+^]~“《„';’{|∶´[=-`*．（–？！：$～«〉,><》)?）。…@_.\"}►»"
+    + "".join(map(chr, (x for a, b in ((0, 9), (11, 13), (13, 32), (127, 160)) for x in range(a, b))))
+)
+_PUNCTUATION_TRANS = str.maketrans(_PUNCTUATION, " " * len(_PUNCTUATION))
+_NUMBERS = re.compile(r"\d+([.,،٫⎖⎗⎘]\d+)?")  # str-pattern \d is Unicode category Nd
+
+
+def normalize_text(text: str) -> str:
+    """datatrove's `simplify_text` with its defaults: lowercase, numbers → 0, punctuation removed,
+    whitespace collapsed to single spaces, diacritics stripped (NFD, combining marks dropped)."""
+    text = " ".join(_NUMBERS.sub("0", text.lower()).translate(_PUNCTUATION_TRANS).split())
+    if not text.isascii():
+        text = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+    return text
+
+
+def _fmix64(x: np.ndarray) -> np.ndarray:
+    """murmur3's 64-bit finalizer, in place: a bijection that mixes every input bit."""
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xFF51AFD7ED558CCD)
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xC4CEB9FE1A85EC53)
+    x ^= x >> np.uint64(33)
+    return x
+
+
+def _power_table(base: int, size: int) -> np.ndarray:
+    """[1, base, base**2, ...] mod 2**64 (numpy integer products wrap)."""
+    table = np.ones(size, dtype=np.uint64)
+    table[1:] = np.cumprod(np.full(size - 1, base, dtype=np.uint64))
+    return table
+
+
+class ShingleHasher:
+    """64-bit hashes of the word n-grams of normalized text, all n-grams of a text at once.
+
+    Normalized text has single spaces between words, so an n-gram is the byte range from its first
+    word's start to its last word's end. Its hash is the polynomial Σ c_j·B^(end-1-j) mod 2**64
+    (seeded odd base B), read off a prefix sum of c_j·B^-j (B is invertible mod 2**64), plus the
+    length, through fmix64. Distinct short strings collide with negligible probability.
+    """
+
+    def __init__(self, ngram: int, seed: int) -> None:
+        self.ngram = ngram
+        self.base = int(np.random.Generator(np.random.PCG64(seed)).integers(1 << 62)) * 2 + 1
+        self._powers = np.ones(1, dtype=np.uint64)
+        self._inverse_powers = np.ones(1, dtype=np.uint64)
+
+    def _grow(self, n: int) -> None:
+        """Make the power tables at least n long (doubling, so growth is amortized)."""
+        size = max(n, 2 * self._powers.size)
+        self._powers = _power_table(self.base, size)
+        self._inverse_powers = _power_table(pow(self.base, -1, 1 << 64), size)
+
+    def __call__(self, text: str) -> np.ndarray:
+        """Sorted unique shingle hashes. Fewer than `ngram` words: one shingle of all the words,
+        so short duplicates still match; empty normalized text: no shingles."""
+        data = np.frombuffer(normalize_text(text).encode(), dtype=np.uint8)
+        n = data.size
+        if n == 0:
+            return np.empty(0, dtype=np.uint64)
+        if n > self._powers.size:
+            self._grow(n)
+        spaces = np.flatnonzero(data == 32)
+        width = min(self.ngram, spaces.size + 1)
+        starts = np.concatenate(([0], spaces + 1))[: spaces.size + 2 - width]
+        ends = np.concatenate((spaces, [n]))[width - 1 :]
+        prefix = np.zeros(n + 1, dtype=np.uint64)
+        np.cumsum(data * self._inverse_powers[:n], out=prefix[1:])
+        hashes = (prefix[ends] - prefix[starts]) * self._powers[ends - 1]
+        hashes += (ends - starts).astype(np.uint64) * _POLY
+        return np.unique(_fmix64(hashes))
+
+
+@lru_cache(maxsize=8)
+def shingle_hasher(ngram: int, seed: int) -> ShingleHasher:
+    """One shared hasher per setting (its power tables are reused across documents)."""
+    return ShingleHasher(ngram, seed)
+
+
+def shingle_hashes(text: str, ngram: int, seed: int) -> np.ndarray:
+    """Sorted unique 64-bit hashes of the word `ngram`-grams of the normalized text."""
+    return shingle_hasher(ngram, seed)(text)
+
+
+def _polynomial(columns: np.ndarray, start: np.uint64) -> np.ndarray:
+    """Hash the rows of a (n × k) uint64 array: fmix64(((start·P + c0)·P + c1)·P + ...)."""
+    acc = np.full(columns.shape[0], start, dtype=np.uint64)
+    for j in range(columns.shape[1]):
+        acc *= _POLY
+        acc += columns[:, j]
+    return _fmix64(acc)
+
+
+def jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """Exact Jaccard similarity of two sorted unique shingle-hash arrays."""
+    if a.size == 0 and b.size == 0:
+        return 1.0
+    inter = np.intersect1d(a, b, assume_unique=True).size
+    return inter / (a.size + b.size - inter)
+
+
+class MinHasher:
+    """`num_perm` seeded permutations (a·x + b) mod (2**61 - 1), applied to batches of documents."""
+
+    def __init__(self, num_perm: int, seed: int) -> None:
+        rng = np.random.Generator(np.random.PCG64(seed))
+        self.a = rng.integers(1, MERSENNE_PRIME, size=num_perm, dtype=np.uint64)
+        self.b = rng.integers(0, MERSENNE_PRIME, size=num_perm, dtype=np.uint64)
+        self.num_perm = num_perm
+
+    def _permute_min(self, shingles: np.ndarray, starts: np.ndarray) -> np.ndarray:
+        """Per-document minimum of the permuted shingles (documents begin at `starts`)."""
+        v = np.multiply.outer(shingles, self.a)  # wraps mod 2**64, as datasketch and datatrove do
+        v += self.b
+        low = v & MERSENNE_PRIME
+        v >>= np.uint64(61)
+        v += low  # ≡ v mod p, in [0, p + 7): the canonical residue but for 8 of 2**61 values
+        return np.minimum.reduceat(v, starts, axis=0)
+
+    def signatures(self, shingle_sets: list[np.ndarray]) -> np.ndarray:
+        """A (documents × num_perm) uint64 array; a document without shingles gets all 2**64-1."""
+        out = np.full((len(shingle_sets), self.num_perm), _MAX_HASH, dtype=np.uint64)
+        group: list[int] = []
+        size = 0
+        for i, shingles in enumerate(shingle_sets):
+            if shingles.size == 0:
+                continue
+            if group and size + shingles.size > _BLOCK:
+                self._fill(out, shingle_sets, group)
+                group, size = [], 0
+            group.append(i)
+            size += shingles.size
+        if group:
+            self._fill(out, shingle_sets, group)
+        return out
+
+    def _fill(self, out: np.ndarray, shingle_sets: list[np.ndarray], group: list[int]) -> None:
+        if len(group) == 1:  # one document, possibly longer than a block: running minimum
+            shingles = shingle_sets[group[0]]
+            for lo in range(0, shingles.size, _BLOCK):
+                block_min = self._permute_min(shingles[lo : lo + _BLOCK], np.zeros(1, dtype=np.intp))[0]
+                np.minimum(out[group[0]], block_min, out=out[group[0]])
+            return
+        sizes = np.array([shingle_sets[i].size for i in group])
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        out[group] = self._permute_min(np.concatenate([shingle_sets[i] for i in group]), starts)
+
+
+def band_keys(signatures: np.ndarray, bands: int, rows: int, seed: int) -> np.ndarray:
+    """(documents × bands) uint64 keys: band i's key hashes rows i·rows … (i+1)·rows-1 and i itself,
+    so equal keys mean equal band values in the same band (up to 64-bit hash collisions)."""
+    n = signatures.shape[0]
+    keys = np.empty((n, bands), dtype=np.uint64)
+    for band in range(bands):
+        start = np.uint64(xxhash.xxh64_intdigest(band.to_bytes(4, "little"), seed=seed))
+        keys[:, band] = _polynomial(signatures[:, band * rows : (band + 1) * rows], start)
+    return keys

@@ -1,0 +1,192 @@
+import random
+
+import apache_beam as beam
+import numpy as np
+import pytest
+from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from dedup.minhash import MinHashDedup
+from dedup.signatures import MinHasher, band_keys, jaccard, normalize_text, shingle_hashes
+from pipeline.document import Document
+from pipeline.stages import ConfigError
+
+VOCAB = [
+    "".join(chr(97 + (i // 26**k) % 26) for k in range(3)) for i in range(3000)
+]  # no digits: they normalize to 0
+
+
+def text(seed: int, words: int = 300) -> str:
+    rng = random.Random(seed)
+    return " ".join(rng.choice(VOCAB) for _ in range(words))
+
+
+def edit(base: str, seed: int, changes: int) -> str:
+    rng = random.Random(seed)
+    words = base.split()
+    for _ in range(changes):
+        words[rng.randrange(len(words))] = rng.choice(VOCAB)
+    return " ".join(words)
+
+
+def test_normalize_text_matches_simplify_text_rules():
+    assert normalize_text("  Hello,\tWORLD!  It's 3.14 or 1,000 — café\n") == "hello world it s 0 or 0 cafe"
+
+
+def test_shingles_ignore_case_punctuation_and_whitespace():
+    a = shingle_hashes("The quick brown fox jumps over the lazy dog", 5, 1)
+    b = shingle_hashes("the QUICK, brown fox...\n jumps over the lazy dog!", 5, 1)
+    assert a.size == 5 and np.array_equal(a, b)
+    assert shingle_hashes("two words", 5, 1).size == 1  # short text: one shingle of all its words
+    assert shingle_hashes(" ... ", 5, 1).size == 0
+    assert not np.array_equal(a, shingle_hashes("The quick brown fox jumps over the lazy dog", 5, 2))
+
+
+def test_signature_agreement_estimates_jaccard():
+    minhasher = MinHasher(112, 1)
+    errors = []
+    for seed in range(30):
+        base = text(seed)
+        a, b = shingle_hashes(base, 5, 1), shingle_hashes(edit(base, seed, 10), 5, 1)
+        sig = minhasher.signatures([a, b])
+        errors.append(np.mean(sig[0] == sig[1]) - jaccard(a, b))
+    assert abs(np.mean(errors)) < 0.02 and np.std(errors) < 0.07  # sd of a 112-hash estimate ≈ 0.045
+
+
+def test_batched_signatures_equal_one_by_one():
+    minhasher = MinHasher(112, 1)
+    sets = [shingle_hashes(text(s, words=50 + 400 * (s % 3)), 5, 1) for s in range(12)] + [
+        np.empty(0, np.uint64)
+    ]
+    together = minhasher.signatures(sets)
+    for i, s in enumerate(sets[:-1]):
+        assert np.array_equal(together[i], minhasher.signatures([s])[0])
+    keys = band_keys(together, 14, 8, 1)
+    assert keys.shape == (13, 14) and len(set(keys[0].tolist())) == 14
+
+
+def corpus() -> list[Document]:
+    base, other = text(1), text(2)
+    docs = [
+        Document("a-orig", base),
+        Document("a-edit1", edit(base, 10, 2)),
+        Document("a-edit2", "HEADER " + edit(base, 11, 3)),
+        Document("a-long", base + " footer text appended here"),
+        Document("b", other),
+        Document("b-copy", other.upper()),
+        Document("hard-negative", edit(base, 12, 60)),  # same "template", Jaccard ≈ 0.3
+        Document("short", "tiny"),
+        Document("empty", "   "),
+    ] + [Document(f"u{i}", text(100 + i)) for i in range(5)]
+    return docs
+
+
+def run_stage(docs, stage, metrics_namespace=None, runner=None):
+    pipeline = TestPipeline(runner=runner or FnApiRunner())
+    out = stage.expand(pipeline | beam.Create(docs, reshuffle=False))
+    kept = out.kept | "KeptIds" >> beam.Map(lambda d: d.id)
+    rejected = out.rejected | "RejectedRows" >> beam.Map(
+        lambda r: (r.doc.id, r.stage, r.reason, r.duplicate_of, r.detail)
+    )
+    return pipeline, kept, rejected, out.failed
+
+
+def expected_outcome():
+    kept = ["a-long", "b", "hard-negative", "short", "empty"] + [f"u{i}" for i in range(5)]
+    rejected = [
+        ("a-orig", "near_dups", "near_duplicate", "a-long", "cluster_size=4"),
+        ("a-edit1", "near_dups", "near_duplicate", "a-long", "cluster_size=4"),
+        ("a-edit2", "near_dups", "near_duplicate", "a-long", "cluster_size=4"),
+        ("b-copy", "near_dups", "near_duplicate", "b", "cluster_size=2"),
+    ]
+    return kept, rejected
+
+
+@pytest.mark.parametrize("shuffle_seed, rounds", [(None, 20), (3, 3), (4, 3)])
+def test_stage_removes_near_duplicates_deterministically_in_any_order(shuffle_seed, rounds):
+    docs = corpus()
+    if shuffle_seed is not None:
+        random.Random(shuffle_seed).shuffle(docs)
+    stage = MinHashDedup("near_dups", cc_rounds=rounds)
+    pipeline, kept, rejected, failed = run_stage(docs, stage)
+    exp_kept, exp_rejected = expected_outcome()
+    assert_that(kept, equal_to(exp_kept), label="kept")
+    assert_that(rejected, equal_to(exp_rejected), label="rejected")
+    assert_that(failed, equal_to([]), label="failed")
+    result = pipeline.run()
+    result.wait_until_finish()
+    counters = {c.key.metric.name: c.committed for c in result.metrics().query()["counters"]}
+    assert counters.get("cc_unconverged_nodes", 0) == 0
+    assert counters["verified_pairs"] == 6 + 1  # the a-cluster's 6 pairs, b/b-copy
+    assert counters["clusters"] == 2 and counters["near_duplicates"] == 4
+    assert counters["docs_without_shingles"] == 1
+
+
+def test_prefer_score_and_tie_break_choose_the_survivor():
+    docs = corpus()
+    for doc in docs:
+        doc.scores["quality"] = 0.9 if doc.id == "a-edit1" else 0.1
+    pipeline, kept, rejected, _ = run_stage(
+        docs, MinHashDedup("near_dups", prefer_score="quality", cc_rounds=3)
+    )
+    assert_that(
+        rejected | beam.Filter(lambda r: r[0].startswith("a-")) | beam.Map(lambda r: r[3]) | beam.Distinct(),
+        equal_to(["a-edit1"]),
+    )
+    pipeline.run().wait_until_finish()
+    pipeline, kept, rejected, _ = run_stage(
+        docs, MinHashDedup("near_dups", tie_break="smallest_id", cc_rounds=3)
+    )
+    assert_that(
+        rejected | beam.Map(lambda r: (r[0], r[3])),
+        equal_to([("a-long", "a-edit1"), ("a-orig", "a-edit1"), ("a-edit2", "a-edit1"), ("b-copy", "b")]),
+    )
+    pipeline.run().wait_until_finish()
+
+
+def test_oversized_buckets_use_star_edges_and_unverified_mode_accepts_collisions():
+    base = text(5)
+    docs = [Document(f"copy{i}", base) for i in range(6)] + [Document("hard", edit(base, 3, 40))]
+    stage = MinHashDedup("near_dups", max_bucket_size=3, jaccard_threshold=0.0, cc_rounds=3)
+    pipeline, kept, rejected, _ = run_stage(docs, stage)
+    assert_that(kept, equal_to(["copy0", "hard"]), label="kept")
+    assert_that(
+        rejected | beam.Map(lambda r: (r[3], r[4])) | beam.Distinct(), equal_to([("copy0", "cluster_size=6")])
+    )
+    result = pipeline.run()
+    result.wait_until_finish()
+    counters = {c.key.metric.name: c.committed for c in result.metrics().query()["counters"]}
+    assert counters["oversized_buckets"] >= 1 and counters["star_edges"] >= 5
+    assert "candidate_pairs" not in counters  # nothing verified
+
+
+def test_multi_worker_run_gives_the_same_outcome():
+    docs = corpus()
+    runner = FnApiRunner()
+    pipeline = TestPipeline(
+        runner=runner,
+        options=beam.options.pipeline_options.PipelineOptions(
+            ["--direct_running_mode=multi_processing", "--direct_num_workers=2"]
+        ),
+    )
+    out = MinHashDedup("near_dups", cc_rounds=3).expand(pipeline | beam.Create(docs))
+    exp_kept, exp_rejected = expected_outcome()
+    assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(exp_kept), label="kept")
+    assert_that(
+        out.rejected | beam.Map(lambda r: (r.doc.id, r.stage, r.reason, r.duplicate_of, r.detail)),
+        equal_to(exp_rejected),
+        label="rejected",
+    )
+    pipeline.run().wait_until_finish()
+
+
+def test_settings_s_curve_and_derived_bands():
+    stage = MinHashDedup("near_dups")
+    extra = stage.manifest_extra()
+    assert (extra["bands"], extra["rows"], extra["num_perm"]) == (14, 8, 112)
+    assert extra["s_curve"]["0.50"] < 0.1 and extra["s_curve"]["0.85"] > 0.98
+    derived = MinHashDedup("near_dups", target_threshold=0.9)
+    assert derived.bands * derived.rows <= 112 and derived.rows > 8
+    with pytest.raises(ConfigError, match="bands"):
+        MinHashDedup("near_dups", bands=512, rows=128)
