@@ -1,0 +1,134 @@
+"""Reference side of the filter benchmarks: datatrove 0.10's filters, run in a throwaway venv.
+
+Never imported by gristmill; `filters_fidelity.py` and `filters_speed.py` run it with the
+throwaway venv's python. Create that venv with:
+
+    python3.11 -m venv /tmp/dt-venv-filters
+    /tmp/dt-venv-filters/bin/pip install "datatrove[processing]==0.10.*" spacy
+
+Modes:
+    decide DOCS.jsonl OUT.jsonl LID_MODEL   one JSON line of decisions per document
+    chain DOCS.jsonl WORKERS LID_MODEL      FineWeb chain timing with WORKERS processes (prints JSON)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from multiprocessing import Pool
+
+
+def _load(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def _language_filter(model_path: str):
+    """datatrove's LanguageFilter with the local lid.176.ftz instead of a download."""
+    import fasttext
+    from datatrove.pipeline.filters import LanguageFilter
+
+    language = LanguageFilter(languages=["en"])
+    language.model._model = fasttext.load_model(model_path)
+    return language
+
+
+def _result(value) -> list:
+    if isinstance(value, tuple):
+        return [bool(value[0]), value[1]]
+    return [bool(value), None]
+
+
+def decide(docs_path: str, out_path: str, model_path: str) -> None:
+    """Each filter on each original document (not chained), plus spaCy's word split."""
+    from datatrove.data import Document
+    from datatrove.pipeline.filters import (
+        C4QualityFilter,
+        FineWebQualityFilter,
+        GopherQualityFilter,
+        GopherRepetitionFilter,
+    )
+    from datatrove.pipeline.formatters import PIIFormatter
+    from datatrove.utils.text import split_into_words
+
+    filters = {
+        "gopher_quality": GopherQualityFilter(),
+        "gopher_repetition": GopherRepetitionFilter(),
+        "c4_quality[terminal_punct=True]": C4QualityFilter(),
+        "c4_quality[terminal_punct=False]": C4QualityFilter(filter_no_terminal_punct=False),
+        "fineweb_quality": FineWebQualityFilter(),
+        "language": _language_filter(model_path),
+    }
+    pii = PIIFormatter()
+    with open(out_path, "w", encoding="utf-8") as out:
+        for record in _load(docs_path):
+            row = {"id": record["id"]}
+            for name, step in filters.items():
+                doc = Document(text=record["text"], id=record["id"], metadata={})
+                row[name] = _result(step.filter(doc))
+                if name.startswith("c4"):
+                    row[name].append(hashlib.sha1(doc.text.encode()).hexdigest())
+            words = split_into_words(record["text"])
+            row["words"] = [len(words), hashlib.sha1("\x00".join(words).encode()).hexdigest()]
+            pii.emails_replacer._replace_i = pii.ip_replacer._replace_i = 0
+            row["pii"] = hashlib.sha1(pii.format(record["text"]).encode()).hexdigest()
+            out.write(json.dumps(row) + "\n")
+
+
+_CHAIN = None
+
+
+def _init_chain(model_path: str) -> None:
+    global _CHAIN
+    from datatrove.pipeline.filters import (
+        C4QualityFilter,
+        FineWebQualityFilter,
+        GopherQualityFilter,
+        GopherRepetitionFilter,
+    )
+
+    _CHAIN = [
+        _language_filter(model_path),
+        GopherRepetitionFilter(),
+        GopherQualityFilter(),
+        C4QualityFilter(filter_no_terminal_punct=False),
+        FineWebQualityFilter(),
+    ]
+
+
+def _run_chain(records: list[dict]) -> int:
+    from datatrove.data import Document
+
+    kept = 0
+    for record in records:
+        doc = Document(text=record["text"], id=record["id"], metadata={})
+        for step in _CHAIN:
+            if not _result(step.filter(doc))[0]:
+                break
+        else:
+            kept += 1
+    return kept
+
+
+def chain(docs_path: str, workers: int, model_path: str) -> None:
+    """Time the FineWeb filter chain over the documents with `workers` processes."""
+    records = _load(docs_path)
+    batches = [records[i : i + 64] for i in range(0, len(records), 64)]
+    with Pool(workers, initializer=_init_chain, initargs=(model_path,)) as pool:
+        pool.map(_run_chain, batches[:2])  # warm-up: spaCy and fastText loaded in every worker
+        start = time.perf_counter()
+        kept = sum(pool.map(_run_chain, batches, chunksize=1))
+        seconds = time.perf_counter() - start
+    print(json.dumps({"docs": len(records), "kept": kept, "seconds": seconds}))
+
+
+if __name__ == "__main__":
+    mode = sys.argv[1]
+    if mode == "decide":
+        decide(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif mode == "chain":
+        chain(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")

@@ -1,0 +1,300 @@
+"""Per-document text analysis shared by consecutive filters through `Document.cached`.
+
+Every helper here takes a `Document` and memoizes its result in `doc.cache`, so a chain of
+filters (gopher_repetition → gopher_quality → c4_quality → fineweb_quality) splits the text into
+words, lines and paragraphs once per text version instead of once per filter.
+
+Words: the reference filters (datatrove) split words with spaCy's English tokenizer. `split_words`
+reproduces that tokenizer without spaCy: it runs spaCy's own algorithm (special cases, then
+prefixes/suffixes, then URLs, then infixes) with spaCy's own patterns and exception table
+(`data/spacy_en_tokenizer.json`, MIT, see `data/LICENSE.md`) on each whitespace-separated chunk,
+and memoizes chunks, so common words cost one dict lookup. `benchmarks/filters_fidelity.py`
+measures its agreement with spaCy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+from pathlib import Path
+
+from pipeline.document import Document
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+# datatrove.utils.text.PUNCTUATION and TERMINAL_PUNCTUATION (Apache-2.0), which decide what a
+# "symbol word" is (gopher_quality) and which line endings count as punctuation (fineweb_quality).
+PUNCTUATION = (
+    "!/—”:％１〈&(、━\\【#%「」，】；+^]~“《„';’{|∶´[=-`*．（–？！：$～«〉,><》)?）。…@_.\"}►»"
+    + "".join(map(chr, (x for a, b in ((0, 9), (11, 13), (13, 32), (127, 160)) for x in range(a, b))))
+)
+_PUNCT_DATA = json.loads((DATA_DIR / "punctuation.json").read_text(encoding="utf-8"))
+TERMINAL_PUNCTUATION = frozenset(_PUNCT_DATA["terminal_punctuation (datatrove.utils.text, Apache-2.0)"])
+PUNCTUATION_SET = frozenset(PUNCTUATION) | TERMINAL_PUNCTUATION
+# spaCy's Sentencizer default punctuation: a token equal to one of these ends a sentence.
+SENTENCE_END_CHARS = frozenset(_PUNCT_DATA["sentence_end (spaCy Sentencizer.default_punct_chars, MIT)"])
+
+_CHUNK_CACHE_LIMIT = 500_000
+
+
+class _SpacyEnglishTokenizer:
+    """spaCy's English tokenizer algorithm on one whitespace-free chunk, in pure Python."""
+
+    def __init__(self) -> None:
+        spec = json.loads((DATA_DIR / "spacy_en_tokenizer.json").read_text(encoding="utf-8"))
+        self.prefix_search = re.compile(spec["prefix"]).search
+        self.suffix_search = re.compile(spec["suffix"]).search
+        self.infix_finditer = re.compile(spec["infix"]).finditer
+        self.url_match = re.compile(spec["url"]).match
+        self.specials: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in spec["specials"].items()}
+        self.cache: dict[str, tuple[str, ...]] = {}
+        # spaCy also matches special cases that affix rules split apart (":)", "''", "Minn.")
+        # against the token sequence afterwards; key them by that split.
+        no_specials: dict[str, tuple[str, ...]] = {}
+        self.merges: dict[tuple[str, ...], str] = {}
+        for orth in self.specials:
+            split = self._tokenize(orth, no_specials)
+            if len(split) > 1:
+                self.merges[split] = orth
+        self.longest_merge = max(map(len, self.merges), default=0)
+
+    def tokens(self, chunk: str) -> tuple[str, ...]:
+        """Tokens of a chunk without whitespace, memoized."""
+        found = self.cache.get(chunk)
+        if found is None:
+            found = self._tokenize(chunk, self.specials)
+            if len(found) > 1:
+                found = self._merge_specials(found)
+            if len(self.cache) < _CHUNK_CACHE_LIMIT:
+                self.cache[chunk] = found
+        return found
+
+    def _tokenize(self, string: str, specials: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+        special = specials.get(string)
+        if special is not None:
+            return special
+        prefixes: list[str] = []
+        suffixes: list[str] = []
+        string = self._split_affixes(string, prefixes, suffixes, specials)
+        middle: tuple[str, ...] = ()
+        if string:
+            special = specials.get(string)
+            if special is not None:
+                middle = special
+            elif self.url_match(string):
+                middle = (string,)
+            else:
+                middle = tuple(self._split_infixes(string))
+        return (*prefixes, *middle, *reversed(suffixes))
+
+    def _split_affixes(
+        self, string: str, prefixes: list[str], suffixes: list[str], specials: dict[str, tuple[str, ...]]
+    ) -> str:
+        """spaCy `Tokenizer._split_affixes`: peel prefixes and suffixes until none or a special case."""
+        last_size = 0
+        while string and len(string) != last_size:
+            if string in specials:
+                break
+            last_size = len(string)
+            match = self.prefix_search(string)
+            pre_len = match.end() - match.start() if match else 0
+            if pre_len:
+                prefix, minus_pre = string[:pre_len], string[pre_len:]
+                if minus_pre and minus_pre in specials:
+                    prefixes.append(prefix)
+                    return minus_pre
+            match = self.suffix_search(string[pre_len:])
+            suf_len = match.end() - match.start() if match else 0
+            if suf_len:
+                suffix, minus_suf = string[-suf_len:], string[:-suf_len]
+                if minus_suf and minus_suf in specials:
+                    suffixes.append(suffix)
+                    return minus_suf
+            if pre_len and suf_len and pre_len + suf_len <= len(string):
+                string = string[pre_len:-suf_len]
+                prefixes.append(prefix)
+                suffixes.append(suffix)
+            elif pre_len:
+                string = minus_pre
+                prefixes.append(prefix)
+            elif suf_len:
+                string = minus_suf
+                suffixes.append(suffix)
+        return string
+
+    def _merge_specials(self, tokens: tuple[str, ...]) -> tuple[str, ...]:
+        """spaCy `Tokenizer._apply_special_cases`: longest special-case token runs win, then earliest."""
+        matches = []
+        for start in range(len(tokens) - 1):
+            for end in range(start + 2, min(len(tokens), start + self.longest_merge) + 1):
+                orth = self.merges.get(tokens[start:end])
+                if orth is not None:
+                    matches.append((end - start, start, orth))
+        if not matches:
+            return tokens
+        seen: set[int] = set()
+        chosen = []
+        for length, start, orth in sorted(matches, reverse=True):
+            if start not in seen and start + length - 1 not in seen:
+                chosen.append((start, length, orth))
+            seen.update(range(start, start + length))
+        out: list[str] = []
+        position = 0
+        for start, length, orth in sorted(chosen):
+            out.extend(tokens[position:start])
+            out.extend(self.specials[orth])
+            position = start + length
+        out.extend(tokens[position:])
+        return tuple(out)
+
+    def _split_infixes(self, string: str) -> list[str]:
+        """spaCy `Tokenizer._attach_tokens`: split at infixes (hyphens between letters, ...)."""
+        out: list[str] = []
+        start = 0
+        for match in self.infix_finditer(string):
+            infix_start, infix_end = match.start(), match.end()
+            if infix_start == 0:
+                continue
+            if infix_start != start:
+                out.append(string[start:infix_start])
+            if infix_start != infix_end:
+                out.append(string[infix_start:infix_end])
+            start = infix_end
+        if start < len(string):
+            out.append(string[start:])
+        return out
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> _SpacyEnglishTokenizer:
+    return _SpacyEnglishTokenizer()
+
+
+def split_words(text: str) -> list[str]:
+    """Words as spaCy's English tokenizer splits them (punctuation split off, whitespace dropped)."""
+    tokens = _tokenizer().tokens
+    words: list[str] = []
+    for chunk in text.split():
+        words.extend(tokens(chunk))
+    return words
+
+
+def is_punct(token: str) -> bool:
+    """spaCy's `is_punct`: every character is Unicode punctuation (category P*)."""
+    return all(unicodedata.category(ch)[0] == "P" for ch in token)
+
+
+def count_sentences(text: str) -> int:
+    """Sentences in `text` as spaCy's Sentencizer counts them on spaCy's English tokens.
+
+    A sentence ends at a token equal to one sentence-final character; the next sentence starts at
+    the first following token that is not punctuation.
+    """
+    words = split_words(text)
+    if not words:
+        return 0
+    sentences = 1
+    seen_end = False
+    for word in words:
+        if word in SENTENCE_END_CHARS:
+            seen_end = True
+        elif seen_end and not is_punct(word):
+            sentences += 1
+            seen_end = False
+    return sentences
+
+
+# ---- memoized views of a document ---------------------------------------------------------------
+
+
+def words(doc: Document) -> list[str]:
+    """spaCy-equivalent English words of the document."""
+    return doc.cached("words", split_words)
+
+
+def non_symbol_words(doc: Document) -> list[str]:
+    """Words with at least one character that is not punctuation (Gopher's word count)."""
+    return doc.cached(
+        "non_symbol_words", lambda _: [w for w in words(doc) if not PUNCTUATION_SET.issuperset(w)]
+    )
+
+
+def splitlines(doc: Document) -> list[str]:
+    """`str.splitlines()` of the text (Gopher bullets/ellipsis, C4 line rules)."""
+    return doc.cached("splitlines", str.splitlines)
+
+
+_NEWLINES = re.compile("\n+")
+_PARAGRAPH_BREAK = re.compile(r"\n{2,}")
+
+
+def newline_runs(doc: Document) -> list[str]:
+    """Lines split on runs of `\\n` (Gopher duplicate lines)."""
+    return doc.cached("newline_runs", _NEWLINES.split)
+
+
+def paragraphs(doc: Document) -> list[str]:
+    """Paragraphs split on two or more `\\n` after stripping the text (Gopher duplicate paragraphs)."""
+    return doc.cached("paragraphs", lambda text: _PARAGRAPH_BREAK.split(text.strip()))
+
+
+def nonblank_lines(doc: Document) -> list[str]:
+    """Lines split on `\\n` that are not only whitespace (FineWeb line rules)."""
+    return doc.cached("nonblank_lines", lambda text: [line for line in text.split("\n") if line.strip()])
+
+
+def duplicates(items: list[str]) -> tuple[int, int]:
+    """(number of repeated elements, their total characters), counting each repeat after the first."""
+    seen: set[str] = set()
+    count = chars = 0
+    for item in items:
+        if item in seen:
+            count += 1
+            chars += len(item)
+        else:
+            seen.add(item)
+    return count, chars
+
+
+def top_ngram_chars(doc: Document, n: int) -> int:
+    """Characters covered by the most frequent word n-gram: len(" ".join(ngram)) × its count.
+
+    Ties between equally frequent n-grams go to the first seen, as `Counter.most_common` does.
+    """
+
+    def compute(_: str) -> int:
+        ws = words(doc)
+        if len(ws) < n:
+            return 0
+        counts = Counter(zip(*(ws[i:] for i in range(n))))
+        gram, count = counts.most_common(1)[0]
+        return (sum(map(len, gram)) + n - 1) * count
+
+    return doc.cached(f"top_{n}gram_chars", compute)
+
+
+def duplicated_ngram_chars(doc: Document, n: int) -> int:
+    """Characters in word n-grams that repeat an earlier n-gram, skipping past each repeat (Gopher).
+
+    As in the reference, an n-gram is keyed by its words concatenated without a separator.
+    """
+
+    def compute(_: str) -> int:
+        ws = words(doc)
+        seen: set[str] = set()
+        repeated = idx = 0
+        last = len(ws) - n + 1
+        while idx < last:
+            gram = "".join(ws[idx : idx + n])
+            if gram in seen:
+                repeated += len(gram)
+                idx += n
+            else:
+                seen.add(gram)
+                idx += 1
+        return repeated
+
+    return doc.cached(f"dup_{n}gram_chars", compute)

@@ -1,0 +1,113 @@
+"""`url_filter`: block documents by URL: domain/URL blocklists and banned words (RefinedWeb / FineWeb)."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from filters.text_analysis import DATA_DIR
+from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.stages import ConfigError, DocumentStage, Param, register
+
+URL_LISTS = DATA_DIR / "url"
+_NON_ALNUM = re.compile(r"[^a-zA-Z0-9]+")
+
+
+def normalize(text: str) -> str:
+    """Lower-case alphanumerics only (how banned words and sub-words are compared)."""
+    return _NON_ALNUM.sub("", text).lower()
+
+
+def _read_list(path: Path) -> list[str]:
+    """Non-empty, non-comment lines of a text file (gzip if it ends in .gz)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        return [line.strip() for line in handle if line.strip() and not line.startswith("#")]
+
+
+def host_suffixes(url: str) -> list[str]:
+    """The URL's host and every parent domain: a.b.example.com, b.example.com, example.com, com."""
+    host = urlsplit(url if "//" in url else "//" + url).hostname or ""
+    parts = host.strip(".").split(".")
+    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i]]
+
+
+@register("url_filter")
+class URLFilter(DocumentStage):
+    """Reject documents whose URL is on a blocklist or contains banned words (as datatrove's URLFilter).
+
+    Checks, in order: the host or any parent domain is a blocked domain; the exact URL is
+    blocked; a URL word (alphanumeric run, lower-cased) is a banned word; at least
+    `soft_word_threshold` URL words are soft-banned; a banned sub-word occurs in the URL reduced
+    to lower-case alphanumerics. Shipped lists (`filters/data/url/`, from datatrove / RefinedWeb):
+    banned words, soft-banned words, banned sub-words. The 4.5M-domain UT1 blocklist FineWeb used
+    is not shipped (120 MB); pass it (or any list) with `domain_files`. Documents without a URL
+    are kept. Unlike datatrove, URL words are lower-cased first, so "PORN" matches like "porn",
+    and a blocked domain also blocks its sub-domains at any depth.
+    Reasons: `blocked_domain`, `blocked_url`, `banned_word`, `soft_banned_words`, `banned_subword`.
+    """
+
+    reasons = ("blocked_domain", "blocked_url", "banned_word", "soft_banned_words", "banned_subword")
+    params = {
+        "use_builtin_lists": Param(bool, True, "use the shipped banned / soft-banned words and sub-words"),
+        "blocked_domains": Param(list[str], [], "extra blocked domains (sub-domains are blocked too)"),
+        "blocked_urls": Param(list[str], [], "extra blocked exact URLs"),
+        "domain_files": Param(list[str], [], "files of blocked domains, one per line (.gz allowed)"),
+        "url_files": Param(list[str], [], "files of blocked URLs, one per line (.gz allowed)"),
+        "banned_words": Param(list[str], [], "extra banned URL words"),
+        "soft_banned_words": Param(list[str], [], "extra soft-banned URL words"),
+        "banned_subwords": Param(list[str], [], "extra banned URL sub-words"),
+        "soft_word_threshold": Param(int, 2, "soft-banned words needed to reject", min=1),
+    }
+
+    def configure(self) -> None:
+        for key in ("domain_files", "url_files"):
+            missing = [path for path in getattr(self, key) if not Path(path).is_file()]
+            if missing:
+                raise ConfigError(f"{key}: {missing[0]} is not a file")
+        self._loaded = False
+
+    def setup(self) -> None:
+        if self._loaded:
+            return
+        builtin = self.use_builtin_lists
+
+        def words(key: str, file_name: str) -> frozenset[str]:
+            listed = _read_list(URL_LISTS / file_name) if builtin else []
+            return frozenset(filter(None, map(normalize, listed + getattr(self, key))))
+
+        self._domains = frozenset(d.lower().strip(".") for d in self.blocked_domains).union(
+            *(map(str.lower, _read_list(Path(p))) for p in self.domain_files)
+        )
+        self._urls = frozenset(self.blocked_urls).union(*(_read_list(Path(p)) for p in self.url_files))
+        self._banned = words("banned_words", "banned_words.txt")
+        self._soft = words("soft_banned_words", "soft_banned_words.txt")
+        subwords = words("banned_subwords", "banned_subwords.txt")
+        self._subword = re.compile("|".join(map(re.escape, sorted(subwords)))) if subwords else None
+        self._loaded = True
+
+    def check(self, doc: Document) -> Verdict:
+        url = doc.url
+        if not url:
+            return KEEP
+        self.setup()
+        if self._domains:
+            for domain in host_suffixes(url):
+                if domain in self._domains:
+                    return reject("blocked_domain", domain)
+        if url in self._urls:
+            return reject("blocked_url", url)
+        url_words = set(_NON_ALNUM.split(url.lower()))
+        banned = url_words & self._banned
+        if banned:
+            return reject("banned_word", min(banned))
+        soft = url_words & self._soft
+        if len(soft) >= self.soft_word_threshold:
+            return reject("soft_banned_words", ",".join(sorted(soft)))
+        if self._subword is not None:
+            found = self._subword.search(normalize(url))
+            if found:
+                return reject("banned_subword", found.group(0))
+        return KEEP

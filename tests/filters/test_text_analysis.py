@@ -1,0 +1,54 @@
+from filters import text_analysis as ta
+from pipeline.document import Document
+
+
+def test_split_words_follows_spacy_english_rules():
+    assert ta.split_words("don't stop, it's well-known (really).") == [
+        "do", "n't", "stop", ",", "it", "'s", "well", "-", "known", "(", "really", ")", ".",
+    ]  # fmt: skip
+    assert ta.split_words("covid-19 3-day U.S. e.g. Mr. Smith end.Next") == [
+        "covid-19", "3", "-", "day", "U.S.", "e.g.", "Mr.", "Smith", "end", ".", "Next",
+    ]  # fmt: skip
+    assert ta.split_words("see http://example.com/a?b=c now!!! 5km $5 :)") == [
+        "see", "http://example.com/a?b=c", "now", "!", "!", "!", "5", "km", "$", "5", ":)",
+    ]  # fmt: skip
+
+
+def test_split_words_merges_special_cases_split_by_affixes():
+    # spaCy re-joins special cases such as "):" and "''" after affix splitting
+    assert ta.split_words("(see):") == ["(", "see", "):"]
+    assert ta.split_words("''quoted''") == ["''", "quoted", "''"]
+
+
+def test_split_words_edge_cases():
+    assert ta.split_words("") == []
+    assert ta.split_words(" \n\t\r\n ") == []
+    assert ta.split_words("a\r\nb") == ["a", "b"]
+    assert ta.split_words("这是 中文") == ["这是", "中文"]
+
+
+def test_count_sentences_like_spacy_sentencizer():
+    assert ta.count_sentences("One. Two! Three? Four") == 4
+    assert ta.count_sentences('He said "hi." Then left.') == 2
+    assert ta.count_sentences("Mr. Smith went home.") == 1
+    assert ta.count_sentences("") == 0
+
+
+def test_ngram_measures():
+    doc = Document(id="d", text="a b a b a b c")
+    assert ta.top_ngram_chars(doc, 2) == 3 * 3  # "a b" three times
+    doc = Document(id="d", text="x y z w v x y z w v")
+    assert ta.duplicated_ngram_chars(doc, 5) == 5
+    assert ta.duplicated_ngram_chars(Document(id="d", text="x y"), 5) == 0
+
+
+def test_analysis_is_shared_and_reset_on_edit():
+    doc = Document(id="d", text="one two")
+    first = ta.words(doc)
+    assert ta.words(doc) is first
+    doc.replace_text("three")
+    assert ta.words(doc) == ["three"]
+
+
+def test_duplicates_counts_repeats_after_first():
+    assert ta.duplicates(["a", "bb", "a", "bb", "a"]) == (3, 4)
