@@ -360,7 +360,7 @@ _HARMLESS_COMMANDS = frozenset(
 )
 # Words that act as operators on an adjacent number (`10% of 150`, `3 times 5`).
 _OPERATOR_WORDS = frozenset("of times plus minus by over per and divided multiplied".split())
-_CLEAN_BEFORE = frozenset("[(\"'“")
+_CLEAN_BEFORE = frozenset('[("“')
 _CLEAN_AFTER = frozenset(".,;:?)]\"'”")
 
 
