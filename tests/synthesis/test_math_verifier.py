@@ -1,0 +1,161 @@
+import pickle
+import time
+
+import pytest
+
+from pipeline.document import Document
+from synthesis.math_verifier import MathVerifier, NotArithmetic, check_steps, evaluate_text, extract_answer
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    v = MathVerifier(sympy_timeout_s=1.0)
+    yield v
+    v.close()
+
+
+def math_doc(solution: str, answer: str | None = None, problem: str = "A problem.") -> Document:
+    return Document(
+        id="m", text="", kind="math", metadata={"problem": problem, "solution": solution, "answer": answer}
+    )
+
+
+@pytest.mark.parametrize(
+    ("solution", "expected"),
+    [
+        ("So $x = \\boxed{\\frac{\\sqrt{3}}{2}}$.", "\\frac{\\sqrt{3}}{2}"),
+        ("first \\boxed{1} then \\boxed{ {2} }", "{2}"),
+        ("The total is \\fbox{7}.", "7"),
+        ("48 + 24 = 72\n#### 1,080", "1,080"),
+        ("So the answer is 18 apples. Great.", "18 apples"),
+        ("Therefore, the final answer is: **$1,250**", "$1,250"),
+        ("Answer: (1, 2), which checks out", "(1, 2)"),
+        ("I computed 5 + 3 = 8 and stopped", None),
+    ],
+)
+def test_extract_answer(solution, expected):
+    assert extract_answer(solution) == expected
+
+
+@pytest.mark.parametrize(
+    ("predicted", "reference"),
+    [
+        ("0.5", "\\frac{1}{2}"),
+        ("1/2", "\\dfrac12"),
+        ("-0.75", "-\\frac{3}{4}"),
+        ("2\\frac{1}{2}", "2.5"),
+        ("25\\%", "0.25"),
+        ("50%", "50"),
+        ("\\$1,000.00", "1000"),
+        ("18 dollars", "18"),
+        ("5\\text{ cm}^2", "5"),
+        ("90^\\circ", "90"),
+        ("twenty-one", "21"),
+        ("x = 5", "5"),
+        ("(1, 2)", "(1,2)"),
+        ("[2, 5)", "[2,5)"),
+        ("(-\\infty, 3]", "(-\\infty,3]"),
+        ("2, -3", "-3, 2"),
+        ("1 \\pm \\sqrt{19}", "1-\\sqrt{19}, 1+\\sqrt{19}"),
+        ("\\sqrt{8}", "2\\sqrt{2}"),
+        ("\\frac{\\pi}{2}", "\\pi/2"),
+        ("x^2+2x+1", "(x+1)^2"),
+        ("\\text{(C)}", "C"),
+        ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\end{pmatrix}"),
+    ],
+)
+def test_equivalent_answers(verifier, predicted, reference):
+    assert verifier.equivalent(predicted, reference)
+
+
+@pytest.mark.parametrize(
+    ("predicted", "reference"),
+    [
+        ("0.33", "\\frac{1}{3}"),
+        ("(1, 2)", "(2, 1)"),
+        ("[2, 5)", "(2, 5)"),
+        ("2, 3", "2, 3, 4"),
+        ("\\sqrt{2}", "1.414"),
+        ("3\\pi", "3"),
+        ("Monday", "Tuesday"),
+        ("-5", "5"),
+    ],
+)
+def test_different_answers(verifier, predicted, reference):
+    assert not verifier.equivalent(predicted, reference)
+
+
+def test_safe_arithmetic_only():
+    assert evaluate_text("\\frac{3}{4} \\cdot 8 + 2^{3}") == 14
+    assert evaluate_text("12 x 1/2") == 6
+    for text in ("__import__('os').system('true')", "9^9^9^9", "x + 1"):
+        with pytest.raises(NotArithmetic):
+            evaluate_text(text)
+
+
+@pytest.mark.parametrize(
+    "solution",
+    [
+        "Natalia sold 48/2 = <<48/2=24>>24 clips in May.",
+        "Each gets 10/3 = <<10/3=3.33>>3.33 dollars.",  # rounded to the shown decimals
+        "In total 5 + 3 = 8 * 2 = 16 apples.",  # a running chain
+        "So 500/ 2/5 = 1250 seats.",  # `2/5` written as one fraction
+        "Then $f'(3) = 9 \\cdot 3^{2} - 1 = 80$.",
+        "10% of 150 = 75 + 15 = 90 in total",  # `of` makes 150 a factor, not a side
+        "x + 2 = 10, so x = 10 - 2 = 8",
+        "$2^10 = 1024$",  # LaTeX renders 2¹0: ambiguous, not checked
+        "Day 1 = 5 miles",
+    ],
+)
+def test_correct_or_uncheckable_steps_pass(solution):
+    assert check_steps(solution)[1] is None
+
+
+@pytest.mark.parametrize(
+    ("solution", "where"),
+    [
+        ("Natalia sold 48/2 = <<48/2=25>>25 clips in May.", "calculator step <<48/2=25>>"),
+        ("She has 12 * 4 = 46 eggs.", "equation 12 * 4 = 46"),
+        ("$\\frac{3}{4} \\cdot 8 = 5$", "equation"),
+        ("\\begin{align*} 7 \\cdot 6 &= 40 + 2 \\\\\n &= 43 \\end{align*}", "equation"),
+    ],
+)
+def test_wrong_steps_are_found(solution, where):
+    checked, bad = check_steps(solution)
+    assert checked >= 1 and bad is not None and bad.startswith(where)
+
+
+def test_reasons(verifier):
+    good = "She sold 48/2 = <<48/2=24>>24 clips.\n#### 24"
+    assert verifier.check(math_doc(good, "24")).keep
+    assert verifier.check(math_doc(good, "25")).reason == "wrong_answer"
+    assert verifier.check(math_doc(good.replace("=24>>24", "=23>>23"), "24")).reason == "bad_step"
+    assert verifier.check(math_doc("She sold 24 clips.", "24")).reason == "no_answer"
+    assert verifier.check(math_doc("", "24")).reason == "no_answer"
+    assert verifier.check(math_doc("So \\boxed{\\foo{3}}", "3")).reason == "unparseable"
+
+
+def test_without_reference_steps_must_verify(verifier):
+    assert verifier.check(math_doc("48/2 = <<48/2=24>>24\n#### 24")).keep
+    assert verifier.check(math_doc("It is 24.\n#### 24")).reason == "no_answer"
+
+
+def test_step_checking_can_be_disabled():
+    lax = MathVerifier(check_steps=False)
+    assert lax.check(math_doc("12 * 4 = 46\n#### 46", "46")).keep
+
+
+def test_sympy_timeout_gives_a_verdict(verifier):
+    start = time.monotonic()
+    verdict = verifier.check(math_doc("So \\boxed{10^{10^{10}}}", "5"))
+    assert verdict.reason == "unparseable" and "timed out" in verdict.detail
+    assert time.monotonic() - start < 30
+    assert verifier.equivalent("\\sqrt{12}", "2\\sqrt{3}")  # the worker was restarted
+
+
+def test_render_and_pickle(verifier):
+    doc = math_doc("48/2 = <<48/2=24>>24\n#### 24", "24", problem="How many?")
+    assert verifier.render(doc) == "How many?\n\n48/2 = 24\n#### 24"
+    clone = pickle.loads(pickle.dumps(verifier))
+    assert clone.check(doc).keep
+    clone.close()
