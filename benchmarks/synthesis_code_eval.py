@@ -98,17 +98,27 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--sandbox", default="bubblewrap")
+    parser.add_argument("--sets", nargs="*", default=[], help="only these sets (default: all)")
+    parser.add_argument("--min-mutation-score", type=float, default=0.0, help="turn the mutation gate on")
     args = parser.parse_args()
     code_dir = args.data / "code"
     if not code_dir.is_dir():
         print(f"skipped: {code_dir} not found")
         return 0
-    stage = Verify("verify", sandbox=args.sandbox, workers=args.workers, timeout_s=args.timeout)
+    stage = Verify(
+        "verify",
+        sandbox=args.sandbox,
+        workers=args.workers,
+        timeout_s=args.timeout,
+        min_mutation_score=args.min_mutation_score,
+    )
     stage.setup()
     print("| set | candidates | expected | admitted | rejected | correct | seconds |")
     print("|---|---|---|---|---|---|---|")
     problems = []
     for name, (docs, should_admit) in load_sets(code_dir).items():
+        if args.sets and name not in args.sets:
+            continue
         start = time.perf_counter()
         verdicts = stage.check_batch(docs)
         seconds = time.perf_counter() - start
@@ -120,6 +130,12 @@ def main() -> int:
             f"| {correct}/{len(docs)} ({100 * correct / len(docs):.1f}%) | {seconds:.1f} |"
         )
         reasons = Counter(v.reason for v in verdicts if not v.keep)
+        scores = sorted(d.scores["mutation_score"] for d in docs if "mutation_score" in d.scores)
+        if scores:
+            quartiles = [scores[int(q * (len(scores) - 1))] for q in (0.1, 0.25, 0.5, 0.75)]
+            problems.append(
+                f"{name} mutation score p10/p25/p50/p75: " + "/".join(f"{q:.2f}" for q in quartiles)
+            )
         if reasons:
             problems.append(f"{name} rejection reasons: {dict(reasons)}")
         for doc, verdict in zip(docs, verdicts):

@@ -27,6 +27,8 @@ CODE_REASONS = (
     "unsupported",
 )
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError", "ValueError")
+MUTANT_SLOWDOWN = 10.0
+MUTANT_MIN_TIMEOUT_S = 0.5
 CPU_SIGNALS = (signal.SIGXCPU, signal.SIGKILL)  # SIGKILL at the hard CPU limit
 
 
@@ -120,24 +122,34 @@ class CodeVerifier:
         verdicts = [self._precheck(doc) for doc in docs]
         runnable = [i for i, v in enumerate(verdicts) if v.keep]
         jobs = [self._job(docs[i], str(docs[i].metadata.get("solution") or "")) for i in runnable]
+        elapsed = {}
         for i, result in zip(runnable, self.pool.run_many(jobs)):
             verdicts[i] = classify(result, self.pool.limits.timeout_s)
+            elapsed[i] = result.elapsed_s
         if self.min_mutation_score > 0:
-            self._mutation_gate(docs, verdicts)
+            self._mutation_gate(docs, verdicts, elapsed)
         return verdicts
 
     def _job(self, doc: Document, solution: str) -> tuple[str, str, str | None]:
         return (solution, tests_text(doc), doc.metadata.get("entry_point") or None)
 
-    def _mutation_gate(self, docs: list[Document], verdicts: list[Verdict]) -> None:
-        """Reject admitted samples whose tests let too many mutants of the solution pass."""
+    def _mutation_gate(
+        self, docs: list[Document], verdicts: list[Verdict], elapsed: dict[int, float]
+    ) -> None:
+        """Reject admitted samples whose tests let too many mutants of the solution pass.
+
+        A mutant that runs far longer than the original (a loop whose exit condition was mutated)
+        counts as killed: its timeout is MUTANT_SLOWDOWN times the original's time, at least
+        MUTANT_MIN_TIMEOUT_S, so looping mutants do not each cost the full timeout.
+        """
         owners: list[int] = []
         jobs = []
         for i, verdict in enumerate(verdicts):
             if verdict.keep:
+                timeout = max(MUTANT_MIN_TIMEOUT_S, MUTANT_SLOWDOWN * elapsed[i])
                 for mutant in mutants(str(docs[i].metadata.get("solution") or ""), self.max_mutants):
                     owners.append(i)
-                    jobs.append(self._job(docs[i], mutant))
+                    jobs.append((*self._job(docs[i], mutant), timeout))
         killed: dict[int, list[bool]] = {}
         for i, result in zip(owners, self.pool.run_many(jobs)):
             killed.setdefault(i, []).append(not result.passed)

@@ -16,6 +16,7 @@ recipe names it, and it logs a warning. Nothing falls back silently.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -279,16 +280,22 @@ class SandboxPool:
             self._idle.put(runner)
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="sandbox")
 
-    def run(self, solution: str, tests: str, entry_point: str | None = None) -> RunResult:
-        """Run one sample on the next idle runner (blocks while all are busy)."""
+    def run(
+        self, solution: str, tests: str, entry_point: str | None = None, timeout_s: float | None = None
+    ) -> RunResult:
+        """Run one sample on the next idle runner (blocks while all are busy); `timeout_s` may shorten
+        the pool's timeout for this sample."""
+        limits = self.limits
+        if timeout_s is not None and timeout_s < limits.timeout_s:
+            limits = dataclasses.replace(limits, timeout_s=timeout_s)
         runner = self._idle.get()
         try:
-            return runner.run({"solution": solution, "tests": tests, "entry_point": entry_point}, self.limits)
+            return runner.run({"solution": solution, "tests": tests, "entry_point": entry_point}, limits)
         finally:
             self._idle.put(runner)
 
-    def run_many(self, jobs: list[tuple[str, str, str | None]]) -> list[RunResult]:
-        """Run (solution, tests, entry_point) jobs in parallel; results in job order."""
+    def run_many(self, jobs: list[tuple]) -> list[RunResult]:
+        """Run jobs (the arguments of `run`) in parallel; results in job order."""
         return list(self._executor.map(lambda job: self.run(*job), jobs))
 
     def close(self) -> None:
