@@ -3,7 +3,8 @@
 `MathVerifier.check(doc)` reads `doc.metadata["problem"]`, `["solution"]` and optionally `["answer"]`:
 
 1. The final answer is extracted from the solution: the last `\\boxed{}` (nested braces), else the last
-   `#### x` line, else the last "final answer / the answer is / Answer:" phrase.
+   `#### x` line, else the last "final answer / the answer is / Answer:" phrase; failing those, and
+   only when there is a reference to compare with, the last number written (`last_number_fallback`).
 2. Every checkable step is evaluated with exact rational arithmetic (a small parser, never `eval`):
    GSM8K calculator annotations `<<48/2=24>>` and equation chains `a = b = c` in prose or LaTeX whose
    sides are all arithmetic. A side whose context makes it ambiguous (a variable, `2\\pi`, `f(2)`) is
@@ -385,6 +386,8 @@ def _text_for_steps(text: str) -> str:
     In LaTeX text, letters inside math regions are variables (`ab\\sqrt{15}`), unlike prose words.
     """
     text = _ANNOTATION.sub("", text)
+    if "**" in text:  # markdown bold, unless it sits between operands (`2**3`)
+        text = re.sub(r"(?<![\d)])\*\*|\*\*(?![\d(])", " ", text)
     if "\\" in text or "{" in text:
         text = _ASY.sub(" ", text)
         text = re.sub(r"\\(?:text|textbf|textit|mbox|mathrm|textrm)\s*\{[^{}]*\}", r" \\text ", text)
@@ -680,11 +683,19 @@ def extract_answer(solution: str) -> str | None:
     phrases = list(_PHRASE.finditer(solution))
     for m in reversed(phrases):
         tail = m.group(1).strip()
+        while inner := _PHRASE.search(tail):  # `Final Answer: The final answer is 72.`
+            tail = inner.group(1).strip()
         cut = _PHRASE_CUT.search(tail)
         tail = (tail[: cut.start()] if cut else tail).strip().strip("*").strip()
         if tail:
             return tail
     return None
+
+
+def last_number(solution: str) -> str | None:
+    """The last number written in the solution (a fallback when it states no answer explicitly)."""
+    numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+", _ANNOTATION.sub("", solution))
+    return numbers[-1].rstrip(",") if numbers else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -765,6 +776,14 @@ def normalize_answer(raw: str) -> Answer:
         s = m.group(1).strip()
     s = re.sub(r"^(?:USD|Rs\.?|€|£|¥)\s*", "", s).strip()
     s = re.sub(r"\s+", " ", s).strip()
+    words = s.split(" ")
+    numbers = [w for w in words if re.fullmatch(r"-?\d+(?:\.\d+)?", w)]
+    if (
+        len(numbers) == 1
+        and len(words) > 1
+        and all(w in numbers or re.fullmatch(r"[A-Za-z][A-Za-z'’]+", w) for w in words)
+    ):
+        s = numbers[0]  # `She sold 72 clips`: prose around one number
     if re.fullmatch(r"[A-Za-z][A-Za-z \-]*", s):
         n = words_to_number(s)
         if n is not None:
@@ -997,15 +1016,21 @@ class MathVerifier:
     reasons = REASONS
 
     def __init__(
-        self, sympy_timeout_s: float = 2.0, check_steps: bool = True, keep_annotations: bool = False
+        self,
+        sympy_timeout_s: float = 2.0,
+        check_steps: bool = True,
+        keep_annotations: bool = False,
+        last_number_fallback: bool = True,
     ):
         self.sympy_timeout_s = sympy_timeout_s
         self.check_steps = check_steps
         self.keep_annotations = keep_annotations
+        self.last_number_fallback = last_number_fallback
         self._worker = _SympyWorker(sympy_timeout_s)
 
     def __getstate__(self) -> dict:
-        return {k: getattr(self, k) for k in ("sympy_timeout_s", "check_steps", "keep_annotations")}
+        keys = ("sympy_timeout_s", "check_steps", "keep_annotations", "last_number_fallback")
+        return {k: getattr(self, k) for k in keys}
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(**state)
@@ -1019,7 +1044,12 @@ class MathVerifier:
         solution = meta.get("solution")
         if not isinstance(solution, str) or not solution.strip():
             return reject("no_answer", "empty solution")
+        reference = meta.get("answer")
+        if reference is not None and not str(reference).strip():
+            reference = None
         raw = extract_answer(solution)
+        if raw is None and reference is not None and self.last_number_fallback:
+            raw = last_number(solution)
         if raw is None:
             return reject("no_answer", "no \\boxed{}, '####' or 'the answer is' in the solution")
         checked = 0
@@ -1027,8 +1057,7 @@ class MathVerifier:
             checked, bad = check_steps(solution, str(meta.get("problem") or ""))
             if bad:
                 return reject("bad_step", bad)
-        reference = meta.get("answer")
-        if reference is None or (isinstance(reference, str) and not reference.strip()):
+        if reference is None:
             if checked == 0:
                 return reject("no_answer", "no reference answer and no checkable step: nothing verified")
             return KEEP

@@ -31,6 +31,7 @@ def math_doc(solution: str, answer: str | None = None, problem: str = "A problem
         ("Therefore, the final answer is: **$1,250**", "$1,250"),
         ("Answer: (1, 2), which checks out", "(1, 2)"),
         ("I computed 5 + 3 = 8 and stopped", None),
+        ("Final Answer: The final answer is $72$. I hope it is correct.", "$72$"),
     ],
 )
 def test_extract_answer(solution, expected):
@@ -52,6 +53,7 @@ def test_extract_answer(solution, expected):
         ("90^\\circ", "90"),
         ("twenty-one", "21"),
         ("x = 5", "5"),
+        ("She sold 72 clips", "72"),
         ("(1, 2)", "(1,2)"),
         ("[2, 5)", "[2,5)"),
         ("(-\\infty, 3]", "(-\\infty,3]"),
@@ -105,6 +107,7 @@ def test_safe_arithmetic_only():
         "x + 2 = 10, so x = 10 - 2 = 8",
         "$2^10 = 1024$",  # LaTeX renders 2¹0: ambiguous, not checked
         "Day 1 = 5 miles",
+        "**Step 1:** 48 / 2 = 24 clips**",  # markdown bold is not a power
     ],
 )
 def test_correct_or_uncheckable_steps_pass(solution):
@@ -116,6 +119,7 @@ def test_correct_or_uncheckable_steps_pass(solution):
     [
         ("Natalia sold 48/2 = <<48/2=25>>25 clips in May.", "calculator step <<48/2=25>>"),
         ("She has 12 * 4 = 46 eggs.", "equation 12 * 4 = 46"),
+        ("**Step 1:** 48 / 2 = 25 clips**", "equation 48 / 2 = 25"),
         ("$\\frac{3}{4} \\cdot 8 = 5$", "equation"),
         ("\\begin{align*} 7 \\cdot 6 &= 40 + 2 \\\\\n &= 43 \\end{align*}", "equation"),
     ],
@@ -130,7 +134,11 @@ def test_reasons(verifier):
     assert verifier.check(math_doc(good, "24")).keep
     assert verifier.check(math_doc(good, "25")).reason == "wrong_answer"
     assert verifier.check(math_doc(good.replace("=24>>24", "=23>>23"), "24")).reason == "bad_step"
-    assert verifier.check(math_doc("She sold 24 clips.", "24")).reason == "no_answer"
+    assert verifier.check(math_doc("She sold 24 clips.", "24")).keep  # the last number, as a fallback
+    assert verifier.check(math_doc("She sold 23 clips.", "24")).reason == "wrong_answer"
+    assert verifier.check(math_doc("She sold all of them.", "24")).reason == "no_answer"
+    strict = MathVerifier(last_number_fallback=False)
+    assert strict.check(math_doc("She sold 24 clips.", "24")).reason == "no_answer"
     assert verifier.check(math_doc("", "24")).reason == "no_answer"
     assert verifier.check(math_doc("So \\boxed{\\foo{3}}", "3")).reason == "unparseable"
 
