@@ -1,0 +1,322 @@
+"""`toxicity`: lexicon-based profanity/obscenity score, with optional rejection above a threshold."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import islice
+from pathlib import Path
+from typing import NamedTuple
+
+from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.stages import ConfigError, DocumentStage, Param, register
+
+LIST_DIR = Path(__file__).resolve().parent / "data" / "toxicity"
+# Scripts written without spaces: their entries are matched as substrings of the text.
+UNSEGMENTED = frozenset({"ja", "th", "zh"})
+MIN_SUBSTRING_CHARS = 3  # shorter unsegmented entries ("しな") occur inside ordinary words
+
+_SPLIT = re.compile(r"[\s,;:/()\[\]{}\"“”«»<>]+")
+_EDGE = ".!?'’‘`´-_~*#^=…"
+_SEPARATED = re.compile(r"\w(?:[.\-_*·]\w){2,}")  # f.u.c.k, f-u-c-k
+_SEPARATORS = re.compile(r"[.\-_*·]")
+_MASKS = frozenset("*#")
+_RUN3 = re.compile(r"(\w)\1{2,}")
+_RUN2 = re.compile(r"(\w)\1+")
+_LEET = str.maketrans("0134578@$!|+€", "oieastbasilte")
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width and compatibility forms) and casefold."""
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@lru_cache(maxsize=1)
+def available_languages() -> tuple[str, ...]:
+    """Languages with a shipped list (regional variants merged into their base language)."""
+    return tuple(sorted({path.stem.split("_")[0] for path in LIST_DIR.glob("*.txt")}))
+
+
+@dataclass
+class Lexicon:
+    """Bad-word entries of some languages, indexed for token, phrase, mask and substring lookups."""
+
+    words: set[str] = field(default_factory=set)
+    phrases: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
+    shapes: dict[tuple[int, str], list[str]] = field(default_factory=dict)
+    substrings: set[str] = field(default_factory=set)
+
+    def add(self, entry: str, unsegmented: bool) -> None:
+        parts = tuple(entry.split())
+        if not parts:
+            return
+        if unsegmented and not entry.isascii():
+            if len(entry.replace(" ", "")) >= MIN_SUBSTRING_CHARS:
+                self.substrings.add(entry.replace(" ", ""))
+        elif len(parts) > 1:
+            self.phrases.setdefault(parts[0], []).append(parts)
+        else:
+            self.words.add(entry)
+            self.shapes.setdefault((len(entry), entry[0]), []).append(entry)
+
+
+def read_list(path: Path) -> list[str]:
+    """Normalized entries of one list file (`#` lines are comments)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [" ".join(normalize(line).split()) for line in lines if line.strip() and not line.startswith("#")]
+
+
+@lru_cache(maxsize=64)
+def load_lexicon(languages: frozenset[str], exclude: frozenset[str] = frozenset()) -> Lexicon:
+    """The merged lists of `languages` (e.g. `en.txt` plus any `en_*.txt`), minus `exclude`."""
+    lexicon = Lexicon()
+    for language in sorted(languages):
+        for path in sorted(LIST_DIR.glob(f"{language}.txt")) + sorted(LIST_DIR.glob(f"{language}_*.txt")):
+            for entry in read_list(path):
+                if entry not in exclude:
+                    lexicon.add(entry, language in UNSEGMENTED)
+    for parts in lexicon.phrases.values():
+        parts.sort(key=len, reverse=True)  # longest phrase first
+    for entries in lexicon.shapes.values():
+        entries.sort(key=lambda entry: (not entry.isalpha(), entry))  # f**k reads as fuck, not f4ck
+    return lexicon
+
+
+def ambiguous_entries(languages: frozenset[str]) -> frozenset[str]:
+    """Entries with a common inoffensive or clinical meaning (`data/toxicity/ambiguous/<lang>.txt`)."""
+    paths = (LIST_DIR / "ambiguous" / f"{language}.txt" for language in languages)
+    return frozenset(entry for path in paths if path.exists() for entry in read_list(path))
+
+
+@dataclass(frozen=True)
+class ToxicityCounts:
+    """What the lexicon found in one text."""
+
+    tokens: int
+    flagged: int
+    chars: int
+    flagged_chars: int
+    terms: tuple[tuple[str, int], ...]
+
+    @property
+    def score(self) -> float:
+        """Flagged fraction of the text: flagged tokens / tokens, or flagged characters / characters
+        for unsegmented-script entries, whichever is higher."""
+        token_rate = self.flagged / self.tokens if self.tokens else 0.0
+        char_rate = self.flagged_chars / self.chars if self.chars else 0.0
+        return max(token_rate, char_rate)
+
+
+class _Special(NamedTuple):
+    """A token that needs a closer look: it is an entry, may start a phrase, or is a lone letter."""
+
+    entry: str | None
+    phrases: tuple[tuple[str, ...], ...]
+    letter: bool
+
+
+NONWORD = object()  # no letter or digit: not counted
+PLAIN = object()  # an ordinary word
+
+
+class Matcher:
+    """Finds lexicon entries in text, seeing through simple obfuscations; memoizes per token."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.lexicon = lexicon
+        self.cache: dict[str, object] = {}
+
+    def info(self, token: str) -> object:
+        """What one token is, memoized (the cache stops growing at 200k distinct tokens)."""
+        found = self.cache.get(token)
+        if found is None:
+            if not any(c.isalnum() for c in token):
+                found = NONWORD
+            else:
+                entry = self.token_match(token)
+                phrases = tuple(self.lexicon.phrases.get(token, ()))
+                letter = len(token) == 1 and token.isalpha()
+                found = _Special(entry, phrases, letter) if entry or phrases or letter else PLAIN
+            if len(self.cache) < 200_000:
+                self.cache[token] = found
+        return found
+
+    def token_match(self, token: str) -> str | None:
+        """The entry a token spells (plain, possessive, l33t, f.u.c.k, f**k, fuuuck, x-rated), or None."""
+        words = self.lexicon.words
+        plain = token.strip(_EDGE)
+        if not plain:
+            return None
+        forms = [plain]
+        if plain.endswith(("'s", "’s")):
+            forms.append(plain[:-2])
+        if not plain.isalpha():
+            if _SEPARATED.fullmatch(plain):
+                forms.append(_SEPARATORS.sub("", plain))
+            if any(c.isalpha() for c in plain):
+                forms.append(plain.translate(_LEET).strip(_EDGE))
+            if "-" in plain:
+                forms.extend(part for part in plain.split("-") if len(part) > 1)
+        for form in forms:
+            if form in words:
+                return form
+        for form in forms:
+            if _RUN3.search(form):
+                for collapsed in (_RUN3.sub(r"\1\1", form), _RUN2.sub(r"\1", form)):
+                    if collapsed in words:
+                        return collapsed
+        if _MASKS.intersection(plain[1:-1]):
+            return self._unmask(plain)
+        return None
+
+    def _unmask(self, token: str) -> str | None:
+        """f**k, sh#t: an entry of the same length agreeing on every unmasked character."""
+        if token[0] in _MASKS or sum(c.isalpha() for c in token) < 2:
+            return None
+        for entry in self.lexicon.shapes.get((len(token), token[0]), ()):
+            if all(t == e or t in _MASKS for t, e in zip(token, entry)):
+                return entry
+        return None
+
+    def count(self, text: str) -> ToxicityCounts:
+        """Tokens, flagged tokens and matched terms of one text."""
+        raw = _SPLIT.split(normalize(text))
+        cache, info = self.cache, self.info
+        infos = [cache.get(token) or info(token) for token in raw]
+        specials = [i for i, found in enumerate(infos) if found is not PLAIN and found is not NONWORD]
+        flagged: set[int] = set()
+        terms: Counter = Counter()
+        run: list[int] = []  # consecutive lone letters: f u c k
+        for i in specials:
+            found = infos[i]
+            if run and i != run[-1] + 1:
+                self._spelled_out(raw, run, flagged, terms)
+            if found.letter:
+                run.append(i)
+            if found.entry and i not in flagged:
+                flagged.add(i)
+                terms[found.entry] += 1
+            for phrase in found.phrases:
+                following = list(
+                    islice((j for j in range(i, len(raw)) if infos[j] is not NONWORD), len(phrase))
+                )
+                if tuple(raw[j] for j in following) == phrase:
+                    flagged.update(following)
+                    terms[" ".join(phrase)] += 1
+                    break
+        self._spelled_out(raw, run, flagged, terms)
+        words = len(raw) - infos.count(NONWORD)
+        chars = flagged_chars = 0
+        if self.lexicon.substrings:
+            joined = "".join(token for token, found in zip(raw, infos) if found is not NONWORD)
+            chars = len(joined)
+            for entry in self.lexicon.substrings:
+                hits = joined.count(entry)
+                if hits:
+                    flagged_chars += hits * len(entry)
+                    terms[entry] += hits
+        return ToxicityCounts(
+            words, len(flagged), chars, min(flagged_chars, chars), tuple(terms.most_common())
+        )
+
+    def _spelled_out(self, raw: list[str], run: list[int], flagged: set[int], terms: Counter) -> None:
+        """Three or more consecutive one-letter tokens that together spell an entry; empties `run`."""
+        if len(run) >= 3:
+            entry = self.token_match("".join(raw[i] for i in run))
+            if entry is not None:
+                flagged.update(run)
+                terms[entry] += 1
+        run.clear()
+
+
+@register("toxicity")
+class Toxicity(DocumentStage):
+    """Score profanity/obscenity with per-language word lists; reject above `max_score`.
+
+    This is a lexicon scorer, not a trained classifier: no toxicity-labelled data is available to
+    train or calibrate one. It writes `scores[<name>]` = the flagged fraction of the text
+    (flagged tokens / tokens; for Japanese/Thai entries, matched as substrings, flagged characters
+    / characters; the higher of the two), in 0..1. Lists: LDNOOBW and washyourmouthoutwithsoap
+    via badwords-py (`filters/data/toxicity/LICENSE.md`), for `languages` plus the document's own
+    language. Matching is on NFKC-casefolded tokens and sees through l33t (sh1t, a$$), separators
+    (f.u.c.k, f u c k), masks (f**k), repeated letters (fuuuck), possessives and hyphenated parts;
+    it flags words, not meaning, so quoting, reporting and medical text score too.
+    Reasons: `toxic` (`detail` = score, flagged/total tokens and the most frequent terms).
+    """
+
+    reasons = ("toxic",)
+    params = {
+        "languages": Param(
+            list[str],
+            ["en"],
+            "languages whose lists always apply (English profanity is common in every web language)",
+        ),
+        "use_doc_language": Param(bool, True, "also apply the list of the document's detected language"),
+        "max_score": Param(
+            float,
+            0.02,
+            "reject when the score is above this (1.0: score only, never reject)",
+            min=0.0,
+            max=1.0,
+        ),
+        "min_flagged": Param(
+            int, 2, "reject only documents with at least this many flagged words or phrases", min=1
+        ),
+        "count_ambiguous": Param(
+            bool,
+            False,
+            "also count entries with a common inoffensive or clinical meaning (hell, sex, rape, "
+            "smut, balls; `data/toxicity/ambiguous/`)",
+        ),
+        "exclude": Param(list[str], [], "further list entries to ignore (words ordinary in your domain)"),
+    }
+
+    def configure(self) -> None:
+        known = available_languages()
+        for language in self.languages:
+            if language not in known:
+                raise ConfigError(f"languages: no list for {language!r} (known: {', '.join(known)})")
+        self.matchers: dict[frozenset[str], Matcher] = {}
+
+    def __getstate__(self) -> dict:
+        """Matchers hold lists and caches: each worker rebuilds its own."""
+        return {**self.__dict__, "matchers": {}}
+
+    def matcher(self, language: str | None) -> Matcher:
+        """The matcher for `languages` plus `language` when it has a list."""
+        chosen = set(self.languages)
+        if self.use_doc_language and language:
+            base = language.replace("-", "_").split("_")[0].lower()
+            if base in available_languages():
+                chosen.add(base)
+        key = frozenset(chosen)
+        found = self.matchers.get(key)
+        if found is None:
+            exclude = frozenset(" ".join(normalize(e).split()) for e in self.exclude)
+            if not self.count_ambiguous:
+                exclude |= ambiguous_entries(key)
+            found = self.matchers[key] = Matcher(load_lexicon(key, exclude))
+        return found
+
+    def setup(self) -> None:
+        self.matcher(None)
+
+    def counts(self, doc: Document) -> ToxicityCounts:
+        return self.matcher(doc.language).count(doc.text)
+
+    def check(self, doc: Document) -> Verdict:
+        counts = self.counts(doc)
+        score = counts.score
+        doc.scores[self.name] = score
+        if score > self.max_score and sum(n for _, n in counts.terms) >= self.min_flagged:
+            terms = ",".join(term for term, _ in counts.terms[:3])
+            detail = (
+                f"score={score:.4f}>{self.max_score} flagged={counts.flagged}/{counts.tokens} terms={terms}"
+            )
+            return reject("toxic", detail)
+        return KEEP

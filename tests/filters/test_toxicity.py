@@ -1,0 +1,119 @@
+import pickle
+
+import pytest
+
+from filters.toxicity import Toxicity, available_languages, load_lexicon
+from pipeline.document import Document
+from pipeline.stages import ConfigError
+
+
+def terms(text: str, **params) -> dict[str, int]:
+    stage = Toxicity("toxicity", **params)
+    return dict(stage.counts(Document("d", text)).terms)
+
+
+def test_profane_text_is_rejected_with_score_and_terms():
+    stage = Toxicity("toxicity")
+    doc = Document("d", "ordinary words about the weather: fuck this shit, fucking hell. Rain today")
+    verdict = stage.check(doc)
+    assert verdict.reason == "toxic"
+    assert verdict.detail == "score=0.2500>0.02 flagged=3/12 terms=fuck,shit,fucking"
+    assert doc.scores["toxicity"] == pytest.approx(3 / 12)  # "hell" is ambiguous, not counted
+
+
+def test_clean_prose_scores_zero_and_is_kept():
+    stage = Toxicity("tox")
+    doc = Document(
+        "d", "The committee met in Scunthorpe to discuss the classic cocktail passage and the assassin."
+    )
+    assert stage.check(doc).keep
+    assert doc.scores["tox"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("text", "entry"),
+    [
+        ("sh1t", "sh1t"),
+        ("a$$", "ass"),
+        ("@sshole", "asshole"),
+        ("f.u.c.k", "fuck"),
+        ("f-u-c-k", "fuck"),
+        ("f u c k off", "fuck"),
+        ("f**k", "fuck"),
+        ("f#ck", "fuck"),
+        ("fuuuuuck", "fuck"),
+        ("shiiit", "shit"),
+        ("bitch's", "bitch"),
+        ("bull-shit", "shit"),
+        ("FUCK!!!", "fuck"),
+        ("ｆｕｃｋ", "fuck"),
+        ("two girls one cup", "two girls one cup"),
+    ],
+)
+def test_obfuscations_are_seen_through(text, entry):
+    assert terms(f"well {text} then") == {entry: 1}
+
+
+def test_lone_letters_that_spell_nothing_are_not_flagged():
+    assert terms("plan a b c d, then e") == {}
+    assert terms("the b*** dog and a ***") == {}
+
+
+def test_ambiguous_entries_count_only_when_asked():
+    text = "the smut on the wheat and the big black dog went to hell"
+    assert terms(text) == {}
+    assert terms(text, count_ambiguous=True) == {"smut": 1, "big black": 1, "hell": 1}
+    assert terms("damn, crap", exclude=["Damn"]) == {"crap": 1}
+
+
+def test_min_flagged_and_max_score():
+    one = Document("d", "what the fuck")
+    assert Toxicity("t").check(one).keep  # one hit is below min_flagged = 2
+    assert one.scores["t"] == pytest.approx(1 / 3)
+    assert Toxicity("t", min_flagged=1).check(one).reason == "toxic"
+    two = Document("d", "fuck fuck")
+    assert Toxicity("t", max_score=1.0).check(two).keep
+    assert two.scores["t"] == 1.0
+
+
+def test_document_language_list_applies():
+    russian = "Это полная хуйня, честно говоря"
+    assert Toxicity("t").counts(Document("d", russian)).flagged == 0
+    assert Toxicity("t").counts(Document("d", russian, language="ru")).flagged == 1
+    assert Toxicity("t", use_doc_language=False).counts(Document("d", russian, language="ru")).flagged == 0
+    assert Toxicity("t", languages=["ru"]).counts(Document("d", russian)).flagged == 1
+    assert Toxicity("t").counts(Document("d", russian, language="ru-RU")).flagged == 1
+
+
+def test_unsegmented_language_matches_substrings_of_three_chars_or_more():
+    stage = Toxicity("t")
+    counts = stage.counts(Document("d", "これはおっぱいの話です。", language="ja"))
+    assert dict(counts.terms) == {"おっぱい": 1}
+    assert counts.score == pytest.approx(4 / 12)  # the one token includes "。"
+    assert "しな" not in load_lexicon(frozenset({"ja"})).substrings
+    assert stage.counts(Document("d", "今日は何もしない。", language="ja")).score == 0.0
+
+
+def test_edge_cases_empty_one_word_non_latin_crlf():
+    stage = Toxicity("t", min_flagged=1)
+    for text in ("", "word", "   \r\n  ", "这是一个普通的中文句子。", "Γεια σου κόσμε"):
+        doc = Document("d", text, language="zh")
+        assert stage.check(doc).keep
+        assert doc.scores["t"] == 0.0
+    crlf = Document("d", "hello\r\nshit\r\nworld\r\n")
+    assert stage.check(crlf).reason == "toxic"
+    assert crlf.scores["t"] == pytest.approx(1 / 3)
+
+
+def test_configuration_and_pickling():
+    assert {"en", "de", "ru", "ja", "es", "pt"} <= set(available_languages())
+    assert "pt_br" not in available_languages()
+    with pytest.raises(ConfigError, match="languages"):
+        Toxicity("t", languages=["xx"])
+    with pytest.raises(ConfigError, match="max_score"):
+        Toxicity("t", max_score=1.5)
+    stage = Toxicity("t")
+    stage.setup()
+    copy = pickle.loads(pickle.dumps(stage))
+    assert copy.matchers == {}
+    assert copy.check(Document("d", "shit shit")).reason == "toxic"
