@@ -1,0 +1,159 @@
+"""End to end: every sample_data/ record meets the fate it states, under the shipped recipes.
+
+Each record says `expected` ("kept", or the stage of recipes/default.toml that removes it first),
+optionally `expected_reason`, `duplicate_of` (the survivor a dedup stage must name) and
+`expected_absent` (strings a kept text must no longer contain: redacted addresses, stripped
+boilerplate). `expected_fineweb` is the fate under recipes/fineweb.toml (see sample_data/README.md).
+A test is skipped, naming the stages, only while a stage its recipe uses is not registered yet.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import tomllib
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.recipe import load_recipe
+from pipeline.run import run_recipe
+from pipeline.stages import STAGES, load_builtin_stages
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_GLOB = str(REPO / "sample_data" / "*.jsonl")
+BEAM_ARGS = ["--direct_num_workers=2"]
+
+# Records whose fate differs from the label because of a stage defect, not because the label is
+# wrong (each was read and judged; see the report in sample_data/README.md). They are checked
+# apart, as a strict xfail: when a stage is fixed the record passes, the xfail fails, and the
+# entry must be removed here.
+KNOWN_STAGE_ISSUES: dict[str, dict[str, str]] = {
+    "default": {},
+    "fineweb": {},
+}
+
+
+def load_records() -> list[dict]:
+    records = []
+    for path in sorted(glob.glob(SAMPLE_GLOB)):
+        with open(path, encoding="utf-8") as handle:
+            records.extend(json.loads(line) for line in handle if line.strip())
+    return records
+
+
+def missing_stages(recipe_path: Path) -> list[str]:
+    load_builtin_stages()
+    with open(recipe_path, "rb") as handle:
+        uses = [stage["use"] for stage in tomllib.load(handle).get("stage", [])]
+    return [name for name in uses if name not in STAGES]
+
+
+def run_sample(recipe_path: Path, output: Path) -> dict:
+    """Run a recipe on sample_data/ into `output`; the outputs read back, keyed by id."""
+    missing = missing_stages(recipe_path)
+    if missing:
+        pytest.skip(f"{recipe_path.name}: stages not registered yet: {', '.join(missing)}")
+    result = run_recipe(load_recipe(recipe_path, [SAMPLE_GLOB]), str(output), BEAM_ARGS)
+
+    def rows(folder: str) -> dict[str, dict]:
+        files = sorted((output / folder).glob("*.parquet"))
+        return {row["id"]: row for f in files for row in pq.read_table(f).to_pylist()}
+
+    return {
+        "manifest": result.manifest,
+        "kept": rows("kept"),
+        "rejected": rows("rejected"),
+        "failed": rows("failed"),
+    }
+
+
+def fate_problems(record: dict, outputs: dict, field: str) -> list[str]:
+    """How one record's actual fate differs from its label under `field`; empty when it matches."""
+    doc_id, expected = record["id"], record[field]
+    kept, rejected = outputs["kept"].get(doc_id), outputs["rejected"].get(doc_id)
+    if doc_id in outputs["failed"]:
+        return [f"{doc_id}: failed ({outputs['failed'][doc_id]['error']}), expected {expected}"]
+    if kept is None and rejected is None:
+        return [f"{doc_id}: missing from the output"]
+    if expected == "kept":
+        if kept is None:
+            return [
+                f"{doc_id}: expected kept, rejected by {rejected['stage']} "
+                f"({rejected['reason']}: {rejected['detail']}; duplicate_of={rejected['duplicate_of']})"
+            ]
+        problems = [
+            f"{doc_id}: kept text still contains {s[:50]!r}"
+            for s in record.get("expected_absent", [])
+            if s in kept["text"]
+        ]
+        if record.get("kind") and (kept["kind"] != record["kind"] or not kept["text"]):
+            problems.append(f"{doc_id}: admitted candidate without kind {record['kind']!r} or rendered text")
+        return problems
+    if rejected is None:
+        return [f"{doc_id}: expected removal by {expected}, kept"]
+    got = (rejected["stage"], rejected["reason"], rejected["duplicate_of"])
+    reason = record.get("expected_reason") if field == "expected" else None
+    survivor = record.get("duplicate_of") if expected.endswith("_dedup") else None
+    if got != (expected, reason or got[1], survivor):
+        return [f"{doc_id}: expected {(expected, reason, survivor)}, got {got} ({rejected['detail']})"]
+    return []
+
+
+def check_run(outputs: dict, records: list[dict], field: str, known: dict[str, str]) -> None:
+    counts = outputs["manifest"]["counts"]
+    assert counts["input"] == len(records) == counts["kept"] + counts["rejected"] + counts["failed"]
+    assert (counts["kept"], counts["rejected"], counts["failed"]) == (
+        len(outputs["kept"]),
+        len(outputs["rejected"]),
+        0,
+    )
+    problems = [p for r in records if r["id"] not in known for p in fate_problems(r, outputs, field)]
+    assert not problems, f"{len(problems)} sample records off their label:\n" + "\n".join(problems)
+    fixed = [r["id"] for r in records if r["id"] in known and not fate_problems(r, outputs, field)]
+    assert not fixed, f"known stage issues now pass; remove them from KNOWN_STAGE_ISSUES: {fixed}"
+
+
+@pytest.fixture(scope="module")
+def records() -> list[dict]:
+    return load_records()
+
+
+@pytest.mark.slow
+def test_default_recipe_meets_every_label(tmp_path_factory, records):
+    outputs = run_sample(REPO / "recipes" / "default.toml", tmp_path_factory.mktemp("default"))
+    check_run(outputs, records, "expected", KNOWN_STAGE_ISSUES["default"])
+    if KNOWN_STAGE_ISSUES["default"]:
+        pytest.xfail("known stage issues: " + "; ".join(KNOWN_STAGE_ISSUES["default"].values()))
+
+
+@pytest.mark.slow
+def test_fineweb_recipe_meets_every_label(tmp_path_factory, records):
+    recipe = REPO / "recipes" / "fineweb.toml"
+    if not recipe.exists():
+        pytest.skip("recipes/fineweb.toml does not exist yet")
+    outputs = run_sample(recipe, tmp_path_factory.mktemp("fineweb"))
+    check_run(outputs, records, "expected_fineweb", KNOWN_STAGE_ISSUES["fineweb"])
+    if KNOWN_STAGE_ISSUES["fineweb"]:
+        pytest.xfail("known stage issues: " + "; ".join(KNOWN_STAGE_ISSUES["fineweb"].values()))
+
+
+def test_sample_records_are_well_formed(records):
+    """Ids are unique; every label names a stage of the default recipe and a reason it declares."""
+    load_builtin_stages()
+    with open(REPO / "recipes" / "default.toml", "rb") as handle:
+        stage_names = {
+            stage.get("name", stage["use"]): stage["use"] for stage in tomllib.load(handle)["stage"]
+        }
+    assert len({r["id"] for r in records}) == len(records)
+    assert len(records) >= 200
+    for record in records:
+        assert record["expected"] == "kept" or record["expected"] in stage_names, record["id"]
+        assert record["expected_fineweb"] in ("kept", *stage_names), record["id"]
+        reason = record.get("expected_reason")
+        use = stage_names.get(record["expected"])
+        if reason and use in STAGES:
+            assert reason in STAGES[use].reasons, (record["id"], reason)
+        if "kind" not in record:
+            assert record["text"].strip() and record["url"].startswith("http"), record["id"]
