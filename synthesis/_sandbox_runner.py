@@ -154,6 +154,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
     outcome = None
     open_fds = set(buffers)
     status = None
+    usage = None
     while open_fds:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -166,9 +167,9 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
         if not ready and status is not None:
             break
         if not ready:
-            pid_done, child_status = os.waitpid(pid, os.WNOHANG)
+            pid_done, child_status, child_usage = os.wait4(pid, os.WNOHANG)
             if pid_done:
-                status = child_status
+                status, usage = child_status, child_usage
             continue
         for fd in ready:
             data = os.read(fd, CHUNK)
@@ -187,7 +188,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
     if outcome is None and status is None:
         # Output closed: give the child the rest of its time to exit.
         while True:
-            pid_done, status = os.waitpid(pid, os.WNOHANG)
+            pid_done, status, usage = os.wait4(pid, os.WNOHANG)
             if pid_done:
                 break
             if time.monotonic() > deadline:
@@ -218,11 +219,20 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
         "signal": signal_number,
         "status": status_report,
         "elapsed": elapsed,
+        "cpu": usage.ru_utime + usage.ru_stime if usage else None,
+        "runner_cpu": _runner_cpu_delta(),
         "stdout": bytes(buffers[out_r]).decode("utf-8", "replace"),
         "stderr": bytes(buffers[err_r]).decode("utf-8", "replace"),
         "output_bytes": total,
         "clean": clean,
     }
+
+
+def _runner_cpu_delta(last=[0.0]):  # noqa: B006 - the mutable default keeps the previous reading
+    """This runner's own CPU time since the previous sample: the per-sample overhead of the pool."""
+    now = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+    delta, last[0] = now - last[0], now
+    return delta
 
 
 def _wipe(root):

@@ -81,6 +81,8 @@ class RunResult:
     exit_code: int | None = None
     signal: int | None = None
     elapsed_s: float = 0.0
+    cpu_s: float | None = None  # the sample process's CPU time (None when it was killed)
+    runner_cpu_s: float | None = None  # the runner's own CPU time spent on this sample (overhead)
     stdout: str = ""
     stderr: str = ""
 
@@ -194,6 +196,8 @@ class Runner:
             exit_code=data["exit_code"],
             signal=data["signal"],
             elapsed_s=data["elapsed"],
+            cpu_s=data["cpu"],
+            runner_cpu_s=data["runner_cpu"],
             stdout=data["stdout"],
             stderr=data["stderr"],
         )
