@@ -7,7 +7,7 @@ throwaway venv's python. Create that venv with:
     /tmp/dt-venv-filters/bin/pip install "datatrove[processing]==0.10.*" spacy
 
 Modes:
-    decide DOCS.jsonl OUT.jsonl LID_MODEL   one JSON line of decisions per document
+    decide DOCS.jsonl OUT.jsonl LID_MODEL [WORKERS]   one JSON line of decisions per document
     chain DOCS.jsonl WORKERS LID_MODEL      FineWeb chain timing with WORKERS processes (prints JSON)
 """
 
@@ -41,9 +41,23 @@ def _result(value) -> list:
     return [bool(value), None]
 
 
-def decide(docs_path: str, out_path: str, model_path: str) -> None:
-    """Each filter on each original document (not chained), plus spaCy's word split."""
-    from datatrove.data import Document
+def _memoize_word_splits() -> None:
+    """Widen datatrove's 5-entry memo of spaCy splits so a document is split once, not per filter.
+
+    Memoization only (split_into_parts is a pure function): the decisions do not change.
+    """
+    from functools import lru_cache
+
+    import datatrove.utils.text as dt_text
+
+    dt_text.split_into_parts = lru_cache(maxsize=4096)(dt_text.split_into_parts.__wrapped__)
+
+
+_DECIDE = None
+
+
+def _init_decide(model_path: str) -> None:
+    global _DECIDE
     from datatrove.pipeline.filters import (
         C4QualityFilter,
         FineWebQualityFilter,
@@ -51,8 +65,8 @@ def decide(docs_path: str, out_path: str, model_path: str) -> None:
         GopherRepetitionFilter,
     )
     from datatrove.pipeline.formatters import PIIFormatter
-    from datatrove.utils.text import split_into_words
 
+    _memoize_word_splits()
     filters = {
         "gopher_quality": GopherQualityFilter(),
         "gopher_repetition": GopherRepetitionFilter(),
@@ -61,20 +75,34 @@ def decide(docs_path: str, out_path: str, model_path: str) -> None:
         "fineweb_quality": FineWebQualityFilter(),
         "language": _language_filter(model_path),
     }
-    pii = PIIFormatter()
-    with open(out_path, "w", encoding="utf-8") as out:
-        for record in _load(docs_path):
-            row = {"id": record["id"]}
-            for name, step in filters.items():
-                doc = Document(text=record["text"], id=record["id"], metadata={})
-                row[name] = _result(step.filter(doc))
-                if name.startswith("c4"):
-                    row[name].append(hashlib.sha1(doc.text.encode()).hexdigest())
-            words = split_into_words(record["text"])
-            row["words"] = [len(words), hashlib.sha1("\x00".join(words).encode()).hexdigest()]
-            pii.emails_replacer._replace_i = pii.ip_replacer._replace_i = 0
-            row["pii"] = hashlib.sha1(pii.format(record["text"]).encode()).hexdigest()
-            out.write(json.dumps(row) + "\n")
+    _DECIDE = (filters, PIIFormatter())
+
+
+def _decide_one(record: dict) -> str:
+    """Each filter on the original document (not chained), plus spaCy's word split and PII output."""
+    from datatrove.data import Document
+    from datatrove.utils.text import split_into_words
+
+    filters, pii = _DECIDE
+    words = split_into_words(record["text"])
+    row = {"id": record["id"], "words": [len(words), hashlib.sha1("\x00".join(words).encode()).hexdigest()]}
+    for name, step in filters.items():
+        doc = Document(text=record["text"], id=record["id"], metadata={})
+        row[name] = _result(step.filter(doc))
+        if name.startswith("c4"):
+            row[name].append(hashlib.sha1(doc.text.encode()).hexdigest())
+    pii.emails_replacer._replace_i = pii.ip_replacer._replace_i = 0
+    row["pii"] = hashlib.sha1(pii.format(record["text"]).encode()).hexdigest()
+    return json.dumps(row)
+
+
+def decide(docs_path: str, out_path: str, model_path: str, workers: int = 2) -> None:
+    """Decisions for every document, in input order, with `workers` processes."""
+    records = _load(docs_path)
+    with Pool(workers, initializer=_init_decide, initargs=(model_path,)) as pool:
+        with open(out_path, "w", encoding="utf-8") as out:
+            for line in pool.imap(_decide_one, records, chunksize=8):
+                out.write(line + "\n")
 
 
 _CHAIN = None
@@ -127,7 +155,7 @@ def chain(docs_path: str, workers: int, model_path: str) -> None:
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "decide":
-        decide(sys.argv[2], sys.argv[3], sys.argv[4])
+        decide(sys.argv[2], sys.argv[3], sys.argv[4], *map(int, sys.argv[5:6]))
     elif mode == "chain":
         chain(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:

@@ -76,6 +76,8 @@ class _SpacyEnglishTokenizer:
         special = specials.get(string)
         if special is not None:
             return special
+        if string.isalpha():  # no affix or infix rule matches letters only
+            return (string,)
         prefixes: list[str] = []
         suffixes: list[str] = []
         string = self._split_affixes(string, prefixes, suffixes, specials)
@@ -175,10 +177,12 @@ def _tokenizer() -> _SpacyEnglishTokenizer:
 
 def split_words(text: str) -> list[str]:
     """Words as spaCy's English tokenizer splits them (punctuation split off, whitespace dropped)."""
-    tokens = _tokenizer().tokens
+    tokenizer = _tokenizer()
+    cached = tokenizer.cache.get
     words: list[str] = []
     for chunk in text.split():
-        words.extend(tokens(chunk))
+        found = cached(chunk)
+        words += found if found is not None else tokenizer.tokens(chunk)
     return words
 
 

@@ -1,0 +1,113 @@
+"""Speed of the FineWeb filter chain, gristmill vs datatrove 0.10, side by side on the same documents.
+
+Chain: language → gopher_repetition → gopher_quality → c4_quality → fineweb_quality (FineWeb's
+order and settings; c4 without the terminal-punctuation rule). Both sides run in plain
+multiprocessing with the same number of workers, call the filters directly (no Beam, no
+datatrove executor), get the documents in batches of 64 and warm up their models first, so the
+figure compares filter cost only. Our side shares one text analysis between the stages.
+The reference side runs `filters_reference.py chain` in the throwaway venv (see that file).
+
+    .venv/bin/python benchmarks/filters_speed.py [--data ../shared/data] [--workers 2] [--every 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
+
+CHAIN = ("language", "gopher_repetition", "gopher_quality", "c4_quality", "fineweb_quality")
+_STAGES: list = []
+
+
+def _init() -> None:
+    from pipeline.stages import STAGES, load_builtin_stages
+
+    load_builtin_stages()
+    _STAGES[:] = [STAGES[name](name) for name in CHAIN]
+    for stage in _STAGES:
+        stage.setup()
+
+
+def _run(records: list[dict]) -> int:
+    from pipeline.document import Document
+
+    docs = [Document(id=r["id"], text=r["text"]) for r in records]
+    for stage in _STAGES:
+        docs = [doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
+    return len(docs)
+
+
+def run_ours(records: list[dict], workers: int) -> dict:
+    batches = [records[i : i + 64] for i in range(0, len(records), 64)]
+    with Pool(workers, initializer=_init) as pool:
+        pool.map(_run, batches[:2])
+        start = time.perf_counter()
+        kept = sum(pool.map(_run, batches, chunksize=1))
+        seconds = time.perf_counter() - start
+    return {"docs": len(records), "kept": kept, "seconds": seconds}
+
+
+def run_reference(records: list[dict], workers: int, python: str) -> dict:
+    from filters.language import lid176_path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        docs = Path(tmp) / "docs.jsonl"
+        with open(docs, "w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(json.dumps(record) + "\n")
+        script = str(ROOT / "benchmarks" / "filters_reference.py")
+        out = subprocess.run(
+            [python, script, "chain", str(docs), str(workers), str(lid176_path())],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--every", type=int, default=4, help="take every N-th document of the corpus")
+    parser.add_argument("--reference-python", default="/tmp/dt-venv-filters/bin/python")
+    args = parser.parse_args()
+    records = load_corpus(args.data)[:: args.every]
+    if not records:
+        print(f"no data under {args.data}; nothing to measure")
+        return
+    chars = sum(len(r["text"]) for r in records)
+    print(
+        f"{len(records)} documents, {chars / 1e6:.1f} M characters, {args.workers} workers, {os.cpu_count()} cores"
+    )
+    results = {
+        "gristmill": run_ours(records, args.workers),
+        "datatrove 0.10": run_reference(records, args.workers, args.reference_python),
+    }
+    for name, result in results.items():
+        rate = result["docs"] / result["seconds"]
+        print(
+            f"{name:15} kept {result['kept']:5}  {result['seconds']:7.1f}s  {rate:8.1f} docs/s  "
+            f"{rate / args.workers:8.1f} docs/s per core"
+        )
+    ours, ref = results["gristmill"], results["datatrove 0.10"]
+    print(
+        f"speed-up: {ref['seconds'] / ours['seconds']:.1f}x  (same kept count: {ours['kept'] == ref['kept']})"
+    )
+
+
+if __name__ == "__main__":
+    main()
