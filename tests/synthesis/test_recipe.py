@@ -15,12 +15,21 @@ from pipeline.run import run_recipe
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 def rows(out: Path, part: str) -> list[dict]:
     return [
         row
         for path in sorted(glob.glob(str(out / part / "*.parquet")))
         for row in pq.read_table(path).to_pylist()
     ]
+
+
+def test_shipped_synthesis_recipe_loads():
+    recipe = load_recipe(ROOT / "recipes" / "synthesis.toml")
+    assert {g.registry_name for g in recipe.generators} >= {"code", "math"}
+    assert [s.registry_name for s in recipe.stages] == ["verify"]
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed (make sandbox-deps)")
