@@ -14,7 +14,6 @@ from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl
 
-
 ROOT = Path(__file__).resolve().parents[2]
 
 
