@@ -7,9 +7,9 @@ import weakref
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import DocumentStage, Param, register
 from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
+from synthesis.math_verifier import REASONS as MATH_REASONS
+from synthesis.math_verifier import MathVerifier
 from synthesis.sandbox import SANDBOXES, Limits, SandboxPool
-
-MATH_REASONS = ("wrong_answer", "bad_step", "no_answer", "unparseable")
 
 
 @register("verify")
@@ -65,7 +65,7 @@ class Verify(DocumentStage):
 
     def configure(self) -> None:
         self._code: CodeVerifier | None = None
-        self._math = None
+        self._math: MathVerifier | None = None
 
     def setup(self) -> None:
         limits = Limits(
@@ -79,12 +79,6 @@ class Verify(DocumentStage):
         pool = SandboxPool(self.sandbox, self.workers, limits, self.python or None, self.scratch_mb)
         weakref.finalize(self, pool.close)
         self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants)
-        try:
-            from synthesis.math_verifier import MathVerifier
-        except ModuleNotFoundError as error:
-            if error.name != "synthesis.math_verifier":
-                raise
-            return  # math candidates then fail loudly in check_batch
         self._math = MathVerifier(sympy_timeout_s=self.math_timeout_s, check_steps=self.check_steps)
         weakref.finalize(self, self._math.close)
 
@@ -102,8 +96,6 @@ class Verify(DocumentStage):
                 docs[i].replace_text(render_code(docs[i]))
         for i, doc in enumerate(docs):
             if doc.kind == "math":
-                if self._math is None:
-                    raise RuntimeError("verify: synthesis.math_verifier is not installed")
                 verdicts[i] = self._math.check(doc)
                 if verdicts[i].keep:
                     doc.replace_text(self._math.render(doc))
