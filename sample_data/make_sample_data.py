@@ -2680,6 +2680,72 @@ MATH_CANDIDATES: list[tuple[str, str, str, str, str]] = [
         "1440",
     ),
 ]
+CODE_CANDIDATES += [
+    (
+        "merge-intervals",
+        "",
+        "Write a function merge_intervals(intervals) that merges overlapping [start, end] intervals and returns them sorted.",
+        "def merge_intervals(intervals):\n    merged = []\n    for start, end in sorted(intervals):\n        if merged and start <= merged[-1][1]:\n            merged[-1][1] = max(merged[-1][1], end)\n        else:\n            merged.append([start, end])\n    return merged\n",
+        "def check(candidate):\n    assert candidate([[1, 3], [2, 6], [8, 10], [15, 18]]) == [[1, 6], [8, 10], [15, 18]]\n    assert candidate([[1, 4], [4, 5]]) == [[1, 5]]\n    assert candidate([]) == []\n",
+        "merge_intervals",
+    ),
+    (
+        "anagrams",
+        "",
+        "Write a function are_anagrams(a, b) that says whether two words are anagrams of each other, ignoring case.",
+        "def are_anagrams(a, b):\n    return sorted(a.lower()) == sorted(b.lower())\n",
+        "assert are_anagrams('Listen', 'Silent')\nassert not are_anagrams('apple', 'paple ')\nassert are_anagrams('', '')\n",
+        None,
+    ),
+    (
+        "prime-sieve",
+        "",
+        "Write a function primes_below(n) returning the list of primes smaller than n.",
+        "def primes_below(n):\n    if n < 3:\n        return []\n    sieve = [True] * n\n    sieve[0] = sieve[1] = False\n    for i in range(2, int(n ** 0.5) + 1):\n        if sieve[i]:\n            sieve[i * i :: i] = [False] * len(range(i * i, n, i))\n    return [i for i, is_prime in enumerate(sieve) if is_prime]\n",
+        "assert primes_below(20) == [2, 3, 5, 7, 11, 13, 17, 19]\nassert primes_below(2) == []\nassert primes_below(3) == [2]\n",
+        None,
+    ),
+    (
+        "fibonacci-wrong",
+        "tests_failed",
+        "Write a function fib(n) returning the n-th Fibonacci number, with fib(0) = 0 and fib(1) = 1.",
+        "def fib(n):\n    a, b = 1, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n",
+        "assert fib(0) == 0\nassert fib(1) == 1\nassert fib(10) == 55\n",
+        None,
+    ),
+]
+
+MATH_CANDIDATES += [
+    (
+        "percent-increase",
+        "",
+        "A shop raises the price of a 40 dollar jacket by 15%. What is the new price?",
+        "The increase is 40*0.15=<<40*0.15=6>>6 dollars.\nThe new price is 40+6=<<40+6=46>>46 dollars.\n#### 46",
+        "46",
+    ),
+    (
+        "answer-phrase",
+        "",
+        "Sam has 3 boxes with 14 marbles each and gives away 12 marbles. How many marbles does he have left?",
+        "Sam starts with 3*14=<<3*14=42>>42 marbles.\nAfter giving some away he has 42-12=<<42-12=30>>30 marbles.\nThe answer is 30.",
+        "30",
+    ),
+    (
+        "wrong-fraction",
+        "wrong_answer",
+        "Simplify $\\frac{18}{24}$.",
+        "Dividing the numerator and the denominator by 6 gives the simplified fraction.\n\\boxed{\\frac{2}{3}}",
+        "3/4",
+    ),
+    (
+        "bad-step-subtraction",
+        "bad_step",
+        "A tank holds 500 litres and 185 litres are used. How many litres remain?",
+        "The tank has 500-185=<<500-185=325>>325 litres left.\n#### 315",
+        "315",
+    ),
+]
+
 
 # --- Composition ----------------------------------------------------------------------------------
 # Stages of recipes/fineweb.toml; a fate at any other stage of the default recipe becomes "kept" there,

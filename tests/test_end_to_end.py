@@ -88,7 +88,11 @@ def fate_problems(record: dict, outputs: dict, field: str) -> list[str]:
             for s in record.get("expected_absent", [])
             if s in kept["text"]
         ]
-        if record.get("kind") and (kept["kind"] != record["kind"] or not kept["text"]):
+        if (
+            record.get("kind")
+            and field == "expected"
+            and (kept["kind"] != record["kind"] or not kept["text"])
+        ):
             problems.append(f"{doc_id}: admitted candidate without kind {record['kind']!r} or rendered text")
         return problems
     if rejected is None:
