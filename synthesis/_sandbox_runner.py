@@ -20,6 +20,8 @@ import time
 
 MiB = 1024 * 1024
 CHUNK = 65536
+# Address space kept above the limit so the child can still report a MemoryError.
+REPORT_RESERVE = 32 * MiB
 # Modules that tests commonly import, loaded once here so forked children get them for free.
 WARM_MODULES = ("collections", "functools", "heapq", "itertools", "math", "random", "re", "string", "typing")
 
@@ -30,7 +32,7 @@ def _set_limits(req, base_tasks):
     mem = int(req["memory_mb"]) * MiB
     limits = [
         (resource.RLIMIT_CPU, cpu, cpu + 1),
-        (resource.RLIMIT_AS, mem, mem),
+        (resource.RLIMIT_AS, mem, mem + REPORT_RESERVE),
         (resource.RLIMIT_FSIZE, int(req["max_file_mb"]) * MiB, int(req["max_file_mb"]) * MiB),
         (resource.RLIMIT_NOFILE, int(req["max_open_files"]), int(req["max_open_files"])),
         (resource.RLIMIT_CORE, 0, 0),
@@ -65,11 +67,11 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
     sys.stdin = open(0, closefd=False)
     _set_limits(req, base_tasks)
     phase = "compile_solution"
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
     try:
         solution = compile(req["solution"], "<solution>", "exec")
         phase = "compile_tests"
         tests = compile(req["tests"], "<tests>", "exec")
-        namespace = {"__name__": "__main__", "__builtins__": builtins}
         phase = "solution"
         exec(solution, namespace)
         phase = "tests"
@@ -90,6 +92,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
         os._exit(0)
     except BaseException as exc:  # every outcome of untrusted code is reported, never raised
         try:
+            namespace.clear()  # free what the sample allocated, and use the reserve to report
+            resource.setrlimit(resource.RLIMIT_AS, resource.getrlimit(resource.RLIMIT_AS)[1:] * 2)
             _report(status_fd, nonce, phase, type(exc).__name__, str(exc))
         finally:
             os._exit(1)
