@@ -3108,18 +3108,23 @@ FILES = {
 }
 
 
-def main() -> None:
+def render() -> dict[str, str]:
+    """The content of every output file, by file name; ids are unique across files."""
     seen: set[str] = set()
+    files = {}
     for name, build in FILES.items():
         records = build()
         for record in records:
             assert record["id"] not in seen, record["id"]
             seen.add(record["id"])
-        with open(OUT_DIR / name, "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        print(f"{name}: {len(records)} records")
-    print(f"total: {len(seen)}")
+        files[name] = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    return files
+
+
+def main() -> None:
+    for name, content in render().items():
+        (OUT_DIR / name).write_text(content, encoding="utf-8")
+        print(f"{name}: {content.count(chr(10))} records")
 
 
 if __name__ == "__main__":

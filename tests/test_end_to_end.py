@@ -10,6 +10,7 @@ A test is skipped, naming the stages, only while a stage its recipe uses is not 
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import tomllib
 from pathlib import Path
@@ -161,3 +162,16 @@ def test_sample_records_are_well_formed(records):
             assert reason in STAGES[use].reasons, (record["id"], reason)
         if "kind" not in record:
             assert record["text"].strip() and record["url"].startswith("http"), record["id"]
+
+
+def test_sample_files_match_their_generator():
+    """The committed JSONL files are exactly what sample_data/make_sample_data.py writes."""
+    spec = importlib.util.spec_from_file_location(
+        "make_sample_data", REPO / "sample_data" / "make_sample_data.py"
+    )
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    rendered = generator.render()
+    assert sorted(rendered) == sorted(p.name for p in (REPO / "sample_data").glob("*.jsonl"))
+    for name, content in rendered.items():
+        assert (REPO / "sample_data" / name).read_text(encoding="utf-8") == content, name
