@@ -221,7 +221,11 @@ class Runner:
         """The runner vanished mid-sample (e.g. the sample killed it); report why, then restart later."""
         detail = ""
         if self.proc is not None:
-            self.proc.wait(timeout=5)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.close()
+                return RunResult("runner_died", stderr="the runner stopped answering")
             if self.proc.stderr is not None:
                 detail = self.proc.stderr.read(4000).decode("utf-8", "replace")
         self.close()
@@ -241,12 +245,8 @@ class Runner:
             try:
                 self.proc.wait(timeout=1)  # end of input: the runner exits by itself
             except subprocess.TimeoutExpired:
-                pass
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
+                os.killpg(self.proc.pid, signal.SIGKILL)  # its group: bubblewrap and everything inside
+                self.proc.wait()
             self.proc = None
         if self.scratch is not None:
             shutil.rmtree(self.scratch, ignore_errors=True)
