@@ -28,12 +28,12 @@ def train_spherical_kmeans(x: np.ndarray, k: int, seed: int, niter: int = 20) ->
     k = max(1, min(k, len(x) // MIN_POINTS_PER_CENTROID or 1))
     if k == 1:
         centroid = x.mean(axis=0, keepdims=True)
-        return _normalize(centroid)
+        return normalize(centroid)
     kmeans = faiss.Kmeans(
         x.shape[1], k, niter=niter, seed=seed, spherical=True, verbose=False, max_points_per_centroid=512
     )
     kmeans.train(x)
-    return _normalize(np.array(kmeans.centroids, dtype=np.float32))
+    return normalize(np.array(kmeans.centroids, dtype=np.float32))
 
 
 def assign(x: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,6 +69,7 @@ def split_oversized(x: np.ndarray, max_size: int, seed: int) -> np.ndarray:
     return dense
 
 
-def _normalize(x: np.ndarray) -> np.ndarray:
+def normalize(x: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (float32); an all-zero row stays zero."""
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return (x / np.where(norms == 0, 1, norms)).astype(np.float32)

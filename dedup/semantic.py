@@ -49,6 +49,42 @@ def sample_key(doc_id: str, seed: int) -> int:
     return xxhash.xxh64_intdigest(doc_id.encode("utf-8"), seed=seed)
 
 
+def chunks(text: str, size: int) -> list[str]:
+    """`text` cut into pieces of at most `size` characters, at a space where one is near the end."""
+    pieces = []
+    while len(text) > size:
+        cut = text.rfind(" ", size // 2, size)
+        cut = size if cut <= 0 else cut
+        pieces.append(text[:cut])
+        text = text[cut:]
+    return [*pieces, text] if text or not pieces else pieces
+
+
+def embed_documents(embedder: Any, texts: list[str], max_chars: int, batch_size: int) -> np.ndarray:
+    """Unit document vectors: the first `max_chars` characters cut into chunks the model sees whole
+    (3 characters per model token), embedded, averaged weighted by chunk length, renormalized.
+
+    A document is thus represented by all of its first `max_chars` characters, not only by its
+    opening, so reordered or partly edited documents still match.
+    """
+    size = max(embedder.max_tokens * 3, 1)
+    pieces, owner, weight = [], [], []
+    for row, text in enumerate(texts):
+        for piece in chunks(text[:max_chars], size):
+            pieces.append(piece)
+            owner.append(row)
+            weight.append(max(len(piece), 1))
+    vectors = np.asarray(embedder.encode(pieces, batch_size=batch_size), dtype=np.float32)
+    summed = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+    np.add.at(summed, np.array(owner), vectors * np.array(weight, dtype=np.float32)[:, None])
+    return kmeans.normalize(np.nan_to_num(summed))
+
+
+def center(x: np.ndarray, mean: np.ndarray | None) -> np.ndarray:
+    """Unit rows after subtracting the corpus mean embedding (None: unchanged)."""
+    return x if mean is None else kmeans.normalize(x - mean)
+
+
 def similar_pairs(x: np.ndarray, threshold: float, block_size: int):
     """Yield (rows, cols, sims) of every pair i < j with x_i·x_j > threshold, `block_size` rows at a time.
 
@@ -157,6 +193,13 @@ class SemanticDedup(CollectionStage):
             "static (model2vec distilled from MiniLM, ~50x faster), minilm, or minilm-bf16",
             choices=("static", "minilm", "minilm-bf16"),
         ),
+        "center": Param(
+            bool,
+            True,
+            "subtract the corpus mean embedding (estimated on the k-means sample) before cosine: "
+            "mean-pooled embeddings share a large common direction that makes unrelated documents "
+            "of one genre look alike",
+        ),
         "clusters": Param(int, 0, f"k-means clusters; 0: one per {DOCS_PER_CLUSTER} documents", min=0),
         "sample_size": Param(
             int, 20_000, "documents (lowest seeded id hashes) that k-means trains on", min=1
@@ -167,7 +210,9 @@ class SemanticDedup(CollectionStage):
             int, 10_000, "clusters larger than this are split by a second-level k-means", min=100
         ),
         "block_size": Param(int, 512, "rows of the similarity matrix computed at once", min=1),
-        "max_chars": Param(int, 4000, "characters of each document given to the embedder", min=1),
+        "max_chars": Param(
+            int, 20_000, "characters of each document embedded (in chunks the model sees whole)", min=1
+        ),
         "batch_size": Param(int, 256, "documents per embedding batch", min=1),
         "survivor": Param(
             str,
@@ -188,6 +233,7 @@ class SemanticDedup(CollectionStage):
             "eps": self.eps,
             "similarity_threshold": 1.0 - self.eps,
             "embedder": self.embedder,
+            "centered": self.center,
             "clusters": self.clusters or f"auto ({DOCS_PER_CLUSTER} documents per cluster)",
             "sample_size": self.sample_size,
             "max_cluster_size": self.max_cluster_size,
@@ -231,12 +277,12 @@ class _SemanticDedupTransform(beam.PTransform):
             )
             | "Sample" >> beam.combiners.Top.Of(stage.sample_size, key=lambda t: (t[0], t[1]), reverse=True)
         )
-        centroids = sample | "TrainKMeans" >> beam.Map(
+        model = sample | "TrainKMeans" >> beam.Map(
             _train_centroids, count=beam.pvalue.AsSingleton(count), stage=stage
         )
         deduped = (
             batches
-            | "Assign" >> beam.ParDo(_AssignBatch(stage.name), beam.pvalue.AsSingleton(centroids))
+            | "Assign" >> beam.ParDo(_AssignBatch(), beam.pvalue.AsSingleton(model))
             | "GroupByCluster" >> beam.GroupByKey()
             | "DedupCluster" >> beam.ParDo(_DedupCluster(stage)).with_outputs("rejected", main="kept")
         )
@@ -278,32 +324,31 @@ class _EmbedBatch(beam.DoFn):
         yield docs, vectors
 
     def _encode(self, docs: list[Document]) -> np.ndarray:
-        vectors = self.embedder.encode(
-            [doc.text[: self.max_chars] for doc in docs], batch_size=self.batch_size
-        )
-        return np.nan_to_num(np.asarray(vectors, dtype=np.float32))
+        return embed_documents(self.embedder, [doc.text for doc in docs], self.max_chars, self.batch_size)
 
 
-def _train_centroids(sample: list[tuple], count: int, stage: SemanticDedup) -> np.ndarray | None:
-    """Centroids from the sorted sample; k from the recipe or one per DOCS_PER_CLUSTER documents."""
+def _train_centroids(
+    sample: list[tuple], count: int, stage: SemanticDedup
+) -> tuple[np.ndarray | None, np.ndarray] | None:
+    """(corpus mean or None, centroids) from the sorted sample; k from the recipe or from `count`."""
     if not sample:
         return None
     x = np.stack([vec for _, _, vec in sorted(sample, key=lambda t: (t[0], t[1]))])
+    mean = x.mean(axis=0, dtype=np.float64).astype(np.float32) if stage.center else None
     k = stage.clusters or math.ceil(count / DOCS_PER_CLUSTER)
-    centroids = kmeans.train_spherical_kmeans(x, k, stage.seed, stage.kmeans_iterations)
+    centroids = kmeans.train_spherical_kmeans(center(x, mean), k, stage.seed, stage.kmeans_iterations)
     Metrics.counter(stage.name, "kmeans_clusters").inc(len(centroids))
     Metrics.counter(stage.name, "kmeans_sample").inc(len(x))
-    return centroids
+    return mean, centroids
 
 
 class _AssignBatch(beam.DoFn):
-    """Keys every document by its nearest centroid: (cluster, (doc, vector, cosine to centroid))."""
+    """Centers each vector, keys it by its nearest centroid: (cluster, (doc, vector, cosine to centroid))."""
 
-    def __init__(self, stage_name: str) -> None:
-        self.stage_name = stage_name
-
-    def process(self, batch, centroids):
+    def process(self, batch, model):
         docs, vectors = batch
+        mean, centroids = model
+        vectors = center(vectors, mean)
         labels, sims = kmeans.assign(vectors, centroids)
         for doc, vec, label, sim in zip(docs, vectors, labels.tolist(), sims.tolist()):
             yield label, (doc, vec, sim)

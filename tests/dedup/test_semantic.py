@@ -10,7 +10,16 @@ from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup import semantic
-from dedup.semantic import REASON, SemanticDedup, decide_cluster, duplicate_groups, similar_pairs
+from dedup.semantic import (
+    REASON,
+    SemanticDedup,
+    center,
+    chunks,
+    decide_cluster,
+    duplicate_groups,
+    embed_documents,
+    similar_pairs,
+)
 from pipeline.document import Document
 from pipeline.stages import ConfigError
 
@@ -135,7 +144,7 @@ def test_config_checks():
 class BagOfWordsEmbedder:
     """Test double for the model: texts with the same word multiset get the same vector."""
 
-    name, dim = "bow", 64
+    name, dim, max_tokens = "bow", 64, 512
 
     def encode(self, texts, batch_size=64):
         if any("EXPLODE" in t for t in texts):
@@ -146,6 +155,40 @@ class BagOfWordsEmbedder:
                 rng = np.random.default_rng(zlib.crc32(word.encode()))
                 out[row] += rng.normal(size=self.dim)
         return unit_rows(out)
+
+
+def test_chunks_cover_text_at_spaces():
+    text = " ".join(f"word{i}" for i in range(200))
+    pieces = chunks(text, 50)
+    assert "".join(pieces) == text
+    assert all(len(p) <= 50 for p in pieces)
+    assert all(p.startswith(" ") for p in pieces[1:])  # cut before a space, never inside a word
+    assert chunks("", 10) == [""]
+    assert chunks("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+
+
+def test_long_document_is_the_length_weighted_mean_of_its_chunks():
+    embedder = BagOfWordsEmbedder()
+    embedder.max_tokens = 10  # 30-character chunks
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho"
+    pieces = chunks(text, 30)
+    assert len(pieces) > 2
+    weights = np.array([len(p) for p in pieces], dtype=np.float32)[:, None]
+    expected = unit_rows((embedder.encode(pieces) * weights).sum(axis=0, keepdims=True))
+    got = embed_documents(embedder, [text, "alpha"], max_chars=1000, batch_size=4)
+    np.testing.assert_allclose(got[0], expected[0], atol=1e-6)
+    np.testing.assert_allclose(got[1], embedder.encode(["alpha"])[0], atol=1e-6)
+
+
+def test_center_removes_the_common_direction():
+    rng = np.random.default_rng(4)
+    common = unit_rows(rng.normal(size=(1, 16)))
+    x = unit_rows(5 * common + rng.normal(size=(200, 16)))
+    assert (x @ x.T).mean() > 0.5
+    centered = center(x, x.mean(axis=0))
+    assert abs((centered @ centered.T).mean()) < 0.05
+    np.testing.assert_allclose(np.linalg.norm(centered, axis=1), 1.0, rtol=1e-5)
+    assert center(x, None) is x
 
 
 def topic_docs(n_topics: int, n_dups: int) -> list[Document]:
