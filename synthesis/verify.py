@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import weakref
+from typing import Any
 
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import DocumentStage, Param, register
 from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
 from synthesis.math_verifier import REASONS as MATH_REASONS
 from synthesis.math_verifier import MathVerifier
-from synthesis.sandbox import SANDBOXES, Limits, SandboxPool
+from synthesis.sandbox import SANDBOXES, Limits, SandboxPool, default_python
 
 
 @register("verify")
@@ -81,6 +84,14 @@ class Verify(DocumentStage):
         self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants)
         self._math = MathVerifier(sympy_timeout_s=self.math_timeout_s, check_steps=self.check_steps)
         weakref.finalize(self, self._math.close)
+
+    def manifest_extra(self) -> dict[str, Any]:
+        """The sandbox actually used, for reproducing a run's admissions."""
+        extra: dict[str, Any] = {"sandbox": self.sandbox, "interpreter": self.python or default_python()}
+        if self.sandbox == "bubblewrap" and shutil.which("bwrap"):
+            version = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, check=False)
+            extra["bubblewrap"] = version.stdout.strip()
+        return extra
 
     def check(self, doc: Document) -> Verdict:
         return self.check_batch([doc])[0]

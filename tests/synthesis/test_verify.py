@@ -236,3 +236,8 @@ def test_math_candidates_go_to_the_math_verifier(stage):
     assert [v.reason for v in verdicts] == [None, "wrong_answer", "no_answer"]
     assert right.text.startswith("What is 6*7?") and "42" in right.text and right.kind == "math"
     assert wrong.text == ""
+
+
+def test_manifest_names_the_sandbox_used():
+    extra = Verify("verify", sandbox="process").manifest_extra()
+    assert extra["sandbox"] == "process" and extra["interpreter"]
