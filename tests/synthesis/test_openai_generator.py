@@ -149,3 +149,14 @@ def test_config_errors():
         OpenAIGenerator("llm", prompts=["p.jsonl"])
     with pytest.raises(ConfigError, match="prompts"):
         OpenAIGenerator("llm", model="m")
+
+
+def test_math_prompts_become_math_candidates(tmp_path):
+    path = tmp_path / "math.jsonl"
+    path.write_text(json.dumps({"id": "q1", "problem": "What is 2+3?", "answer": "5"}) + "\n")
+    with FakeServer() as server:
+        (doc,) = generator(server.url, str(path), kind="math").generate()
+    assert doc.id == "q1/0" and doc.kind == "math"
+    assert doc.metadata["problem"] == "What is 2+3?" and doc.metadata["answer"] == "5"
+    assert doc.metadata["solution"] == RIGHT  # the completion itself, not an extracted code block
+    assert server.requests[-1]["messages"][0]["content"].startswith("Solve the problem")
