@@ -4,23 +4,35 @@ connected components, all inside the Beam graph.
 Steps (each a Beam transform; no worker holds O(corpus) state):
 1. signatures: batches of documents → word n-gram hashes → MinHash signatures → one key per band
    (`dedup.signatures`, numpy-vectorized);
-2. band keys are shuffled in `band_partitions` partitions (a few hundred thousand keys each at
-   1M documents); each partition sorts its keys and turns every shared bucket into candidate
+2. band keys are shuffled in `partitions` chunks per batch (about 14 × documents / partitions keys
+   per partition); each partition sorts its keys and turns every shared bucket into candidate
    pairs: all pairs, or, for a bucket larger than `max_bucket_size`, a star to its smallest id
    (no quadratic blow-up; counted as `oversized_buckets` / `star_edges`);
-3. verification: each candidate pair is joined (CoGroupByKey by id, twice) with both documents'
-   shingle sets and kept if their exact Jaccard similarity ≥ `jaccard_threshold`;
+3. verification: each candidate pair fetches both documents' shingle sets from their id
+   partitions (CoGroupByKey), the sets meet under the pair (GroupByKey), and the pair is kept if
+   their exact Jaccard similarity ≥ `jaccard_threshold`;
 4. connected components of the verified pairs (`dedup.components`, large-star/small-star);
-5. one survivor per component by `dedup.survivor.survivor_key`; the others are rejected as
-   `near_duplicate` with `duplicate_of` = the survivor's id.
+5. documents meet their component label in their id partition; one survivor per component by
+   `dedup.survivor.survivor_key`; the others are rejected as `near_duplicate` with
+   `duplicate_of` = the survivor's id.
+
+Shuffling per-partition chunks of a batch, not single documents, keeps the number of shuffled
+elements small (Beam's per-element cost dominates otherwise); each partition holds about
+1/`partitions` of the corpus.
+
+Verification error: none from sampling. Shingle sets are 64-bit hashes of the n-grams, so two
+distinct n-grams collide with probability ~2**-64 per pair of n-grams (~1e-14 for two 3 KB
+documents); the Jaccard similarity computed is exact up to such collisions.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 import apache_beam as beam
 import numpy as np
+import xxhash
 from apache_beam.metrics import Metrics
 
 from dedup.components import ConnectedComponents
@@ -80,10 +92,11 @@ class MinHashDedup(CollectionStage):
             min=1,
             max=64,
         ),
-        "band_partitions": Param(
+        "partitions": Param(
             int,
             64,
-            "shuffle partitions for band keys; each holds about bands × documents / partitions keys",
+            "shuffle partitions for band keys, shingle sets and documents: each holds about "
+            "1/partitions of the corpus (raise it beyond ~50M documents)",
             min=1,
         ),
         **SURVIVOR_PARAMS,
@@ -114,19 +127,29 @@ class MinHashDedup(CollectionStage):
 
     def expand(self, docs: beam.PCollection) -> StageOutputs:
         verify = self.jaccard_threshold > 0
-        hashed = docs | "Signatures" >> _Signatures(self, emit_shingles=verify)
+        parts = self.partitions
+        batches = docs | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
+        settings = (self.ngram, self.bands, self.rows, self.seed, parts, self.name, verify)
+        hashed = batches | "Signatures" >> beam.ParDo(_SignatureFn(*settings)).with_outputs(
+            "shingles", main="bands"
+        )
         pairs = (
             hashed.bands
             | "GroupBandPartitions" >> beam.GroupByKey()
             | "BucketPairs" >> beam.FlatMap(_bucket_pairs, self.max_bucket_size, self.name)
             | "DistinctPairs" >> beam.Distinct()
         )
-        edges = _verify(pairs, hashed.shingles, self.jaccard_threshold, self.name) if verify else pairs
+        edges = _verify(pairs, hashed.shingles, self.jaccard_threshold, self.name, parts) if verify else pairs
         labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, self.name)
         joined = (
-            {"doc": docs | "KeyById" >> beam.Map(lambda d: (d.id, d)), "label": labels}
+            {
+                "docs": batches
+                | "DocsByPartition" >> beam.FlatMap(lambda b: by_partition([(d.id, d) for d in b], parts)),
+                "labels": labels
+                | "LabelsByPartition" >> beam.Map(lambda kv: (id_partition(kv[0], parts), kv)),
+            }
             | "JoinLabels" >> beam.CoGroupByKey()
-            | "SplitClustered" >> beam.FlatMap(_attach_label).with_outputs("clustered", main="alone")
+            | "SplitClustered" >> beam.FlatMap(_attach_labels).with_outputs("clustered", main="alone")
         )
         clusters = (
             joined.clustered
@@ -141,27 +164,25 @@ class MinHashDedup(CollectionStage):
         return StageOutputs(kept, clusters.rejected, failed)
 
 
-class _Signatures(beam.PTransform):
-    """Documents → (partition, (band keys, ids)) chunks, plus (id, shingle bytes) if verifying."""
+def id_partition(doc_id: str, partitions: int) -> int:
+    """The shuffle partition of a document id (seedless xxh64: the same on every worker)."""
+    return xxhash.xxh64_intdigest(doc_id.encode()) % partitions
 
-    def __init__(self, stage: MinHashDedup, emit_shingles: bool) -> None:
-        super().__init__()
-        self.settings = (stage.ngram, stage.bands, stage.rows, stage.seed, stage.band_partitions, stage.name)
-        self.emit_shingles = emit_shingles
 
-    def expand(self, docs):
-        return (
-            docs
-            | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
-            | "Hash"
-            >> beam.ParDo(_SignatureFn(*self.settings, self.emit_shingles)).with_outputs(
-                "shingles", main="bands"
-            )
-        )
+def by_partition(items: list[tuple[str, Any]], partitions: int) -> list[tuple[int, list[tuple[str, Any]]]]:
+    """Split (id, value) items into one (partition, items) chunk per id partition.
+
+    Shuffling chunks instead of single documents makes a join cost one element per batch and
+    partition; each partition then holds about 1/partitions of the corpus.
+    """
+    chunks: dict[int, list[tuple[str, Any]]] = defaultdict(list)
+    for doc_id, value in items:
+        chunks[id_partition(doc_id, partitions)].append((doc_id, value))
+    return sorted(chunks.items(), key=lambda kv: kv[0])
 
 
 class _SignatureFn(beam.DoFn):
-    """Batch of documents → band keys grouped by shuffle partition (and shingle sets)."""
+    """Batch of documents → band keys by band partition (and shingle sets by id partition)."""
 
     def __init__(self, ngram: int, bands: int, rows: int, seed: int, partitions: int, name: str, emit: bool):
         self.ngram, self.bands, self.rows, self.seed = ngram, bands, rows, seed
@@ -181,8 +202,8 @@ class _SignatureFn(beam.DoFn):
             return
         ids = [batch[i].id for i in present]
         if self.emit:
-            for doc_id, i in zip(ids, present):
-                yield beam.pvalue.TaggedOutput("shingles", (doc_id, shingles[i].tobytes()))
+            chunks = by_partition([(batch[i].id, shingles[i].tobytes()) for i in present], self.partitions)
+            yield from (beam.pvalue.TaggedOutput("shingles", chunk) for chunk in chunks)
         keys = band_keys(
             self.minhasher.signatures([shingles[i] for i in present]), self.bands, self.rows, self.seed
         )
@@ -216,53 +237,60 @@ def _bucket_pairs(item: tuple[int, Any], max_bucket_size: int, name: str):
             yield from ((a, b) for i, a in enumerate(members) for b in members[i + 1 :])
 
 
-def _verify(pairs, shingles, threshold: float, name: str):
-    """Keep candidate pairs whose exact Jaccard similarity reaches `threshold` (two id joins)."""
-    half = (
-        {"set": shingles, "pair": pairs}
-        | "JoinFirst" >> beam.CoGroupByKey()
-        | "ShipFirst" >> beam.FlatMap(_ship_first)
+def _verify(pairs, shingles, threshold: float, name: str, partitions: int):
+    """Keep candidate pairs whose exact Jaccard similarity reaches `threshold`.
+
+    Each pair asks for both documents' shingle sets in their id partitions (one CoGroupByKey with
+    the partitioned sets), the two sets meet under the pair's key (one GroupByKey), then compare.
+    """
+    wants = pairs | "WantSets" >> beam.FlatMap(
+        lambda pair: ((id_partition(doc_id, partitions), (doc_id, pair)) for doc_id in pair)
     )
     return (
-        {"set": shingles, "half": half}
-        | "JoinSecond" >> beam.CoGroupByKey()
-        | "CheckPairs" >> beam.FlatMap(_check_pairs, threshold, name)
+        {"sets": shingles, "wants": wants}
+        | "JoinSets" >> beam.CoGroupByKey()
+        | "ShipSets" >> beam.FlatMap(_ship_sets)
+        | "GroupPairs" >> beam.GroupByKey()
+        | "CheckPairs" >> beam.FlatMap(_check_pair, threshold, name)
     )
 
 
-def _ship_first(item: tuple[str, dict]):
-    """(a, {set, pair: [b...]}) → (b, (a, set_a)) for each candidate partner b."""
-    doc_id, grouped = item
-    for shingle_bytes in grouped["set"]:
-        for other in grouped["pair"]:
-            yield other, (doc_id, shingle_bytes)
-
-
-def _check_pairs(item: tuple[str, dict], threshold: float, name: str):
-    """(b, {set, half: [(a, set_a)...]}) → verified edges (a, b)."""
-    doc_id, grouped = item
-    for shingle_bytes in grouped["set"]:
-        mine = np.frombuffer(shingle_bytes, dtype=np.uint64)
-        for other, other_bytes in grouped["half"]:
-            similarity = jaccard(np.frombuffer(other_bytes, dtype=np.uint64), mine)
-            Metrics.counter(name, "candidate_pairs").inc()
-            Metrics.distribution(name, "candidate_jaccard_permille").update(int(similarity * 1000))
-            if similarity >= threshold:
-                Metrics.counter(name, "verified_pairs").inc()
-                yield other, doc_id
-            else:
-                Metrics.counter(name, "false_candidate_pairs").inc()
-
-
-def _attach_label(item: tuple[str, dict]):
-    """(id, {doc, label}) → the doc unchanged if it is in no cluster, else (label, doc)."""
+def _ship_sets(item: tuple[int, dict]):
+    """One id partition: (pair, shingle bytes) for every pair that wants a set stored here."""
     _, grouped = item
-    labels = list(grouped["label"])
-    for doc in grouped["doc"]:
-        if labels:
-            yield beam.pvalue.TaggedOutput("clustered", (labels[0], doc))
-        else:
-            yield doc
+    wanted: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for doc_id, pair in grouped["wants"]:
+        wanted[doc_id].append(pair)
+    for chunk in grouped["sets"]:
+        for doc_id, shingle_bytes in chunk:
+            for pair in wanted.get(doc_id, ()):
+                yield pair, shingle_bytes
+
+
+def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
+    """(pair, [set_a, set_b]) → the pair if its exact Jaccard similarity reaches the threshold."""
+    pair, sets = item
+    first, second = (np.frombuffer(b, dtype=np.uint64) for b in list(sets)[:2])
+    similarity = jaccard(first, second)
+    Metrics.counter(name, "candidate_pairs").inc()
+    Metrics.distribution(name, "candidate_jaccard_permille").update(int(similarity * 1000))
+    if similarity >= threshold:
+        Metrics.counter(name, "verified_pairs").inc()
+        yield pair
+    else:
+        Metrics.counter(name, "false_candidate_pairs").inc()
+
+
+def _attach_labels(item: tuple[int, dict]):
+    """One id partition: each document alone (main output) or as (label, doc) if in a cluster."""
+    _, grouped = item
+    labels = dict(grouped["labels"])
+    for chunk in grouped["docs"]:
+        for doc_id, doc in chunk:
+            if doc_id in labels:
+                yield beam.pvalue.TaggedOutput("clustered", (labels[doc_id], doc))
+            else:
+                yield doc
 
 
 def _survivors(item: tuple[str, Any], name: str, prefer_score: str, tie_break: str):
