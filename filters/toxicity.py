@@ -245,7 +245,9 @@ class Toxicity(DocumentStage):
     via badwords-py (`filters/data/toxicity/LICENSE.md`), for `languages` plus the document's own
     language. Matching is on NFKC-casefolded tokens and sees through l33t (sh1t, a$$), separators
     (f.u.c.k, f u c k), masks (f**k), repeated letters (fuuuck), possessives and hyphenated parts;
-    it flags words, not meaning, so quoting, reporting and medical text score too.
+    it flags words, not meaning. Entries with a common inoffensive or clinical meaning in a
+    language (`data/toxicity/ambiguous/<lang>.txt`: "hell", "sex", "smut" in English, "cum" =
+    "how" in Romanian) are not counted unless `count_ambiguous` is set.
     Reasons: `toxic` (`detail` = score, flagged/total tokens and the most frequent terms).
     """
 
