@@ -7,6 +7,7 @@ Prism); `workers > 1` runs it in multi-processing mode. Outcomes come back throu
 from __future__ import annotations
 
 import json
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -19,6 +20,12 @@ from dedup.minhash import MinHashDedup
 from pipeline.document import Document
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (multi-processing workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _parse(line: str) -> Document:
     record = json.loads(line)
     return Document(record["id"], record["text"])
@@ -26,7 +33,7 @@ def _parse(line: str) -> Document:
 
 def run_minhash(docs: list[Document] | Path, workers: int = 1, **params) -> dict:
     """Dedup `docs` (a list, or a JSONL file of {id, text} read by Beam); return kept ids,
-    {rejected id: duplicate_of}, details, counters and the pipeline's wall seconds."""
+    {rejected id: duplicate_of}, details, counters, the pipeline's wall and CPU seconds."""
     stage = MinHashDedup("minhash_dedup", **params)
     args = (
         ["--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"] if workers > 1 else []
@@ -49,10 +56,10 @@ def run_minhash(docs: list[Document] | Path, workers: int = 1, **params) -> dict
             | "RejectedRows" >> beam.Map(lambda r: json.dumps([r.doc.id, r.duplicate_of, r.reason, r.detail]))
             | "WriteRejected" >> beam.io.WriteToText(str(out / "rejected"))
         )
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _cpu_seconds()
         run = pipeline.run()
         run.wait_until_finish()
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
         kept = sorted(line for f in out.glob("kept*") for line in f.read_text().splitlines())
         rows = [json.loads(line) for f in out.glob("rejected*") for line in f.read_text().splitlines()]
     counters = {c.key.metric.name: c.committed for c in run.metrics().query()["counters"]}
@@ -63,5 +70,6 @@ def run_minhash(docs: list[Document] | Path, workers: int = 1, **params) -> dict
         "details": {doc_id: detail for doc_id, _, _, detail in rows},
         "counters": counters,
         "seconds": seconds,
+        "cpu_seconds": cpu,
         "settings": stage.manifest_extra(),
     }

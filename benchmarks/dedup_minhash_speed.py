@@ -139,13 +139,13 @@ def bench_e2e(args) -> None:
         if not Path(args.datatrove_python).exists():
             print(f"datatrove skipped: no {args.datatrove_python} (see the module docstring)")
             return
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), _children_cpu()
         run = subprocess.run(
             [args.datatrove_python, "-c", DATATROVE_SCRIPT, str(corpus), f"{tmp}/dt", str(args.workers)],
             capture_output=True,
             text=True,
         )
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
         print("\n".join(line for line in run.stdout.splitlines() if line.startswith("datatrove")))
         if run.returncode:
             print(run.stderr[-3000:])
@@ -157,6 +157,11 @@ def bench_e2e(args) -> None:
             f"datatrove 4-stage MinHash ({args.workers} workers): {seconds:.1f}s (process), removed {removed}"
         )
         print(f"ratio datatrove / gristmill wall time: {seconds / outcome['seconds']:.2f}")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def bench_scale(args) -> None:
