@@ -17,6 +17,7 @@ import shutil
 import signal
 import sys
 import time
+import types
 
 MiB = 1024 * 1024
 CHUNK = 65536
@@ -67,7 +68,12 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
     sys.stdin = open(0, closefd=False)
     _set_limits(req, base_tasks)
     phase = "compile_solution"
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    # The solution runs as a module (its `if __name__ == "__main__":` demo or input() block does not
+    # run, as in the HumanEval/MBPP harnesses); the tests run as the main program (unittest.main()).
+    module = types.ModuleType("solution")
+    module.__builtins__ = builtins
+    namespace = module.__dict__
+    sys.argv = ["tests.py"]
     try:
         solution = compile(req["solution"], "<solution>", "exec")
         phase = "compile_tests"
@@ -75,6 +81,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
         phase = "solution"
         exec(solution, namespace)
         phase = "tests"
+        namespace["__name__"] = "__main__"
+        sys.modules["__main__"] = module  # what unittest.main() and pickle look up
         try:
             exec(tests, namespace)
         except SystemExit as exit_:

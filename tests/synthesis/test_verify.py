@@ -241,3 +241,17 @@ def test_math_candidates_go_to_the_math_verifier(stage):
 def test_manifest_names_the_sandbox_used():
     extra = Verify("verify", sandbox="process").manifest_extra()
     assert extra["sandbox"] == "process" and extra["interpreter"]
+
+
+@needs_bwrap
+def test_solution_main_blocks_do_not_run_but_unittest_tests_do(stage):
+    solution = (
+        "def double(x):\n    return 2 * x\n\nif __name__ == '__main__':\n    print(double(int(input())))\n"
+    )
+    unittest_tests = (
+        "import unittest\n\nclass T(unittest.TestCase):\n    def test_double(self):\n"
+        "        self.assertEqual(double(4), {})\n\nif __name__ == '__main__':\n    unittest.main()\n"
+    )
+    passing = code("passing", solution, unittest_tests.format(8))
+    failing = code("failing", solution, unittest_tests.format(9))
+    assert [v.reason for v in stage.check_batch([passing, failing])] == [None, "tests_failed"]
