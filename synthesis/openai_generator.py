@@ -45,11 +45,23 @@ def extract_code(completion: str, entry_point: str | None = None) -> str:
     if not candidates:
         return completion.strip() + "\n"
     if entry_point:
-        defining = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(entry_point)}\s*\(", re.MULTILINE)
         for body in candidates:
-            if defining.search(body):
+            if defines(body, entry_point):
                 return body
     return candidates[0]
+
+
+def defines(code: str, name: str) -> bool:
+    """Whether `code` has a `def name(` line."""
+    return re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", code, re.MULTILINE) is not None
+
+
+def complete_solution(prompt: str, code: str, entry_point: str | None) -> str:
+    """The program to run: completion-style answers (only the body of a function whose signature is in
+    the prompt, as with HumanEval prompts) are appended to the prompt."""
+    if entry_point and not defines(code, entry_point) and defines(prompt, entry_point):
+        return prompt.rstrip("\n") + "\n" + code
+    return code
 
 
 class RateLimiter:
@@ -116,7 +128,9 @@ class OpenAIGenerator(Generator):
         metadata |= {PROMPT_FIELD[self.kind]: record.text, "model": self.model, "sample": sample}
         if self.kind == "code":
             metadata.setdefault("language", "python")
-            metadata["solution"] = extract_code(completion, metadata.get("entry_point"))
+            entry_point = metadata.get("entry_point")
+            code = extract_code(completion, entry_point)
+            metadata["solution"] = complete_solution(record.text, code, entry_point)
         else:
             metadata["solution"] = completion
         return Document(

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from pipeline.stages import GENERATORS, ConfigError, load_builtin_stages
-from synthesis.openai_generator import OpenAIGenerator, extract_code
+from synthesis.openai_generator import OpenAIGenerator, complete_solution, extract_code
 from synthesis.verify import Verify
 
 RIGHT = "Here you go:\n```python\ndef add(a, b):\n    return a + b\n```\nExample:\n```python\nprint(add(1, 2))\n```"
@@ -142,6 +142,14 @@ def test_extract_code():
     assert extract_code(example_first, "f") == "def f(x):\n    return x\n"
     assert extract_code("```\nx = 1\n```") == "x = 1\n"
     assert extract_code("def g():\n    return 2") == "def g():\n    return 2\n"
+
+
+def test_completion_style_answers_continue_the_prompt():
+    prompt = 'def add(a, b):\n    """Add."""\n'
+    assert complete_solution(prompt, "    return a + b\n", "add") == prompt + "    return a + b\n"
+    full = "def add(a, b):\n    return a + b\n"
+    assert complete_solution(prompt, full, "add") == full
+    assert complete_solution("Write add.", full, "add") == full
 
 
 def test_config_errors():
