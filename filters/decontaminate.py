@@ -115,10 +115,8 @@ class EvalIndex:
 
     def matches(self, found: np.ndarray) -> np.ndarray:
         """Positions in `hashes` of the distinct n-grams of `found` that the eval sets contain."""
-        found = np.unique(found)
-        positions = np.searchsorted(self.hashes, found)
-        positions = np.minimum(positions, len(self.hashes) - 1)
-        return positions[self.hashes[positions] == found]
+        positions = np.minimum(np.searchsorted(self.hashes, found), len(self.hashes) - 1)
+        return np.unique(positions[self.hashes[positions] == found])
 
 
 @register("decontaminate")
