@@ -146,7 +146,13 @@ class Decontaminate(DocumentStage):
             'record fields joined (newline) into one eval item, e.g. ["question", "answer"]',
         ),
         "id_field": Param(str, "id", "record field naming an eval item (else `file:line`)"),
-        "ngram": Param(int, 13, "words per n-gram (13 as in GPT-3; 8 is stricter)", min=3, max=50),
+        "ngram": Param(
+            int,
+            13,
+            "words per n-gram (13 as in GPT-3; 8 also catches paraphrases, with more false positives)",
+            min=3,
+            max=50,
+        ),
         "min_matches": Param(
             int, 1, "distinct eval n-grams a document must contain to be rejected", min=1, max=1_000_000
         ),
