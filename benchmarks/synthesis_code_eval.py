@@ -56,6 +56,13 @@ def load_sets(code_dir: Path) -> dict[str, tuple[list[Document], bool]]:
             ],
             True,
         ),
+        "humaneval_completion_style": (  # solution = the canonical body only; the verifier adds the prompt
+            [
+                candidate(r["task_id"], r["prompt"], r["canonical_solution"], r["test"], r["entry_point"])
+                for r in humaneval
+            ],
+            True,
+        ),
         "quixbugs_fixed": (
             [candidate(f"qb/{r['name']}/fixed", r["docstring"], r["solution"], r["tests"]) for r in quixbugs],
             True,

@@ -9,6 +9,7 @@ optional `entry_point` in `doc.metadata`; `tests` may also be a list of assert l
 from __future__ import annotations
 
 import ast
+import re
 import signal
 
 from pipeline.document import KEEP, Document, Verdict, reject
@@ -38,6 +39,27 @@ def tests_text(doc: Document) -> str:
     if isinstance(tests, list):
         tests = "\n".join(str(line) for line in tests)
     return str(tests)
+
+
+def defines(code: str, name: str) -> bool:
+    """Whether `code` has a `def name(` line."""
+    return re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", code, re.MULTILINE) is not None
+
+
+def complete_solution(prompt: str, solution: str, entry_point: str | None) -> str:
+    """The program to run: a completion-style solution (only the body of the function whose signature
+    is in the prompt, as HumanEval completions are) continues the prompt; anything else runs as is."""
+    if entry_point and not defines(solution, entry_point) and defines(prompt, entry_point):
+        return prompt.rstrip("\n") + "\n" + solution
+    return solution
+
+
+def program(doc: Document) -> str:
+    """The candidate's full program (see `complete_solution`)."""
+    meta = doc.metadata
+    return complete_solution(
+        str(meta.get("prompt") or ""), str(meta.get("solution") or ""), meta.get("entry_point")
+    )
 
 
 def has_tests(tests: str) -> bool:
@@ -94,7 +116,7 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
 def render_code(doc: Document) -> str:
     """Training text: the solution alone when it already contains the prompt, else prompt + code block."""
     prompt = str(doc.metadata.get("prompt") or "").strip()
-    solution = str(doc.metadata.get("solution") or "").rstrip()
+    solution = program(doc).rstrip()
     if not prompt or solution.lstrip().startswith(prompt):
         return solution + "\n"
     language = doc.metadata.get("language") or "python"
@@ -121,7 +143,7 @@ class CodeVerifier:
         """Verdicts in input order; every sample of the batch runs in parallel in the pool."""
         verdicts = [self._precheck(doc) for doc in docs]
         runnable = [i for i, v in enumerate(verdicts) if v.keep]
-        jobs = [self._job(docs[i], str(docs[i].metadata.get("solution") or "")) for i in runnable]
+        jobs = [self._job(docs[i], program(docs[i])) for i in runnable]
         elapsed = {}
         for i, result in zip(runnable, self.pool.run_many(jobs)):
             verdicts[i] = classify(result, self.pool.limits.timeout_s)
@@ -147,7 +169,7 @@ class CodeVerifier:
         for i, verdict in enumerate(verdicts):
             if verdict.keep:
                 timeout = max(MUTANT_MIN_TIMEOUT_S, MUTANT_SLOWDOWN * elapsed[i])
-                for mutant in mutants(str(docs[i].metadata.get("solution") or ""), self.max_mutants):
+                for mutant in mutants(program(docs[i]), self.max_mutants):
                     owners.append(i)
                     jobs.append((*self._job(docs[i], mutant), timeout))
         killed: dict[int, list[bool]] = {}

@@ -6,7 +6,8 @@ for code, or `{"id", "problem", "answer"}` for math. Each prompt is sampled `n` 
 per sample with a per-sample `seed` (so a deterministic server gives reproducible output), with
 bounded concurrency, a requests-per-second limit, and retries with exponential backoff on 429, 5xx
 and network errors (honouring `Retry-After`). Code completions become candidates by extracting
-their Python code block; math completions are the solution text. Candidates come out in prompt
+their Python code block (appended to the prompt when it holds only the body of the prompt's
+function); math completions are the solution text. Candidates come out in prompt
 order, then sample order, whatever order the server answered in.
 """
 
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pipeline.document import Document
 from pipeline.stages import ConfigError, Generator, Param, register_generator
+from synthesis.code_verifier import complete_solution, defines
 from synthesis.file_generator import PROMPT_FIELD, read_records
 
 FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
@@ -49,19 +51,6 @@ def extract_code(completion: str, entry_point: str | None = None) -> str:
             if defines(body, entry_point):
                 return body
     return candidates[0]
-
-
-def defines(code: str, name: str) -> bool:
-    """Whether `code` has a `def name(` line."""
-    return re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", code, re.MULTILINE) is not None
-
-
-def complete_solution(prompt: str, code: str, entry_point: str | None) -> str:
-    """The program to run: completion-style answers (only the body of a function whose signature is in
-    the prompt, as with HumanEval prompts) are appended to the prompt."""
-    if entry_point and not defines(code, entry_point) and defines(prompt, entry_point):
-        return prompt.rstrip("\n") + "\n" + code
-    return code
 
 
 class RateLimiter:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 
 from pipeline.document import Document
-from synthesis.code_verifier import classify, has_tests, render_code
+from synthesis.code_verifier import classify, has_tests, program, render_code
 from synthesis.sandbox import RunResult
 
 
@@ -50,3 +50,22 @@ def test_render_code():
         "b", "", kind="code", metadata={"prompt": "Return one.", "solution": "def f():\n    return 1"}
     )
     assert render_code(natural) == "Return one.\n\n```python\ndef f():\n    return 1\n```\n"
+
+
+def test_completion_style_solutions_continue_the_prompt():
+    prompt = 'def inc(x):\n    """Add one."""\n'
+    body_only = Document(
+        "a",
+        "",
+        kind="code",
+        metadata={"prompt": prompt, "solution": "    return x + 1\n", "entry_point": "inc"},
+    )
+    assert program(body_only) == prompt + "    return x + 1\n"
+    assert render_code(body_only) == prompt + "    return x + 1\n"
+    standalone = Document(
+        "b",
+        "",
+        kind="code",
+        metadata={"prompt": prompt, "solution": "def inc(x):\n    return x + 1\n", "entry_point": "inc"},
+    )
+    assert program(standalone) == "def inc(x):\n    return x + 1\n"
