@@ -134,7 +134,7 @@ def test_removed_similarity_is_to_the_survivor():
 
 
 def test_config_checks():
-    assert SemanticDedup("semantic_dedup").eps == 0.08
+    assert SemanticDedup("semantic_dedup").eps == 0.10
     with pytest.raises(ConfigError, match="eps"):
         SemanticDedup("semantic_dedup", eps=1.0)
     with pytest.raises(ConfigError, match="embedder"):
