@@ -163,19 +163,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--reference-python", default="/tmp/dt-venv-filters/bin/python")
-    parser.add_argument("--reference-results", type=Path, help="reuse a `filters_reference.py decide` output")
+    parser.add_argument(
+        "--reference-results",
+        type=Path,
+        help="reuse a `filters_reference.py decide` output (its documents only)",
+    )
     parser.add_argument("--examples", type=int, default=8, help="disagreements shown per filter")
     args = parser.parse_args()
     records = load_corpus(args.data)
     if not records:
         print(f"no data under {args.data}; nothing to measure")
         return
-    ours, our_seconds = run_ours(records)
     if args.reference_results:
         ref = [json.loads(line) for line in args.reference_results.read_text(encoding="utf-8").splitlines()]
+        ref_ids = {row["id"] for row in ref}
+        records = [record for record in records if record["id"] in ref_ids]
         ref_seconds = None
     else:
         ref, ref_seconds = run_reference(records, args.reference_python)
+    ours, our_seconds = run_ours(records)
     report(records, ours, ref, args.examples)
     print(f"\nwall time, all filters one by one on every document: ours {our_seconds:.1f}s", end="")
     print(f", datatrove {ref_seconds:.1f}s" if ref_seconds else "")
