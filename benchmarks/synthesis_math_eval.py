@@ -23,6 +23,7 @@ from synthesis.math_verifier import MathVerifier, last_boxed
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ANNOTATION = re.compile(r"<<([^<>=]*)=([^<>]*)>>([^\s]*)")
+ANNOTATION_ONLY = re.compile(r"<<[^<>]*>>")
 
 
 def doc(i: str, problem: str, solution: str, answer: str | None) -> Document:
@@ -110,6 +111,19 @@ def main() -> None:
             if altered is not None:
                 wrong_step.append(doc(f"gsm-step-{i}", r["question"], altered, a))
         run(verifier, wrong_step, False, args.show, "gsm8k one calculator step altered")
+        # Model-style: no calculator annotations, the answer in a sentence with currency/thousands.
+        styled, styled_step = [], []
+        for i, (r, a) in enumerate(zip(gsm, refs)):
+            head, _, tail = r["answer"].rpartition("####")
+            body = ANNOTATION_ONLY.sub("", head).strip()
+            styled.append(doc(f"gsm-styled-{i}", r["question"], f"{body}\nThe answer is ${tail.strip()}.", a))
+            altered = alter_step(r["answer"], rng)
+            if altered is not None:
+                head = altered.rpartition("####")[0]
+                text = f"{ANNOTATION_ONLY.sub('', head).strip()}\nThe answer is {a}."
+                styled_step.append(doc(f"gsm-styled-step-{i}", r["question"], text, a))
+        run(verifier, styled, True, args.show, "gsm8k restyled (no annotations, 'The answer is $x.')")
+        run(verifier, styled_step, False, args.show, "gsm8k restyled, one step altered (chains only)")
 
     if args.only in (None, "math"):
         rows = load("math_hendrycks_test.jsonl")
@@ -122,6 +136,20 @@ def main() -> None:
             if other and a and other.replace(" ", "") != a.replace(" ", ""):
                 others.append(doc(f"math-other-{r['idx']}", r["problem"], r["solution"], other))
         run(verifier, others, False, args.show, "MATH reference vs another problem's answer")
+        restyled = []
+        for d in admitted:
+            solution = d.metadata["solution"]
+            start = solution.rfind("\\boxed{")
+            if start >= 0 and d.metadata["answer"]:
+                depth, end = 0, start + len("\\boxed")
+                for end in range(end, len(solution)):
+                    depth += {"{": 1, "}": -1}.get(solution[end], 0)
+                    if depth == 0:
+                        break
+                plain = solution[:start] + d.metadata["answer"] + solution[end + 1 :]
+                text = f"{plain}\nThe final answer is ${d.metadata['answer']}$."
+                restyled.append(doc(d.id + "-styled", d.metadata["problem"], text, d.metadata["answer"]))
+        run(verifier, restyled, True, args.show, "MATH restyled ('The final answer is $x$.', no \\boxed)")
 
     if args.only in (None, "svamp"):
         rows = load("svamp.jsonl")

@@ -153,7 +153,7 @@ _TOKEN = re.compile(
     r"|(?P<word>\\[A-Za-z]+|[A-Za-z]+)"
     r"|(?P<skip>\$)"
     r"|(?P<ws>[ \t\r]+)"
-    r"|(?P<other>.)",
+    r"|(?P<other>\.\.\.|.)",
     re.S,
 )
 _OP_ALIASES = {"**": "^", "×": "*", "÷": "/", "·": "*", "−": "-", "–": "-"}
@@ -169,6 +169,7 @@ class Token:
     spaced: bool  # whitespace (or `$`) before it
     value: Fraction | None = None
     percent: bool = False
+    unit: str | None = None  # unit words dropped after the number (`4 houses * 3 = 12`)
 
 
 def tokenize(line: str) -> list[Token]:
@@ -195,13 +196,85 @@ def tokenize(line: str) -> list[Token]:
             tok.kind = "func"
         tokens.append(tok)
         spaced = False
+    tokens = _drop_units(tokens)
     for i in range(1, len(tokens) - 1):
         tok = tokens[i]
-        if tok.kind == "word" and tok.text in ("x", "X"):
-            before, after = tokens[i - 1], tokens[i + 1]
-            if before.kind in ("num", "rp") and after.kind in ("num", "lp", "func"):
-                tok.kind, tok.text = "op", "*"
+        before, after = tokens[i - 1], tokens[i + 1]
+        between_operands = before.kind in ("num", "rp") and after.kind in ("num", "lp", "func")
+        if tok.kind == "word" and tok.text in ("x", "X") and between_operands:
+            tok.kind, tok.text = "op", "*"
+        elif tok.kind == "word" and tok.text.lower() in _OPERATOR_WORDS and between_operands:
+            tok.kind = "opword"  # `10% of 150`, `3 times 5`: the numbers are factors, not sides
     return tokens
+
+
+# Words that act as operators between two numbers (`10% of 150`, `3 times 5`).
+_OPERATOR_WORDS = frozenset("of times plus minus by over per and divided multiplied".split())
+# Words that label a number rather than measure it (`Week 2 sales * 3`).
+_LABEL_WORDS = frozenset(
+    "day week month year step part round level grade chapter page test game phase stage floor row room box"
+    " group team quarter lap trip".split()
+)
+
+
+_NOT_UNITS = _OPERATOR_WORDS | frozenset(
+    "because so then thus hence therefore which that is are was were be the to for from in on at with if when"
+    " since as this it its he she they we you his her their our total each every more less left".split()
+)
+
+
+def _is_unit_word(tok: Token) -> bool:
+    if tok.kind != "word":
+        return False
+    if tok.text == "\\text":
+        return True
+    return len(tok.text) >= 2 and tok.text.isalpha() and tok.text.lower() not in _NOT_UNITS
+
+
+def _drop_units(tokens: list[Token]) -> list[Token]:
+    """Remove unit words inside an expression: `4 houses * 3 gnomes = 12`, `$60/large painting x 8`.
+
+    Only where the number is part of an expression (an operator follows the words, or precedes the
+    number and `=` follows) and the number is not a label (`Week 2 sales`); `10 percent` becomes 10%.
+    """
+    out: list[Token] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        out.append(tok)
+        i += 1
+        if tok.kind != "num":
+            continue
+        j = i
+        while j < n:
+            if _is_unit_word(tokens[j]):
+                j += 1
+            elif tokens[j].text == "/" and j + 1 < n and _is_unit_word(tokens[j + 1]):
+                j += 2
+            else:
+                break
+        if j == i or j == n or sum(t.kind == "word" for t in tokens[i:j]) > 2:
+            continue
+        before = out[-2] if len(out) >= 2 else None
+        after = tokens[j]
+        if (
+            before is not None
+            and before.kind == "word"
+            and (before.text[:1].isupper() or before.text.lower() in _LABEL_WORDS)
+        ):
+            continue
+        if after.text == "/" and j + 1 < n and tokens[j + 1].kind == "num":
+            continue  # `5 minutes/100 meters`: a rate per quantity, not a division to check
+        operator_follows = after.kind == "op" or (after.kind == "word" and after.text in ("x", "X"))
+        if operator_follows or (before is not None and before.kind == "op" and after.kind == "eq"):
+            if after.text == "^":
+                continue  # `5 \\text{ cm}^2`: the power belongs to the unit
+            if any(t.text.lower() == "percent" for t in tokens[i:j]):
+                tok.percent = True
+            tok.unit = " ".join(t.text.lower() for t in tokens[i:j] if t.kind == "word")
+            after.spaced = True
+            i = j
+    return out
 
 
 def _exact_sqrt(value: Fraction) -> Number:
@@ -316,7 +389,8 @@ class _Parser:
                 and rest[1].value != 0
             ):
                 self.i += 2
-                return value / rest[1].value
+                den = rest[1].value / 100 if rest[1].percent and self.percent_scale else rest[1].value
+                return value / den
             return value
         if tok.kind == "lp":
             value = self.expr()
@@ -359,8 +433,6 @@ _HARMLESS_COMMANDS = frozenset(
     r" \Longrightarrow \to \iff \therefore \text \hspace \newline \end \begin \le \ge \leq \geq \ne \neq"
     r" \lt \gt \pmod \bmod \mod \equiv \because \boxed \label \tag".split()
 )
-# Words that act as operators on an adjacent number (`10% of 150`, `3 times 5`).
-_OPERATOR_WORDS = frozenset("of times plus minus by over per and divided multiplied".split())
 _CLEAN_BEFORE = frozenset('[("“')
 _CLEAN_AFTER = frozenset(".,;:?)]\"'”")
 
@@ -374,7 +446,7 @@ _MATH_LETTERS = re.compile(r"(?<![\\A-Za-z])[A-Za-z]+")
 # A problem that defines its own operations or works in another base: `*`, juxtaposition and digits
 # do not mean ordinary arithmetic there, so its equation chains are not checked.
 _CUSTOM_NOTATION = re.compile(
-    r"\b(?:defin|denot|operation|notation|base\b)|\*|\\(?:ast|star|#|&|diamond|nabla|clubsuit|spadesuit|heartsuit"
+    r"\b(?:defin|denot|operation|notation|base\b|modul|congruen|remainder)|\*|\\(?:pmod|bmod|mod|equiv)\b|\\(?:ast|star|#|&|diamond|nabla|clubsuit|spadesuit|heartsuit"
     r"|diamondsuit|oplus|otimes|odot|bowtie|dagger|boxed|circledast|triangle|square|boxtimes|Delta)",
     re.I,
 )
@@ -412,15 +484,13 @@ def _text_for_steps(text: str) -> str:
 
 def _is_dirty_neighbour(tok: Token, adjacent: bool) -> bool:
     """Whether a token next to a run makes the run's end value ambiguous (a factor, a variable)."""
-    if tok.kind in ("num", "lp", "rp", "func"):
+    if tok.kind in ("num", "lp", "rp", "func", "opword"):
         return True
     if tok.kind == "word":
-        if adjacent:
+        if adjacent or tok.text[:1].isdigit():
             return True
         if tok.text.startswith("\\"):
             return tok.text not in _HARMLESS_COMMANDS
-        if tok.text.lower() in _OPERATOR_WORDS:
-            return True
         return len(tok.text) == 1 and tok.text not in ("a", "A", "I")
     if tok.kind == "other":
         return adjacent and tok.text not in _CLEAN_BEFORE and tok.text not in _CLEAN_AFTER
@@ -589,10 +659,36 @@ def _check_run(sides: list[list[Token]], clean_ends: bool) -> tuple[int, str | N
             ok, _ = _pair_ok(left, right)
         except (NotArithmetic, ZeroDivisionError, OverflowError):
             continue
+        if not ok and _mixes_units(left.tokens + right.tokens):
+            continue  # `4 pounds - 6 ounces = 58 ounces`: a conversion the checker does not do
         checked += 1
         if not ok:
             return checked, f"{left.text} = {right.text}"
     return checked, None
+
+
+_UNIT_FAMILIES = {
+    unit: family
+    for family, units in {
+        "length": "inch inches foot feet ft yard yards mile miles meter meters metre metres cm km mm centimeters",
+        "time": "second seconds minute minutes min hour hours hr hrs day days week weeks month months year years",
+        "weight": "ounce ounces oz pound pounds lb lbs gram grams kg kilograms ton tons",
+        "money": "cent cents dollar dollars",
+        "volume": "cup cups pint pints quart quarts gallon gallons liter liters litre litres ml milliliters",
+    }.items()
+    for unit in units.split()
+}
+
+
+def _mixes_units(tokens: list[Token]) -> bool:
+    """Whether dropped units include two different units of one quantity (pounds and ounces)."""
+    seen: dict[str, set[str]] = {}
+    for t in tokens:
+        for word in (t.unit or "").split():
+            family = _UNIT_FAMILIES.get(word)
+            if family:
+                seen.setdefault(family, set()).add(word.rstrip("s"))
+    return any(len(units) > 1 for units in seen.values())
 
 
 def check_steps(solution: str, problem: str = "") -> tuple[int, str | None]:
@@ -673,14 +769,21 @@ def last_boxed(text: str) -> str | None:
 
 
 def extract_answer(solution: str) -> str | None:
-    """The final answer written in a solution, or None when it states none."""
+    """The final answer written in a solution, or None when it states none.
+
+    The last-written of `\\boxed{}`, `#### x` and an answer phrase wins (a solution may box an
+    intermediate result and state its answer after it).
+    """
+    boxed_at = max((m.start() for m in _BOXED.finditer(solution)), default=-1)
+    hashes = list(_HASHES.finditer(solution))
+    phrases = [m for m in _PHRASE.finditer(solution) if m.start() > boxed_at and "\\boxed" not in m.group(1)]
+    if boxed_at >= 0:  # after a boxed answer, only a phrase stating math overrides it (not "is correct")
+        phrases = [m for m in phrases if re.search(r"[\d$\\]", m.group(1))]
+    if hashes and hashes[-1].start() > boxed_at:
+        return hashes[-1].group(1)
     boxed = last_boxed(solution)
-    if boxed:
+    if boxed and not phrases:
         return boxed
-    hashes = _HASHES.findall(solution)
-    if hashes:
-        return hashes[-1]
-    phrases = list(_PHRASE.finditer(solution))
     for m in reversed(phrases):
         tail = m.group(1).strip()
         while inner := _PHRASE.search(tail):  # `Final Answer: The final answer is 72.`
@@ -713,7 +816,7 @@ _WORD_NUMBERS.update(
     {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 )
 _WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-_UNIT_TAIL = re.compile(r"^(.*?\d\)?)\s*(?:[A-Za-z][A-Za-z.'’]*\s*)+(?:\^?\d)?$")
+_UNIT_TAIL = re.compile(r"^(.*?\d\)?)\s+(?:[A-Za-z]{2,}[A-Za-z.'’]*\s*)+(?:\^?\d)?$")
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")
 _CHOICE = re.compile(r"^\(?([A-Ea-e])\)?$")
