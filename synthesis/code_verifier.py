@@ -27,6 +27,7 @@ CODE_REASONS = (
     "weak_tests",
     "unsupported",
 )
+IMPORT_LINE = re.compile(r"^(?:import [\w., ]+|from [\w.]+ import [\w., ]+)$", re.MULTILINE)
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError", "ValueError")
 MUTANT_SLOWDOWN = 10.0
 MUTANT_MIN_TIMEOUT_S = 0.5
@@ -48,10 +49,14 @@ def defines(code: str, name: str) -> bool:
 
 def complete_solution(prompt: str, solution: str, entry_point: str | None) -> str:
     """The program to run: a completion-style solution (only the body of the function whose signature
-    is in the prompt, as HumanEval completions are) continues the prompt; anything else runs as is."""
+    is in the prompt, as HumanEval completions are) continues the prompt; a full one gets the prompt's
+    top-level imports it lacks."""
     if entry_point and not defines(solution, entry_point) and defines(prompt, entry_point):
         return prompt.rstrip("\n") + "\n" + solution
-    return solution
+    # A full solution written for a code prompt may rely on the prompt's imports (`List`), as it
+    # would in the HumanEval harness, where the prompt is part of the program.
+    missing = [line for line in IMPORT_LINE.findall(prompt) if line not in solution]
+    return "\n".join(missing + [solution]) if missing else solution
 
 
 def program(doc: Document) -> str:

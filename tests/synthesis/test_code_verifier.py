@@ -69,3 +69,14 @@ def test_completion_style_solutions_continue_the_prompt():
         metadata={"prompt": prompt, "solution": "def inc(x):\n    return x + 1\n", "entry_point": "inc"},
     )
     assert program(standalone) == "def inc(x):\n    return x + 1\n"
+
+
+def test_full_solutions_get_the_prompt_imports_they_lack():
+    prompt = 'from typing import List\nimport math\n\n\ndef total(xs: List[int]) -> int:\n    """Sum."""\n'
+    solution = "import math\n\ndef total(xs: List[int]) -> int:\n    return sum(xs)\n"
+    doc = Document(
+        "a", "", kind="code", metadata={"prompt": prompt, "solution": solution, "entry_point": "total"}
+    )
+    assert program(doc) == "from typing import List\n" + solution
+    plain = Document("b", "", kind="code", metadata={"prompt": "Sum a list.", "solution": solution})
+    assert program(plain) == solution
