@@ -17,6 +17,7 @@ recipe names it, and it logs a warning. Nothing falls back silently.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -110,6 +111,12 @@ def default_python() -> str:
     return os.path.realpath(sys.executable)
 
 
+@functools.cache
+def _bwrap_supports(bwrap: str, option: str) -> bool:
+    help_text = subprocess.run([bwrap, "--help"], capture_output=True, text=True, check=False)
+    return option in help_text.stdout + help_text.stderr
+
+
 def bwrap_command(python: str, scratch_mb: int) -> list[str]:
     """The bubblewrap command line (documented in the module docstring)."""
     bwrap = shutil.which("bwrap")
@@ -132,7 +139,9 @@ def bwrap_command(python: str, scratch_mb: int) -> list[str]:
         cmd += ["--ro-bind", prefix, prefix]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
     # Only the size-limited /tmp stays writable: bubblewrap's root and /dev are unlimited tmpfs.
-    cmd += ["--remount-ro", "/dev", "--remount-ro", "/", "--disable-userns"]
+    cmd += ["--remount-ro", "/dev", "--remount-ro", "/"]
+    if _bwrap_supports(bwrap, "--disable-userns"):  # bubblewrap >= 0.8: no nested user namespaces
+        cmd += ["--disable-userns"]
     cmd += ["--chdir", "/tmp", "--", interpreter, "-I", "-S", "-c", RUNNER_SOURCE, "/tmp", "pidns"]
     return cmd
 
