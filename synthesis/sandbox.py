@@ -1,14 +1,19 @@
 """Run untrusted Python under bubblewrap, with a pool of warm per-worker runners.
 
-Containment (`bubblewrap`, the default): new user, PID, network, IPC and UTS namespaces (no
-network at all, no view of host processes), the system bound read-only (`/usr` only: no `/etc`,
-`/home`, `/root` or the project), a private size-limited tmpfs as the only writable place with a
-fresh scratch folder per sample, an empty environment, `--die-with-parent`, and, when the host
-runs as root, an unprivileged uid (rlimits on processes do not apply to root). Inside, one warm
-interpreter (`_sandbox_runner.py`) forks a fresh child per sample, sets rlimits (CPU seconds,
-address space, processes, file size, open files), enforces the wall-clock timeout, caps the
-captured stdout/stderr, and afterwards kills every process left in the namespace. A host-side
-watchdog kills the whole bubblewrap process group if the runner itself stops answering.
+Containment (`bubblewrap`, the default): new user, PID, network, IPC, UTS and cgroup namespaces
+(no network at all, no view of host processes), `/usr` bound read-only and nothing else of the host
+(no `/etc`, `/home`, `/root`, `/work`), the root and `/dev` remounted read-only, a private
+size-limited tmpfs on `/tmp` as the only writable place (a fresh scratch folder per sample, all of
+`/tmp` wiped after each), an empty environment, `--new-session`, `--die-with-parent`, and no nested
+user namespaces (bubblewrap >= 0.8). When the host runs as root, bubblewrap itself is started as
+`nobody` (65534) and builds an unprivileged user namespace: RLIMIT_NPROC is never enforced for
+uid 0, so this is what makes the process limit real. That needs unprivileged user namespaces (the
+default on Debian 12 and on this machine's 6.x kernel; Ubuntu's AppArmor userns restriction would
+need a bwrap profile). Inside, one warm interpreter (`_sandbox_runner.py`) forks a fresh child per
+sample, sets rlimits (CPU seconds, address space, processes, file size, open files), enforces the
+wall-clock timeout, caps the captured stdout/stderr, and afterwards kills every process left in the
+namespace. A host-side watchdog kills the whole bubblewrap process group if the runner itself
+stops answering (e.g. a sample stopped it with SIGSTOP).
 
 `process` is the weaker fallback (rlimits and a scratch folder, no namespaces): used only when a
 recipe names it, and it logs a warning. Nothing falls back silently.
