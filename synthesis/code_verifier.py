@@ -2,8 +2,10 @@
 
 A candidate (DESIGN.md, "Synthesis candidates") carries `prompt`, `solution`, `tests` and an
 optional `entry_point` in `doc.metadata`; `tests` may also be a list of assert lines (MBPP's
-`test_list`). Admitted only when the solution and the tests run to completion within the limits
-(and, with the mutation gate on, the tests kill enough mutants of the solution).
+`test_list`). The program run is the solution, continued from the prompt when it is only the body
+of the prompt's function (see `complete_solution`). Admitted only when the solution and the tests
+run to completion within the limits (and, with the mutation gate on, the tests kill enough mutants
+of the solution).
 """
 
 from __future__ import annotations
