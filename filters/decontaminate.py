@@ -128,11 +128,14 @@ class Decontaminate(DocumentStage):
     read once per worker into a sorted numpy array of unique n-gram hashes (8 bytes per n-gram,
     plus 4 for the eval item), so a document costs one vectorized hash and one `searchsorted`.
     Eval items shorter than `ngram` tokens cannot be matched and are counted in the manifest.
+    Synthesis candidates are checked too (their text is empty until `verify` renders it), so
+    placing this stage after `verify` also screens admitted synthetic samples.
     Reasons: `contaminated` (`detail` = distinct matching n-grams, and one eval item id holding
     them).
     """
 
     reasons = ("contaminated",)
+    handles_candidates = True
     params = {
         "paths": Param(
             list[str],

@@ -90,6 +90,14 @@ def test_edge_cases_empty_one_word_non_latin_crlf(eval_file):
     assert built.check(Document("crlf", crlf)).reason == "contaminated"
 
 
+def test_admitted_synthesis_samples_are_checked(eval_file):
+    built = stage(eval_file)
+    assert built.handles_candidates
+    assert built.check(Document("c1", "", kind="math")).keep  # not yet rendered by verify
+    rendered = Document("c2", f"Problem: {QUESTION}\nSolution: 72", kind="math")
+    assert built.check(rendered).reason == "contaminated"
+
+
 def test_short_eval_items_are_counted_not_matched(eval_file):
     built = stage(eval_file)
     assert built.manifest_extra() == {
