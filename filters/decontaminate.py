@@ -70,8 +70,11 @@ class EvalIndex:
 
     @classmethod
     def load(cls, patterns: list[str], fields: list[str], id_field: str, n: int) -> EvalIndex:
-        """Read every eval file; raise RuntimeError naming a file that is missing or has no usable item."""
-        from pipeline.readers import InputError, expand_paths, iter_documents
+        """Read every eval file; raise RuntimeError naming a file that is missing or has no usable item.
+
+        Records the reader cannot use (bad JSON, no `fields[0]`) are skipped and counted.
+        """
+        from pipeline.readers import InputConfig, InputError, expand_paths, plan_splits, read_split
 
         try:
             files = expand_paths(patterns)
@@ -80,24 +83,26 @@ class EvalIndex:
         chunks: list[np.ndarray] = []
         owners: list[np.ndarray] = []
         ids: list[str] = []
-        short = 0
+        short = skipped = 0
         for path in files:
-            before = len(ids)
-            try:
-                for doc in iter_documents(path, text_field=fields[0], id_field=id_field):
-                    found = ngram_hashes(tokens(eval_text(doc, fields)), n)
+            config = InputConfig((path,), text_field=fields[0], id_field=id_field)
+            before, problem = len(ids), f"no record has the field {fields[0]!r}"
+            for split in plan_splits(path, config):
+                for record in read_split(split, config):
+                    if not isinstance(record, Document):
+                        skipped += 1
+                        problem = getattr(record, "message", problem)
+                        continue
+                    found = ngram_hashes(tokens(eval_text(record, fields)), n)
                     if not len(found):
                         short += 1
                         continue
                     chunks.append(found)
                     owners.append(np.full(len(found), len(ids), dtype=np.uint32))
-                    ids.append(doc.id)
-            except (InputError, OSError) as error:
-                raise RuntimeError(f"decontaminate: cannot read eval file {path}: {error}") from error
+                    ids.append(record.id)
             if len(ids) == before:
                 raise RuntimeError(
-                    f"decontaminate: eval file {path} has no record with field {fields[0]!r} "
-                    f"of at least {n} tokens"
+                    f"decontaminate: eval file {path} has no item of at least {n} words ({problem})"
                 )
         hashes = np.concatenate(chunks)
         owner = np.concatenate(owners)
@@ -109,6 +114,7 @@ class EvalIndex:
             "eval_files": len(files),
             "eval_items": len(ids),
             "eval_items_too_short": short,
+            "eval_records_skipped": skipped,
             "eval_ngrams": int(first.sum()),
         }
         return cls(hashes[first], owner[first], ids, figures)

@@ -104,9 +104,19 @@ def test_short_eval_items_are_counted_not_matched(eval_file):
         "eval_files": 1,
         "eval_items": 2,
         "eval_items_too_short": 1,
+        "eval_records_skipped": 0,
         "eval_ngrams": len(tokens(QUESTION)) - 12 + len(tokens(CHINESE)) - 12,
     }
     assert built.check(Document("web", "What is two plus two? " * 5)).keep
+
+
+def test_unusable_records_are_skipped_and_counted(tmp_path):
+    path = write_jsonl(tmp_path / "mixed.jsonl", [{"question": QUESTION}, "{not json", {"prompt": "x"}])
+    built = Decontaminate("d", paths=[str(path)], text_fields=["question"])
+    built.setup()
+    assert built.manifest_extra()["eval_records_skipped"] == 2
+    assert built.manifest_extra()["eval_items"] == 1
+    assert built.check(Document("web", QUESTION)).detail.endswith(f"eval={path}:1")
 
 
 def test_index_is_not_pickled_and_reloads(eval_file):
@@ -123,7 +133,7 @@ def test_missing_or_unusable_eval_files_name_the_file(tmp_path, eval_file):
         Decontaminate("d", paths=[str(tmp_path / "nowhere*.jsonl")])
     wrong = write_jsonl(tmp_path / "wrong.jsonl", [{"prompt": QUESTION}])
     built = Decontaminate("d", paths=[str(eval_file), str(wrong)], text_fields=["question"])
-    with pytest.raises(RuntimeError, match="wrong.jsonl"):
+    with pytest.raises(RuntimeError, match="wrong.jsonl.*no 'question' field"):
         built.setup()
     gone = Decontaminate("d", paths=[str(eval_file)], text_fields=["question"])
     eval_file.unlink()
