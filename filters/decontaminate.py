@@ -136,8 +136,8 @@ class Decontaminate(DocumentStage):
     Eval items shorter than `ngram` tokens cannot be matched and are counted in the manifest.
     Synthesis candidates are checked too (their text is empty until `verify` renders it), so
     placing this stage after `verify` also screens admitted synthetic samples.
-    Reasons: `contaminated` (`detail` = distinct matching n-grams, and one eval item id holding
-    them).
+    Reasons: `contaminated` (`detail` = distinct matching n-grams and the id of the eval item
+    sharing the most of them).
     """
 
     reasons = ("contaminated",)
