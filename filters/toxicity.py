@@ -308,6 +308,12 @@ class Toxicity(DocumentStage):
     def setup(self) -> None:
         self.matcher(None)
 
+    def manifest_extra(self) -> dict:
+        """Size of the always-applied lexicon, so a run records which lists it scored with."""
+        lexicon = self.matcher(None).lexicon
+        phrases = sum(map(len, lexicon.phrases.values()))
+        return {"languages": sorted(self.languages), "entries": len(lexicon.words) + phrases}
+
     def counts(self, doc: Document) -> ToxicityCounts:
         return self.matcher(doc.language).count(doc.text)
 

@@ -117,6 +117,8 @@ def test_configuration_and_pickling():
         Toxicity("t", max_score=1.5)
     stage = Toxicity("t")
     stage.setup()
+    entries = stage.manifest_extra()["entries"]
+    assert stage.manifest_extra()["languages"] == ["en"] and 600 < entries < 796  # en.txt minus ambiguous
     copy = pickle.loads(pickle.dumps(stage))
     assert copy.matchers == {}
     assert copy.check(Document("d", "shit shit")).reason == "toxic"
