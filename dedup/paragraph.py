@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from typing import Any
+from collections.abc import Iterable, Iterator
 
 import xxhash
 
@@ -94,7 +94,7 @@ class ParagraphDedup(CollectionStage):
                 )
         return hashes
 
-    def occurrences(self, doc: Document):
+    def occurrences(self, doc: Document) -> Iterator[tuple[int, tuple]]:
         """(paragraph hash, (survivor order, doc key, paragraph index)) for every eligible paragraph."""
         key = doc_key(doc)
         order = survivor_key(doc, self.prefer_score, self.tie_break)
@@ -103,7 +103,7 @@ class ParagraphDedup(CollectionStage):
                 yield digest, (order, key, index)
 
     @staticmethod
-    def removals(values) -> Any:
+    def removals(values: Iterable[tuple]) -> Iterator[tuple[str, tuple[int, str]]]:
         """For one paragraph hash: (doc key, (index, survivor id)) for each copy outside the survivor.
 
         Two passes over the grouped values (a re-iterable on every runner), so a very common
@@ -115,7 +115,7 @@ class ParagraphDedup(CollectionStage):
             if key != survivor:
                 yield key, (index, survivor_id)
 
-    def rebuild(self, grouped) -> Any:
+    def rebuild(self, grouped: tuple[str, dict]) -> Iterator[Document | Rejection]:
         """Apply the removals to the document(s) under one key; yield Documents and Rejections."""
         from apache_beam.metrics import Metrics
 
