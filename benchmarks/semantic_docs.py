@@ -110,7 +110,7 @@ def build_corpus(data: Path, seed: int) -> tuple[list[Document], dict[str, str],
     rng = random.Random(seed)
     docs, family, kind = [], {}, {}
     for name, limit in SOURCES.items():
-        for line in (data / "quality" / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()[:limit]:
+        for line in (data / "quality" / f"{name}.jsonl").read_text(encoding="utf-8").split("\n")[:limit]:
             record = json.loads(line)
             doc_id = f"{name}:{record['id']}"
             docs.append(Document(id=doc_id, text=record["text"]))

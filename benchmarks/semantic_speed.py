@@ -1,0 +1,154 @@
+"""End-to-end speed and peak memory of `semantic_dedup` on the multi-process DirectRunner.
+
+Builds N documents (default 100,000) by recombining sentences of real documents (ABC news
+transcripts, Brown corpus, movie reviews; 6-14 sentences each, ~1,000 characters) with 5 %
+re-shuffled near-copies, writes them as JSONL under /tmp, then times
+JSONL → Document → semantic_dedup → kept / rejected ids written as text, with
+`--direct_running_mode=multi_processing --direct_num_workers=W`. Peak memory is the largest
+summed RSS of this process and all its children, sampled every 0.2 s; CPU seconds are the summed
+user+system time of the same processes, so docs per CPU-second is the per-core speed even when
+the machine is shared.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/semantic_speed.py --docs 100000 --embedder static --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import apache_beam as beam
+from apache_beam.options.pipeline_options import PipelineOptions
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.semantic_docs import SOURCES, sentences  # noqa: E402
+from dedup.semantic import SemanticDedup  # noqa: E402
+from pipeline.document import Document  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def build_jsonl(data: Path, n: int, path: Path, seed: int = 0) -> None:
+    """N synthetic documents from real sentences; every 20th is a shuffled copy of an earlier one."""
+    pool = []
+    for name in SOURCES:
+        for line in (data / "quality" / f"{name}.jsonl").read_text(encoding="utf-8").split("\n"):
+            if not line.strip():
+                continue
+            pool.extend(s for s in sentences(json.loads(line)["text"]) if 20 <= len(s) <= 400)
+    rng = random.Random(seed)
+    texts: list[str] = []
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            if i % 20 == 19:
+                parts = sentences(texts[rng.randrange(len(texts))])
+                rng.shuffle(parts)
+            else:
+                parts = rng.sample(pool, rng.randint(6, 14))
+            texts.append(" ".join(parts))
+            f.write(json.dumps({"id": f"doc{i:07d}", "text": texts[-1]}) + "\n")
+
+
+def tree_usage(pid: int) -> dict[int, tuple[int, float]]:
+    """{pid: (resident bytes, CPU seconds)} of `pid` and its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stats[int(entry)] = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(stats[int(entry)][1]), []).append(int(entry))
+    usage, stack = {}, [pid]
+    tick = os.sysconf("SC_CLK_TCK")
+    while stack:
+        current = stack.pop()
+        if current in stats:
+            fields = stats[current]  # fields[0] is the state: utime, stime, rss are 14th, 15th, 24th
+            usage[current] = (
+                int(fields[21]) * os.sysconf("SC_PAGE_SIZE"),
+                (int(fields[11]) + int(fields[12])) / tick,
+            )
+        stack.extend(children.get(current, []))
+    return usage
+
+
+def to_document(line: str) -> Document:
+    record = json.loads(line)
+    return Document(id=record["id"], text=record["text"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--embedder", default="static")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    if not (args.data / "quality").is_dir():
+        print(f"skipped: {args.data} not found")
+        return 0
+    work = Path(tempfile.gettempdir()) / "semantic_bench"
+    work.mkdir(exist_ok=True)
+    source = work / f"docs_{args.docs}.jsonl"
+    if not source.exists():
+        build_jsonl(args.data, args.docs, source)
+    out = work / f"out_{args.embedder}_{args.docs}"
+
+    peak = [0]
+    cpu: dict[int, float] = {}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.2):
+            usage = tree_usage(os.getpid())
+            peak[0] = max(peak[0], sum(rss for rss, _ in usage.values()))
+            for pid, (_, seconds) in usage.items():
+                cpu[pid] = max(cpu.get(pid, 0.0), seconds)
+
+    threading.Thread(target=sample, daemon=True).start()
+    options = PipelineOptions(
+        runner="DirectRunner",
+        direct_running_mode="multi_processing",
+        direct_num_workers=args.workers,
+    )
+    stage = SemanticDedup("semantic_dedup", embedder=args.embedder)
+    started = time.perf_counter()
+    with beam.Pipeline(options=options) as p:
+        docs = p | beam.io.ReadFromText(str(source)) | beam.Map(to_document)
+        result = stage.expand(docs)
+        _ = (
+            result.kept
+            | "KeptIds" >> beam.Map(lambda d: d.id)
+            | "WriteKept" >> beam.io.WriteToText(f"{out}/kept")
+        )
+        _ = (
+            result.rejected
+            | "RejectedIds" >> beam.Map(lambda r: f"{r.doc.id}\t{r.duplicate_of}\t{r.detail}")
+            | "WriteRejected" >> beam.io.WriteToText(f"{out}/rejected")
+        )
+    seconds = time.perf_counter() - started
+    done.set()
+    kept = sum(1 for f in out.glob("kept*") for _ in f.open())
+    rejected = sum(1 for f in out.glob("rejected*") for _ in f.open())
+    cpu_seconds = sum(cpu.values())
+    print(
+        f"{args.docs} docs, embedder {args.embedder}, {args.workers} workers: wall {seconds:.1f} s "
+        f"({args.docs / seconds:.0f} docs/s), CPU {cpu_seconds:.1f} s ({args.docs / cpu_seconds:.0f} docs "
+        f"per CPU-second), load average {os.getloadavg()[0]:.1f}, peak RSS {peak[0] / 2**30:.2f} GiB, "
+        f"kept {kept}, rejected {rejected}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
