@@ -268,7 +268,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.model == "fasttext":
         from quality_models.fasttext_quality import load_fasttext_model, predict_positive
 
-        path = train_fasttext(args, [texts[i] for i in train_idx], labels[train_idx], args.output)
+        try:
+            path = train_fasttext(args, [texts[i] for i in train_idx], labels[train_idx], args.output)
+        except RuntimeError as exc:  # fastText raises "Encountered NaN." when training diverges
+            print(
+                f"train-quality: fastText training failed ({exc}): too little or too repetitive data, "
+                "or --lr too high; keep --word-ngrams >= 2",
+                file=sys.stderr,
+            )
+            return 1
         scores = np.array(predict_positive(load_fasttext_model(path), [texts[i] for i in valid_idx]))
         settings = {k: getattr(args, k) for k in ("epoch", "lr", "dim", "word_ngrams", "min_count", "bucket")}
         settings["quantized"] = not args.no_quantize
