@@ -26,12 +26,39 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE_GLOB = str(REPO / "sample_data" / "*.jsonl")
 BEAM_ARGS = ["--direct_num_workers=2"]
 
-# Records whose fate differs from the label because of a stage defect, not because the label is
-# wrong (each was read and judged; see the report in sample_data/README.md). They are checked
-# apart, as a strict xfail: when a stage is fixed the record passes, the xfail fails, and the
-# entry must be removed here.
+# Records whose fate differs from their label because of a stage defect, not a wrong label (each was
+# read and judged; see sample_data/README.md). They are checked apart: when a stage is fixed the
+# record meets its label, the test fails, and its entry must be removed here.
+_PROFANITY_LIST = (
+    "c4_badwords ships better-profanity's list, not C4's LDNOOBW list, and rejects clean prose for {!r}"
+)
+_SEMANTIC_MISS = (
+    "semantic_dedup (static, centered, eps=0.10, benchmark recall 0.87) misses this paraphrase: cosine 0.89"
+)
 KNOWN_STAGE_ISSUES: dict[str, dict[str, str]] = {
-    "default": {},
+    "default": {
+        **{
+            f"article-{slug}{suffix}": _PROFANITY_LIST.format(word)
+            for slug, word, suffixes in [
+                ("bicycle-puncture", "strip", ("", "-near")),
+                ("printing-press", "screw", ("", "-near")),
+                ("home-composting", "woody", ("",)),
+                ("roman-aqueducts", "slope", ("", "-copy")),
+                ("chess-opening-principles", "pawn", ("", "-near")),
+                ("castle-construction", "murder", ("", "-copy")),
+                ("monarch-migration", "fat", ("", "-near")),
+                ("bridge-types", "thrust", ("", "-near")),
+                ("fresh-pasta", "pot", ("",)),
+                ("history-of-tea", "pot", ("",)),
+                ("history-of-tea-rewrite", "drunk", ("",)),
+                ("pottery-wheel", "pot", ("",)),
+                ("octopus-intelligence", "screw", ("",)),
+            ]
+            for suffix in suffixes
+        },
+        "article-home-composting-rewrite": "kept: its original was removed by c4_badwords (see above)",
+        "article-sourdough-starter-rewrite": _SEMANTIC_MISS,
+    },
     "fineweb": {},
 }
 
@@ -130,7 +157,7 @@ def test_default_recipe_meets_every_label(tmp_path_factory, records):
     outputs = run_sample(REPO / "recipes" / "default.toml", tmp_path_factory.mktemp("default"))
     check_run(outputs, records, "expected", KNOWN_STAGE_ISSUES["default"])
     if KNOWN_STAGE_ISSUES["default"]:
-        pytest.xfail("known stage issues: " + "; ".join(KNOWN_STAGE_ISSUES["default"].values()))
+        pytest.xfail(f"{len(KNOWN_STAGE_ISSUES['default'])} known stage issues (KNOWN_STAGE_ISSUES)")
 
 
 @pytest.mark.slow
@@ -141,7 +168,7 @@ def test_fineweb_recipe_meets_every_label(tmp_path_factory, records):
     outputs = run_sample(recipe, tmp_path_factory.mktemp("fineweb"))
     check_run(outputs, records, "expected_fineweb", KNOWN_STAGE_ISSUES["fineweb"])
     if KNOWN_STAGE_ISSUES["fineweb"]:
-        pytest.xfail("known stage issues: " + "; ".join(KNOWN_STAGE_ISSUES["fineweb"].values()))
+        pytest.xfail(f"{len(KNOWN_STAGE_ISSUES['fineweb'])} known stage issues (KNOWN_STAGE_ISSUES)")
 
 
 def test_sample_records_are_well_formed(records):
