@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from pipeline.document import Document
+from synthesis.math_generators import MathGenerator
 from synthesis.math_verifier import MathVerifier, last_boxed
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -81,7 +82,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--show", type=int, default=0, help="print this many misclassified samples per set")
-    parser.add_argument("--only", choices=["gsm8k", "math", "svamp"], default=None)
+    parser.add_argument("--only", choices=["gsm8k", "math", "svamp", "generator"], default=None)
     args = parser.parse_args()
     math_dir = args.data / "math"
     if not math_dir.is_dir():
@@ -141,8 +142,8 @@ def main() -> None:
             solution = d.metadata["solution"]
             start = solution.rfind("\\boxed{")
             if start >= 0 and d.metadata["answer"]:
-                depth, end = 0, start + len("\\boxed")
-                for end in range(end, len(solution)):
+                depth, open_at = 0, start + len("\\boxed")
+                for end in range(open_at, len(solution)):
                     depth += {"{": 1, "}": -1}.get(solution[end], 0)
                     if depth == 0:
                         break
@@ -165,6 +166,14 @@ def main() -> None:
             )
         run(verifier, good, True, args.show, "svamp equation solutions")
         run(verifier, bad, False, args.show, "svamp equation result altered")
+    if args.only in (None, "generator"):
+        start = time.perf_counter()
+        generated = list(MathGenerator("math", count=args.limit or 1000, seed=0).generate())
+        seconds = time.perf_counter() - start
+        print(
+            f"math generator: {len(generated)} problems in {seconds:.1f}s = {len(generated) / seconds:.0f}/s"
+        )
+        run(verifier, generated, True, args.show, "math generator output")
     verifier.close()
 
 

@@ -266,12 +266,13 @@ def _drop_units(tokens: list[Token]) -> list[Token]:
         if after.text == "/" and j + 1 < n and tokens[j + 1].kind == "num":
             continue  # `5 minutes/100 meters`: a rate per quantity, not a division to check
         operator_follows = after.kind == "op" or (after.kind == "word" and after.text in ("x", "X"))
-        if operator_follows or (before is not None and before.kind == "op" and after.kind == "eq"):
+        operator_before = before is not None and (before.kind == "op" or before.text in ("x", "X"))
+        if operator_follows or (operator_before and after.kind == "eq"):
             if after.text == "^":
                 continue  # `5 \\text{ cm}^2`: the power belongs to the unit
             if any(t.text.lower() == "percent" for t in tokens[i:j]):
                 tok.percent = True
-            tok.unit = " ".join(t.text.lower() for t in tokens[i:j] if t.kind == "word")
+            tok.unit = " ".join(t.text.lower() for t in tokens[i:j])
             after.spaced = True
             i = j
     return out
@@ -487,6 +488,8 @@ def _is_dirty_neighbour(tok: Token, adjacent: bool) -> bool:
     if tok.kind in ("num", "lp", "rp", "func", "opword"):
         return True
     if tok.kind == "word":
+        if adjacent and tok.text.isalpha() and len(tok.text) >= 2:
+            return False  # a unit glued to its number: `28ml`, `80cm`
         if adjacent or tok.text[:1].isdigit():
             return True
         if tok.text.startswith("\\"):
@@ -681,7 +684,12 @@ _UNIT_FAMILIES = {
 
 
 def _mixes_units(tokens: list[Token]) -> bool:
-    """Whether dropped units include two different units of one quantity (pounds and ounces)."""
+    """Whether dropped units include two different units of one quantity (pounds and ounces).
+
+    A rate unit (`ml/liter`) is an explicit conversion factor: the step is then checked literally.
+    """
+    if any("/" in (t.unit or "") for t in tokens):
+        return False
     seen: dict[str, set[str]] = {}
     for t in tokens:
         for word in (t.unit or "").split():
@@ -776,23 +784,25 @@ def extract_answer(solution: str) -> str | None:
     """
     boxed_at = max((m.start() for m in _BOXED.finditer(solution)), default=-1)
     hashes = list(_HASHES.finditer(solution))
-    phrases = [m for m in _PHRASE.finditer(solution) if m.start() > boxed_at and "\\boxed" not in m.group(1)]
-    if boxed_at >= 0:  # after a boxed answer, only a phrase stating math overrides it (not "is correct")
-        phrases = [m for m in phrases if re.search(r"[\d$\\]", m.group(1))]
     if hashes and hashes[-1].start() > boxed_at:
         return hashes[-1].group(1)
-    boxed = last_boxed(solution)
-    if boxed and not phrases:
-        return boxed
-    for m in reversed(phrases):
-        tail = m.group(1).strip()
-        while inner := _PHRASE.search(tail):  # `Final Answer: The final answer is 72.`
-            tail = inner.group(1).strip()
-        cut = _PHRASE_CUT.search(tail)
-        tail = (tail[: cut.start()] if cut else tail).strip().strip("*").strip()
-        if tail:
+    for m in reversed(list(_PHRASE.finditer(solution))):
+        if m.start() < boxed_at or "\\boxed" in m.group(1):
+            break
+        tail = _phrase_answer(m.group(1))
+        # After a boxed answer, only a phrase stating math overrides it (not "our answer is correct").
+        if tail and (boxed_at < 0 or re.search(r"[\d$\\]", tail)):
             return tail
-    return None
+    return last_boxed(solution)
+
+
+def _phrase_answer(text: str) -> str:
+    """The answer stated after "the answer is": up to the end of its sentence or clause."""
+    tail = text.strip()
+    while inner := _PHRASE.search(tail):  # `Final Answer: The final answer is 72.`
+        tail = inner.group(1).strip()
+    cut = _PHRASE_CUT.search(tail)
+    return (tail[: cut.start()] if cut else tail).strip().strip("*").strip()
 
 
 def last_number(solution: str) -> str | None:

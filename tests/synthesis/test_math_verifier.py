@@ -31,6 +31,8 @@ def math_doc(solution: str, answer: str | None = None, problem: str = "A problem
         ("Therefore, the final answer is: **$1,250**", "$1,250"),
         ("Answer: (1, 2), which checks out", "(1, 2)"),
         ("I computed 5 + 3 = 8 and stopped", None),
+        ("So $\\boxed{3}$ is an intermediate value; the answer is $6$.", "$6$"),
+        ("So $\\boxed{44}$. We check it: the answer is correct.", "44"),
         ("Final Answer: The final answer is $72$. I hope it is correct.", "$72$"),
     ],
 )
@@ -108,6 +110,9 @@ def test_safe_arithmetic_only():
         "$2^10 = 1024$",  # LaTeX renders 2¹0: ambiguous, not checked
         "Day 1 = 5 miles",
         "**Step 1:** 48 / 2 = 24 clips**",  # markdown bold is not a power
+        "She needs 20 + 5 = 25ml of oil.",
+        "Lazlo has 4 pounds - 6 ounces = 58 ounces",  # a unit conversion is not checked
+        "Week 2 sales * 3 = 600 dollars",  # `Week 2` is a label, not a quantity
     ],
 )
 def test_correct_or_uncheckable_steps_pass(solution):
@@ -120,6 +125,10 @@ def test_correct_or_uncheckable_steps_pass(solution):
         ("Natalia sold 48/2 = <<48/2=25>>25 clips in May.", "calculator step <<48/2=25>>"),
         ("She has 12 * 4 = 46 eggs.", "equation 12 * 4 = 46"),
         ("**Step 1:** 48 / 2 = 25 clips**", "equation 48 / 2 = 25"),
+        ("There are 4 houses * 3 gnomes = 7 gnomes.", "equation 4 * 3 = 7"),
+        ("He paid $83/necklace x 2 necklaces = $168 in all.", "equation 83 * 2 = 168"),
+        ("She needs 20 + 5 = 28ml of oil.", "equation 20 + 5 = 28"),
+        (".4 liters * 1000 ml/liter = 397 ml", "equation .4 * 1000 = 397"),
         ("$\\frac{3}{4} \\cdot 8 = 5$", "equation"),
         ("\\begin{align*} 7 \\cdot 6 &= 40 + 2 \\\\\n &= 43 \\end{align*}", "equation"),
     ],
