@@ -1,7 +1,9 @@
 """`semantic_dedup`: SemDeDup on CPU inside the Beam graph.
 
-embed (batched, model loaded once per worker) → spherical k-means (faiss) trained on a
-deterministic sample, centroids as a side input → every document to its nearest centroid →
+embed (batched, model loaded once per worker; a document's first `max_chars` characters in
+chunks the model sees whole, averaged) → subtract the corpus mean embedding (`center`) →
+spherical k-means (faiss) trained on a deterministic sample (the lowest seeded id hashes), mean
+and centroids as a side input → every document to its nearest centroid →
 GroupByKey on cluster → oversized clusters split by a second-level k-means → blocked pairwise
 cosine inside each (sub)cluster → documents with cosine > 1 − eps joined into connected groups →
 one survivor per group, the rest rejected as `semantic_duplicate`.
@@ -33,7 +35,7 @@ from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, r
 
 REASON = "semantic_duplicate"
 # Auto k: about this many documents per first-level cluster. Pairwise cost per document grows
-# with the cluster size (a 384-d dot product per member), which stays small next to embedding.
+# with the cluster size (one dot product per member), which stays small next to embedding.
 DOCS_PER_CLUSTER = 2000
 
 
