@@ -51,6 +51,8 @@ class NotArithmetic(ValueError):
 # ---------------------------------------------------------------------------------------------
 
 _FRAC_COMMANDS = ("\\dfrac", "\\tfrac", "\\cfrac", "\\frac")
+_MAX_NESTING = 40  # deeper LaTeX or parentheses are not read (no real step nests this deep)
+_MAX_SIDE_TOKENS = 400
 _DROPPED_COMMANDS = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|limits)(?![A-Za-z])")
 _SPACING = re.compile(r"(?<!\\)\\[,;: ]|~|\\quad|\\qquad")
 
@@ -78,7 +80,7 @@ def _read_arg(s: str, i: int) -> tuple[str, int]:
     return s[i], i + 1
 
 
-def delatex(s: str, mixed: bool = True) -> str:
+def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
     """Rewrite LaTeX arithmetic (`\\frac`, `\\sqrt`, `\\cdot`, `^{}`, groups) in plain syntax.
 
     `2\\frac{1}{2}` becomes the mixed number `(2+1/2)` if `mixed`, else an ambiguous `\\juxt`
@@ -86,6 +88,8 @@ def delatex(s: str, mixed: bool = True) -> str:
     """
     if "\\" not in s and "{" not in s:
         return s
+    if _depth > _MAX_NESTING:
+        raise NotArithmetic("nesting too deep")
     s = _DROPPED_COMMANDS.sub("", s)
     s = _SPACING.sub(" ", s.replace("\\!", "")).replace("{,}", ",")
     out: list[str] = []
@@ -105,7 +109,7 @@ def delatex(s: str, mixed: bool = True) -> str:
                     del out[len(out) - len(digits) :]
                     out.append(f"({digits}+{num.strip()}/{den.strip()})")
                 else:
-                    out.append(f"(({delatex(num, mixed)})/({delatex(den, mixed)}))")
+                    out.append(f"(({delatex(num, mixed, _depth + 1)})/({delatex(den, mixed, _depth + 1)}))")
                 continue
             if s.startswith("\\sqrt", i) and not s[i + 5 : i + 6].isalpha():
                 i += 5
@@ -117,9 +121,11 @@ def delatex(s: str, mixed: bool = True) -> str:
                     index, i = s[i + 1 : close], close + 1
                 arg, i = _read_arg(s, i)
                 if index is None:
-                    out.append(f"sqrt({delatex(arg, mixed)})")
+                    out.append(f"sqrt({delatex(arg, mixed, _depth + 1)})")
                 else:
-                    out.append(f"(({delatex(arg, mixed)})^(1/({delatex(index, mixed)})))")
+                    out.append(
+                        f"(({delatex(arg, mixed, _depth + 1)})^(1/({delatex(index, mixed, _depth + 1)})))"
+                    )
                 continue
             m = re.match(r"\\([A-Za-z]+)", s[i:])
             if m:
@@ -476,11 +482,18 @@ def _text_for_steps(text: str) -> str:
         text = re.sub(r"\^(?=\d\d)", r" \\powamb ", text)  # `2^10` renders as 2¹0 in LaTeX: ambiguous
         try:
             text = delatex(text, mixed=False)
-        except NotArithmetic:
-            return ""
+        except NotArithmetic:  # malformed LaTeX somewhere: read the lines that parse
+            text = "\n".join(_delatex_or_empty(line) for line in text.split("\n"))
     text = text.replace("°", "")
     # A chain broken over lines (`... \\cdot` / `&= ...`) continues on the next line.
     return re.sub(r"(?<=[-+*/=^])[ \t]*\n|\n(?=[ \t]*=)", " ", text)
+
+
+def _delatex_or_empty(line: str) -> str:
+    try:
+        return delatex(line, mixed=False)
+    except NotArithmetic:
+        return ""
 
 
 def _is_dirty_neighbour(tok: Token, adjacent: bool) -> bool:
@@ -647,7 +660,7 @@ def _check_run(sides: list[list[Token]], clean_ends: bool) -> tuple[int, str | N
     usable: list[_Side | None] = []
     for k, tokens in enumerate(sides):
         tokens = _balance(tokens, k == 0, k == len(sides) - 1)
-        ok = bool(tokens)
+        ok = 0 < len(tokens) <= _MAX_SIDE_TOKENS
         if ok and k == 0 and not clean_ends and tokens[0].kind == "op":
             ok = False  # `apples - 3 = 7`: the left operand is prose
         if ok and tokens[-1].kind == "op":
@@ -660,7 +673,7 @@ def _check_run(sides: list[list[Token]], clean_ends: bool) -> tuple[int, str | N
             continue  # `Day 1 = 5`: two written numbers are a label, not a computation
         try:
             ok, _ = _pair_ok(left, right)
-        except (NotArithmetic, ZeroDivisionError, OverflowError):
+        except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
             continue
         if not ok and _mixes_units(left.tokens + right.tokens):
             continue  # `4 pounds - 6 ounces = 58 ounces`: a conversion the checker does not do
@@ -1153,6 +1166,12 @@ class MathVerifier:
         self._worker.stop()
 
     def check(self, doc: Document) -> Verdict:
+        try:
+            return self._check(doc)
+        except RecursionError:  # absurdly deep nesting of braces or parentheses
+            return reject("unparseable", "nesting too deep to read")
+
+    def _check(self, doc: Document) -> Verdict:
         meta = doc.metadata
         solution = meta.get("solution")
         if not isinstance(solution, str) or not solution.strip():
