@@ -24,7 +24,9 @@ from pipeline.stages import STAGES, load_builtin_stages
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_GLOB = str(REPO / "sample_data" / "*.jsonl")
-BEAM_ARGS = ["--direct_num_workers=2"]
+# In memory (one process): the same fates as with worker processes (the runner contract, tested in
+# tests/pipeline), with the models loaded once, which keeps this file's runtime near a minute.
+IN_MEMORY = ["--direct_running_mode=in_memory"]
 
 # Records whose fate differs from their label because of a stage defect, not a wrong label (each was
 # read and judged; see sample_data/README.md). They are checked apart: when a stage is fixed the
@@ -78,12 +80,12 @@ def missing_stages(recipe_path: Path) -> list[str]:
     return [name for name in uses if name not in STAGES]
 
 
-def run_sample(recipe_path: Path, output: Path) -> dict:
+def run_sample(recipe_path: Path, output: Path, beam_args: list[str]) -> dict:
     """Run a recipe on sample_data/ into `output`; the outputs read back, keyed by id."""
     missing = missing_stages(recipe_path)
     if missing:
         pytest.skip(f"{recipe_path.name}: stages not registered yet: {', '.join(missing)}")
-    result = run_recipe(load_recipe(recipe_path, [SAMPLE_GLOB]), str(output), BEAM_ARGS)
+    result = run_recipe(load_recipe(recipe_path, [SAMPLE_GLOB]), str(output), beam_args)
 
     def rows(folder: str) -> dict[str, dict]:
         files = sorted((output / folder).glob("*.parquet"))
@@ -154,7 +156,7 @@ def records() -> list[dict]:
 
 @pytest.mark.slow
 def test_default_recipe_meets_every_label(tmp_path_factory, records):
-    outputs = run_sample(REPO / "recipes" / "default.toml", tmp_path_factory.mktemp("default"))
+    outputs = run_sample(REPO / "recipes" / "default.toml", tmp_path_factory.mktemp("default"), IN_MEMORY)
     check_run(outputs, records, "expected", KNOWN_STAGE_ISSUES["default"])
     if KNOWN_STAGE_ISSUES["default"]:
         pytest.xfail(f"{len(KNOWN_STAGE_ISSUES['default'])} known stage issues (KNOWN_STAGE_ISSUES)")
@@ -165,7 +167,7 @@ def test_fineweb_recipe_meets_every_label(tmp_path_factory, records):
     recipe = REPO / "recipes" / "fineweb.toml"
     if not recipe.exists():
         pytest.skip("recipes/fineweb.toml does not exist yet")
-    outputs = run_sample(recipe, tmp_path_factory.mktemp("fineweb"))
+    outputs = run_sample(recipe, tmp_path_factory.mktemp("fineweb"), IN_MEMORY)
     check_run(outputs, records, "expected_fineweb", KNOWN_STAGE_ISSUES["fineweb"])
     if KNOWN_STAGE_ISSUES["fineweb"]:
         pytest.xfail(f"{len(KNOWN_STAGE_ISSUES['fineweb'])} known stage issues (KNOWN_STAGE_ISSUES)")
