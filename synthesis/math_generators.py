@@ -217,8 +217,8 @@ def integral(rng: random.Random) -> Problem:
     lo = rng.randint(-3, 2)
     hi = lo + rng.randint(1, 4)
     antiderivative = sympy.integrate(f, x)
-    value = sympy.integrate(f, (x, lo, hi))
     upper, lower = antiderivative.subs(x, hi), antiderivative.subs(x, lo)
+    value = upper - lower  # the fundamental theorem, on sympy's antiderivative
     problem = f"Evaluate $\\int_{{{lo}}}^{{{hi}}} \\left({sympy.latex(f)}\\right)\\,dx$."
     steps = [
         f"An antiderivative is $F(x) = {sympy.latex(antiderivative)}$.",

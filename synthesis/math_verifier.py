@@ -893,6 +893,8 @@ def normalize_answer(raw: str) -> Answer:
     m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in\b)\s*([^=]+)$", s)
     if m:
         s = m.group(1).strip()
+    elif s.count("=") == 1 and _is_arithmetic(s.split("=")[0]):  # `2+3=5`: the computed value
+        s = s.split("=")[1].strip()
     if ", " not in s and not re.search(r"[(\[]", s):  # `5,525` (not a list or interval): thousands
         s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
     if re.search(r"\d", s):
@@ -915,6 +917,14 @@ def normalize_answer(raw: str) -> Answer:
         if n is not None:
             return Answer(str(n), percent, Fraction(n))
     return Answer(s, percent, _plain_value(s))
+
+
+def _is_arithmetic(text: str) -> bool:
+    try:
+        evaluate_text(text)
+    except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
+        return False
+    return True
 
 
 def _plain_value(s: str) -> Fraction | None:
@@ -1225,6 +1235,9 @@ class MathVerifier:
         textual = [bool(re.fullmatch(r"[A-Za-z][A-Za-z ,.'\-]*", x.text)) for x in (a, b)]
         if any(textual):
             return False
+        numeric = _numeric_equal(a, b)
+        if numeric is not None:
+            return numeric
         try:
             sb_src = to_sympy_source(b.text)
         except NotArithmetic:
@@ -1259,6 +1272,25 @@ class MathVerifier:
                 return False
             remaining.pop(match)
         return True
+
+
+def _numeric_equal(a: Answer, b: Answer) -> bool | None:
+    """Compare two closed-form numbers (`\\frac{\\sqrt{3}}{2}`, `2^{10}`) without sympy; None if
+    either is not plain arithmetic. Irrational values agree when equal to 1e-12 relative."""
+    try:
+        x, y = evaluate_text(a.text), evaluate_text(b.text)
+    except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+    candidates = [(x, y)]
+    if a.percent != b.percent:
+        candidates.append((x / 100, y) if a.percent else (x, y / 100))
+    for u, v in candidates:
+        if isinstance(u, Fraction) and isinstance(v, Fraction):
+            if u == v:
+                return True
+        elif math.isclose(float(u), float(v), rel_tol=1e-12, abs_tol=1e-15):
+            return True
+    return False
 
 
 def _same_number(a: Answer, b: Answer) -> bool:

@@ -55,6 +55,7 @@ def test_extract_answer(solution, expected):
         ("90^\\circ", "90"),
         ("twenty-one", "21"),
         ("x = 5", "5"),
+        ("2 + 3 = 5", "5"),
         ("She sold 72 clips", "72"),
         ("(1, 2)", "(1,2)"),
         ("[2, 5)", "[2,5)"),
