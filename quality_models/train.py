@@ -21,7 +21,7 @@ import numpy as np
 
 from quality_models.embedders import EMBEDDER_NAMES
 
-FASTTEXT_FILE = "model.ftz"
+FASTTEXT_FILE = "model.bin"
 HEAD_FILE = "head.safetensors"
 
 
@@ -54,11 +54,15 @@ def build_parser() -> argparse.ArgumentParser:
     fasttext = parser.add_argument_group("fasttext")
     fasttext.add_argument("--epoch", type=int, default=10)
     fasttext.add_argument("--lr", type=float, default=0.1)
-    fasttext.add_argument("--dim", type=int, default=64)
+    fasttext.add_argument("--dim", type=int, default=16)
     fasttext.add_argument("--word-ngrams", type=int, default=2)
-    fasttext.add_argument("--min-count", type=int, default=2)
-    fasttext.add_argument("--bucket", type=int, default=200_000)
-    fasttext.add_argument("--no-quantize", action="store_true", help="write model.bin instead of model.ftz")
+    fasttext.add_argument("--min-count", type=int, default=3)
+    fasttext.add_argument("--bucket", type=int, default=100_000)
+    fasttext.add_argument(
+        "--quantize",
+        action="store_true",
+        help="write a product-quantized model.ftz (smaller, ~2x slower to score)",
+    )
     embedding = parser.add_argument_group("embedding")
     embedding.add_argument("--embedder", choices=EMBEDDER_NAMES, default="minilm-bf16")
     embedding.add_argument("--l2", type=float, default=1e-2, help="L2 penalty of the logistic/linear head")
@@ -159,13 +163,12 @@ def train_fasttext(args: argparse.Namespace, texts: list[str], labels: np.ndarra
             seed=args.seed,
             verbose=0,
         )
-        if args.no_quantize:
-            path = output / "model.bin"
-        else:
+        path = output / FASTTEXT_FILE
+        if args.quantize:
             model.quantize(
                 input=str(train_file), qnorm=True, retrain=True, cutoff=100_000, thread=1, verbose=0
             )
-            path = output / FASTTEXT_FILE
+            path = output / "model.ftz"
         model.save_model(str(path))
     return path
 
@@ -279,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         scores = np.array(predict_positive(load_fasttext_model(path), [texts[i] for i in valid_idx]))
         settings = {k: getattr(args, k) for k in ("epoch", "lr", "dim", "word_ngrams", "min_count", "bucket")}
-        settings["quantized"] = not args.no_quantize
+        settings["quantized"] = args.quantize
     else:
         from quality_models.embedders import load_embedder
         from quality_models.embedding_quality import LinearHead
