@@ -190,7 +190,10 @@ def _evaluation(poly, x, point) -> str:
     terms = []
     for (power,), coefficient in sorted(sympy.Poly(poly, x).terms(), reverse=True):
         factor = f"{_par(point)}^{{{power}}}" if power > 1 else _par(point)
-        body = _tex(abs(coefficient)) if power == 0 else f"{_tex(abs(coefficient))} \\cdot {factor}"
+        if power == 0:
+            body = _tex(abs(coefficient))
+        else:
+            body = factor if abs(coefficient) == 1 else f"{_tex(abs(coefficient))} \\cdot {factor}"
         sign = "-" if coefficient < 0 else "+"
         terms.append(f"{sign} {body}" if terms else f"{'-' if coefficient < 0 else ''}{body}")
     return " ".join(terms) or "0"
