@@ -53,7 +53,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Never reach for a model hub at run time; keep gRPC and Hugging Face chatter off the console.
+# Worker processes inherit these.
+QUIET_OFFLINE_ENVIRONMENT = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "HF_HUB_VERBOSITY": "error",
+    "TRANSFORMERS_VERBOSITY": "error",
+    "GRPC_VERBOSITY": "ERROR",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
+    for key, value in QUIET_OFFLINE_ENVIRONMENT.items():
+        os.environ.setdefault(key, value)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "train-quality":
         from quality_models.train import main as train_main
