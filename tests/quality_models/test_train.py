@@ -9,7 +9,6 @@ from quality_models.train import binary_metrics, main, roc_auc
 
 from .conftest import BAD, GOOD
 
-
 # This fastText build is not bit-reproducible (and may even hit NaN) when tiny data meets a tiny model;
 # at these sizes it was in every trial, as it is with the defaults on the real training set.
 FIXTURE_FASTTEXT = ("--dim", "64", "--bucket", "200000", "--min-count", "2")

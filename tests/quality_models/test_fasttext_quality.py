@@ -1,0 +1,51 @@
+import pytest
+
+from pipeline.document import KEEP, Document
+from pipeline.stages import STAGES, ConfigError
+from quality_models.fasttext_quality import DEFAULT_FASTTEXT_MODEL, FastTextQuality, normalize_for_fasttext
+
+from .conftest import BAD, GOOD
+
+
+def test_registered_with_a_shipped_default_model():
+    assert STAGES["fasttext_quality"] is FastTextQuality
+    assert DEFAULT_FASTTEXT_MODEL.is_file() and DEFAULT_FASTTEXT_MODEL.stat().st_size < 20_000_000
+    assert FastTextQuality.reasons == ()
+
+
+def test_normalization_is_one_lowercased_line_of_tokens():
+    assert normalize_for_fasttext("Hello, World!\nIt's 2024.") == "hello , world ! it ' s 2024 ."
+
+
+def test_scores_prose_above_spam_and_chat_and_never_rejects():
+    stage = FastTextQuality("ft")
+    stage.setup()
+    docs = [Document("good", " ".join(GOOD)), Document("spam", " ".join(BAD[::2])), Document("empty", "")]
+    assert stage.check_batch(docs) == [KEEP, KEEP, KEEP]
+    good, spam, empty = (d.scores["ft"] for d in docs)
+    assert all(0.0 <= s <= 1.0 for s in (good, spam, empty))
+    assert good > 0.5 > spam
+    single = Document("good", " ".join(GOOD))
+    assert stage.check(single) == KEEP and single.scores["ft"] == good
+
+
+def test_missing_model_is_a_config_error_naming_the_file(tmp_path):
+    with pytest.raises(ConfigError, match="model: .*nope.bin"):
+        FastTextQuality("ft", model=str(tmp_path / "nope.bin"))
+
+
+def test_corrupt_model_fails_at_setup_naming_the_file(tmp_path):
+    path = tmp_path / "model.bin"
+    path.write_bytes(b"not a fasttext model" * 100)
+    stage = FastTextQuality("ft", model=str(path))
+    with pytest.raises(RuntimeError, match=str(path)):
+        stage.setup()
+
+
+def test_stage_pickles_without_its_model():
+    import pickle
+
+    stage = FastTextQuality("ft")
+    stage.setup()
+    clone = pickle.loads(pickle.dumps(stage))
+    assert clone._model is None and clone.model == stage.model
