@@ -177,3 +177,11 @@ def test_render_and_pickle(verifier):
     clone = pickle.loads(pickle.dumps(verifier))
     assert clone.check(doc).keep
     clone.close()
+
+
+def test_plain_numbers_never_start_sympy():
+    fresh = MathVerifier()
+    assert fresh.check(math_doc("She sold 48/2 = <<48/2=24>>24 clips.\n#### 24", "24.0")).keep
+    assert fresh.check(math_doc("So \\boxed{\\frac{3}{4}}", "0.75")).keep
+    assert fresh.check(math_doc("So \\boxed{2\\sqrt{2}}", "\\sqrt{8}")).keep  # closed forms: numerically
+    assert fresh._worker._proc is None
