@@ -2772,12 +2772,16 @@ EXACT_COPIES = [
     ),
     ("rooftop-solar", "http://homeenergy-advice.com/renewables/is-rooftop-solar-right-for-you", False),
     ("silk-road", "https://mirror.worldhistory-archive.net/trade/life-on-the-silk-road", True),
-    ("compound-interest", "https://moneywise-basics.com/savings/understanding-compound-interest/amp", False),
-    ("coral-bleaching", "https://oceanwatch.org/reefs/what-causes-coral-bleaching?page=1", True),
-    ("roman-aqueducts", "https://ancientworld-review.org/print/roman-aqueducts", True),
     (
-        "castle-construction",
-        "https://medievalbuilders.org/architecture/how-castles-were-built#comments",
+        "new-orleans-jazz",
+        "https://musichistory-notes.org/genres/the-birth-of-jazz-in-new-orleans?utm_campaign=spring",
+        False,
+    ),
+    ("coral-bleaching", "https://oceanwatch.org/reefs/what-causes-coral-bleaching?page=1", True),
+    ("beekeeping-first-year", "https://www.apiary-apprentice.org/print/your-first-year-keeping-bees", True),
+    (
+        "stargazing-binoculars",
+        "https://astronomy-for-everyone.org/observing/stargazing-with-binoculars#comments",
         False,
     ),
     (
@@ -2801,11 +2805,7 @@ EXACT_COPIES = [
         "https://citiesandclimate.org/research/the-urban-heat-island-effect?lang=en",
         False,
     ),
-    (
-        "public-libraries",
-        "https://communityinfrastructure.org/essays/why-public-libraries-still-matter/amp",
-        True,
-    ),
+    ("sundials", "https://www.timekeeping-history.org/instruments/how-sundials-tell-time/amp", True),
     (
         "map-projections",
         "https://cartography-corner.com/basics/why-every-world-map-is-wrong?utm_medium=social",
@@ -2819,31 +2819,33 @@ EXACT_COPIES = [
 # article without its title line, maybe with a typo, and a share-bait footer. That keeps the Jaccard
 # similarity high (above 0.9 on word 5-grams), makes the copy shorter than the original (longest wins
 # where there is no score) and scores it lower with the fastText quality model (highest score wins).
-NEAR_FOOTER = "Share this!!! Like us on Facebook!!!"
+NEAR_FOOTER = "Like us on Facebook!!!"
 NEAR_COPIES = [
-    ("desert-plants", "https://www.garden-content-hub.com/desert-plants-survive", False),
-    ("git-basics", "https://coding-tips-daily.net/git-for-beginners", True),
-    ("houseplants-winter", "https://www.homeandgarden-aggregator.com/houseplants-through-the-winter", False),
-    ("bridge-types", "https://engineering-daily-news.com/bridges-explained", True),
-    ("ev-batteries", "https://www.ev-news-aggregator.com/inside-the-battery", False),
-    ("teaching-phonics", "https://parenting-content-hub.com/phonics-reading", True),
-    ("chess-opening-principles", "https://www.chess-tips-reposts.com/opening-principles", False),
-    ("bicycle-puncture", "https://bike-news-digest.com/fix-a-puncture", True),
-    ("monarch-migration", "https://www.wildlife-weekly-digest.com/monarch-butterflies", False),
-    ("first-10k", "https://fitness-content-farm.com/first-10k-plan", True),
     ("volcano-types", "https://www.geo-news-digest.com/2023/05/why-some-volcanoes-explode", False),
-    ("printing-press", "https://www.history-reposts.com/gutenberg-printing-press", True),
-    ("container-shipping", "https://www.business-history-reposts.com/shipping-container", False),
+    ("houseplants-winter", "https://www.homeandgarden-aggregator.com/houseplants-through-the-winter", True),
+    ("vaccines-immune", "https://health-news-roundup.com/2022/how-vaccines-teach-the-immune-system", False),
+    ("birdwatching", "https://www.countryside-weekly.com/hobbies/birdwatching-for-beginners", True),
+    ("noise-cancelling", "https://gadget-news-digest.com/noise-cancelling-explained", False),
     ("marie-curie", "https://science-people-digest.com/marie-curie-radioactivity", True),
+    ("ev-batteries", "https://www.ev-news-aggregator.com/inside-the-battery", False),
+    ("desert-plants", "https://www.garden-content-hub.com/desert-plants-survive", True),
+    ("teaching-phonics", "https://parenting-content-hub.com/phonics-reading", False),
+    ("container-shipping", "https://www.business-history-reposts.com/shipping-container", True),
+    ("ice-cores", "https://climate-news-aggregator.org/ice-cores-explained", False),
+    ("rivers-and-floodplains", "https://www.nature-content-hub.com/rivers-floodplains", True),
+    ("wooden-boat-building", "https://diy-projects-digest.com/build-a-rowing-boat", False),
+    ("history-of-chocolate", "https://www.food-history-reposts.com/chocolate", True),
     ("honeybee-waggle-dance", "https://www.nature-content-hub.com/bee-dance", False),
 ]
 # Semantic rewrites reposted with content-farm furniture, so that the fastText model scores them below
-# their originals: "header" adds a byline line, "footer" the share-bait footer.
+# their originals: "header" adds a byline line, "footer" a share-bait footer ("short footer": the
+# near copies' one, where the long one would push the rewrite below the score threshold).
 REPOST_HEADER = "Posted by admin ... 0 comments ... 1,204 views"
+REPOST_FOOTER = "Share this!!! Like us on Facebook!!!"
 REWRITE_FURNITURE = {
     "sourdough-starter": ("header", "footer"),
     "how-tides-work": ("header", "footer"),
-    "home-composting": (),
+    "home-composting": ("short footer",),
     "photosynthesis": ("footer",),
     "wind-turbines": ("header", "footer"),
     "history-of-tea": ("footer",),
@@ -2991,7 +2993,8 @@ def duplicates() -> list[dict]:
         furniture = REWRITE_FURNITURE[slug]
         title, body = _split_title(text)
         header = f"{REPOST_HEADER}\n" if "header" in furniture else ""
-        footer = f"\n{NEAR_FOOTER}" if "footer" in furniture else ""
+        footer = {"footer": f"\n{REPOST_FOOTER}", "short footer": f"\n{NEAR_FOOTER}"}
+        footer = "".join(footer[f] for f in furniture if f in footer)
         text = f"{title}\n\n{header}{body}{footer}"
         records.append(
             web(

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 SAMPLE_GLOB = str(REPO / "sample_data" / "*.jsonl")
 # In memory (one process): the same fates as with worker processes (the runner contract, tested in
 # tests/pipeline), with the models loaded once, which keeps this file's runtime near a minute.
-IN_MEMORY = ["--direct_running_mode=in_memory"]
+IN_MEMORY = ["--direct_running_mode=in_memory", "--direct_num_workers=1"]
 
 # Records whose fate differs from their label because of a stage defect, not a wrong label (each was
 # read and judged; see sample_data/README.md). They are checked apart: when a stage is fixed the
@@ -40,23 +40,22 @@ _SEMANTIC_MISS = (
 KNOWN_STAGE_ISSUES: dict[str, dict[str, str]] = {
     "default": {
         **{
-            f"article-{slug}{suffix}": _PROFANITY_LIST.format(word)
-            for slug, word, suffixes in [
-                ("bicycle-puncture", "strip", ("", "-near")),
-                ("printing-press", "screw", ("", "-near")),
-                ("home-composting", "woody", ("",)),
-                ("roman-aqueducts", "slope", ("", "-copy")),
-                ("chess-opening-principles", "pawn", ("", "-near")),
-                ("castle-construction", "murder", ("", "-copy")),
-                ("monarch-migration", "fat", ("", "-near")),
-                ("bridge-types", "thrust", ("", "-near")),
-                ("fresh-pasta", "pot", ("",)),
-                ("history-of-tea", "pot", ("",)),
-                ("history-of-tea-rewrite", "drunk", ("",)),
-                ("pottery-wheel", "pot", ("",)),
-                ("octopus-intelligence", "screw", ("",)),
+            f"article-{slug}": _PROFANITY_LIST.format(word)
+            for slug, word in [
+                ("bicycle-puncture", "strip"),
+                ("printing-press", "screw"),
+                ("home-composting", "woody"),
+                ("roman-aqueducts", "slope"),
+                ("chess-opening-principles", "pawn"),
+                ("castle-construction", "murder"),
+                ("monarch-migration", "fat"),
+                ("bridge-types", "thrust"),
+                ("fresh-pasta", "pot"),
+                ("history-of-tea", "pot"),
+                ("history-of-tea-rewrite", "drunk"),
+                ("pottery-wheel", "pot"),
+                ("octopus-intelligence", "screw"),
             ]
-            for suffix in suffixes
         },
         "article-home-composting-rewrite": "kept: its original was removed by c4_badwords (see above)",
         "article-sourdough-starter-rewrite": _SEMANTIC_MISS,
