@@ -2,18 +2,21 @@
 
 `MathVerifier.check(doc)` reads `doc.metadata["problem"]`, `["solution"]` and optionally `["answer"]`:
 
-1. The final answer is extracted from the solution: the last `\\boxed{}` (nested braces), else the last
-   `#### x` line, else the last "final answer / the answer is / Answer:" phrase; failing those, and
-   only when there is a reference to compare with, the last number written (`last_number_fallback`).
+1. The final answer is extracted from the solution: the last-written of `\\boxed{}` (nested braces), a
+   `#### x` line and a "final answer / the answer is / Answer:" phrase; failing those, and only when
+   there is a reference to compare with, the last number written (`last_number_fallback`).
 2. Every checkable step is evaluated with exact rational arithmetic (a small parser, never `eval`):
    GSM8K calculator annotations `<<48/2=24>>` and equation chains `a = b = c` in prose or LaTeX whose
-   sides are all arithmetic. A side whose context makes it ambiguous (a variable, `2\\pi`, `f(2)`) is
-   not checked; a written value may be a rounding or truncation of the true value to its shown
-   decimals; "running" chains (`5 + 3 = 8 * 2 = 16`) are read as intended.
+   sides are all arithmetic. A side whose context makes it ambiguous (a variable, `2\\pi`, `f(2)`, a
+   label such as `Day 1`) is not checked, nor are unit conversions or problems with their own
+   operations or modular arithmetic; unit words inside an expression are dropped (`4 houses * 3`); a
+   written value may be a rounding or truncation of the true value to its shown decimals; "running"
+   chains (`5 + 3 = 8 * 2 = 16`) are read as intended.
 3. The extracted answer is compared with the reference: normalised strings, then exact numbers
    (fractions, decimals, percentages, thousands separators, currency, units, number words), then
-   structures (tuples, intervals, unordered answer lists, matrices), then sympy in a worker process
-   with a wall-clock timeout (sympy can hang; the worker is killed and restarted).
+   structures (tuples, intervals, unordered answer lists, `\\pm`, ratios, matrices), then closed forms
+   evaluated numerically (`\\frac{\\sqrt{3}}{2}`), and only then sympy in a worker process with a
+   wall-clock timeout (sympy can hang; the worker is killed and restarted).
 
 Without a reference answer a solution is admitted only if an answer can be extracted and at least one
 step was checked and all checked steps are correct: otherwise nothing would have been verified.
@@ -168,10 +171,8 @@ _MAX_BITS = 20_000  # bigger intermediate results are not checked (and cannot ha
 
 @dataclass(slots=True)
 class Token:
-    kind: str  # num, op, lp, rp, eq, word, other, nl, func
+    kind: str  # num, op, lp, rp, eq, func, word, opword (`of` between numbers), other
     text: str
-    start: int
-    end: int
     spaced: bool  # whitespace (or `$`) before it
     value: Fraction | None = None
     percent: bool = False
@@ -190,7 +191,7 @@ def tokenize(line: str) -> list[Token]:
         if kind == "pct":
             kind = "num"
         text = m.group()
-        tok = Token(kind, text, m.start(), m.end(), spaced)
+        tok = Token(kind, text, spaced)
         if kind == "num" and re.match(r"0\d", text):
             tok.kind = "word"  # `0900`: a clock time or code, not a quantity
         elif kind == "num":
@@ -1147,7 +1148,12 @@ def sympy_equal(a: str, b: str) -> bool | str:
 
 
 class MathVerifier:
-    """Admit a math candidate only if its final answer matches and every checkable step is right."""
+    """Admit a math candidate only if its final answer matches and every checkable step is right.
+
+    `sympy_timeout_s` bounds one symbolic comparison; `check_steps` turns step checking off;
+    `keep_annotations` keeps `<<...>>` in the rendered training text; `last_number_fallback` reads
+    the last number as the answer when a solution states none (only with a reference answer).
+    """
 
     reasons = REASONS
 
