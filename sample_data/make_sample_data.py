@@ -2438,6 +2438,185 @@ Only the first thousand participants will receive the bonus, so hurry up!!! Thou
     ),
 ]
 
+# --- Pages the C4 and FineWeb line rules catch. (slug, url, text, expected stage, expected reason) --
+# lorem ipsum left in a template, and code with curly brackets: c4_quality rejects the document.
+# An article with a repeated inline advertisement line (duplicated-line characters above 1%), and
+# verse set in short lines (every line at most 30 characters): fineweb_quality.
+LINE_RULE_PAGES: list[tuple[str, str, str, str, str]] = [
+    (
+        "lorem-services",
+        "https://www.brightpath-consulting.com/services",
+        """Our Services
+
+We help small businesses plan their growth, manage their finances and find the right people for their teams. Every engagement starts with a free conversation about your goals.
+
+Our consultants have worked with shops, restaurants, workshops and local charities for more than fifteen years. We believe that good advice should be practical, affordable and easy to act on.
+
+Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.
+
+Contact us today to arrange your first meeting with one of our advisers. We are happy to meet at your premises or online, whichever suits you best.""",
+        "c4_quality",
+        "lorem_ipsum",
+    ),
+    (
+        "lorem-team",
+        "https://www.greenway-architects.co.uk/about/team",
+        """Meet the Team
+
+Our practice was founded by two architects who wanted to design homes that are comfortable, efficient and built to last. Today the team includes designers, engineers and a landscape architect.
+
+We work closely with every client from the first sketch to the day they move in. Each project is different, and we enjoy the challenge of finding the right answer for each site and each family.
+
+Team member biography coming soon. Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.
+
+If you would like to discuss a project, please get in touch. We would be delighted to hear about your plans and to show you some of our recent work.""",
+        "c4_quality",
+        "lorem_ipsum",
+    ),
+    (
+        "css-snippet",
+        "https://www.webcraft-notes.com/css/centering-an-element",
+        """Centering an Element with Flexbox
+
+Centering something on a web page used to involve awkward tricks with margins and positioning. Modern browsers support flexible box layout, which makes the job much simpler and works for both horizontal and vertical centering.
+
+The idea is to turn the parent element into a flex container and tell it how to align its children. The following rule centres everything inside a container with the class name wrapper:
+
+.wrapper { display: flex; justify-content: center; align-items: center; min-height: 100vh; }
+
+The first property switches on flexible layout, the second centres the children along the main axis, and the third centres them along the cross axis. The minimum height makes the container fill the screen, so the content sits in the middle of the window.
+
+This approach works for text, images and whole panels, and it adapts automatically when the window is resized.""",
+        "c4_quality",
+        "curly_bracket",
+    ),
+    (
+        "json-config",
+        "https://docs.tinyserve-project.org/guide/configuration",
+        """Configuring the Server
+
+The server reads its settings from a small configuration file in the project folder. If the file is missing, sensible defaults are used, so you only need to write the settings you want to change.
+
+Most people start by choosing the port and the folder that holds their pages. A minimal file looks like this:
+
+{ "port": 8080, "root": "public", "cache": true }
+
+The port is the number the server listens on, and the root is the folder whose files are served. Caching keeps recently requested files in memory, which makes repeated requests much faster.
+
+After editing the file, restart the server so that the new settings take effect. Any mistake in the file is reported when the server starts, together with the line where it was found.""",
+        "c4_quality",
+        "curly_bracket",
+    ),
+    (
+        "repeated-ad-line",
+        "https://www.localnews-eastbury.com/2024/06/new-footbridge-opens",
+        """New Footbridge Opens Across the River Wey
+
+The new footbridge linking the town centre with the riverside park opened to the public on Saturday morning, three months later than planned.
+
+Hundreds of residents gathered to watch the mayor cut the ribbon, and a brass band from the secondary school played on the riverbank.
+
+Story continues below advertisement.
+
+The bridge replaces a narrow crossing that was closed two years ago after engineers found serious corrosion in its supports.
+
+Since then, pedestrians have faced a long detour via the road bridge, which has no separate path for cyclists.
+
+Story continues below advertisement.
+
+The new structure is wide enough for walkers and cyclists to pass each other safely, with gentle ramps at both ends for wheelchairs and pushchairs.
+
+Lighting built into the handrails means that it can be used after dark, and the deck is made of a non-slip composite.
+
+Story continues below advertisement.
+
+The council says the project came in slightly under budget. Work to landscape the approaches on the park side will continue through the summer.""",
+        "fineweb_quality",
+        "char_dup_ratio",
+    ),
+    (
+        "repeated-subscribe-line",
+        "https://www.garden-weekly-news.com/2024/04/tomatoes-early-start",
+        """Giving Tomatoes an Early Start
+
+Tomatoes need a long, warm season to ripen, so gardeners in cooler regions usually sow them indoors in early spring.
+
+A bright windowsill or a heated propagator gives the seedlings the warmth they need to germinate within a week or two.
+
+Sponsored content appears below.
+
+Once the first true leaves appear, move each seedling into its own small pot, burying the stem a little deeper than before.
+
+Tomatoes grow roots along the buried stem, which produces sturdier plants that cope better with wind.
+
+Sponsored content appears below.
+
+Harden the plants off gradually before planting them outside, standing them outdoors during the day and bringing them in at night.
+
+After about a week they can stay out, but plant them in the ground only when the risk of frost has passed.
+
+Sponsored content appears below.
+
+Water regularly once the first flowers appear, and feed every week with a liquid fertiliser rich in potassium.""",
+        "fineweb_quality",
+        "char_dup_ratio",
+    ),
+    (
+        "verse-river",
+        "https://www.poetry-corner-community.org/members/the-river-in-winter",
+        """The River in Winter
+The river slows,
+the ice grows thin,
+the herons wait,
+the cold comes in.
+The willows bend,
+the reeds stand pale,
+a robin sings
+against the gale.
+But under glass
+the water creeps,
+it carries rain,
+it rocks and sleeps.
+And when the thaw
+comes up the vale,
+the river wakes
+to tell its tale.
+It tells of snow
+and frozen nights,
+of silver fish
+and northern lights.""",
+        "fineweb_quality",
+        "short_line_ratio",
+    ),
+    (
+        "verse-harbour",
+        "https://www.poetry-corner-community.org/members/harbour-at-dusk",
+        """Harbour at Dusk
+The boats come home
+at close of day,
+the gulls fly low
+across the bay.
+The nets come in,
+the lanterns glow,
+the old men talk
+of long ago.
+The children fish
+from the warm wall,
+they count the crabs
+and watch them crawl.
+And when the tide
+begins to turn,
+the harbour sleeps,
+the lamps still burn.
+The stars come out
+above the quay,
+and all is calm
+upon the sea.""",
+        "fineweb_quality",
+        "short_line_ratio",
+    ),
+]
+
 # --- Code candidates (DESIGN.md format). expected: kept, or verify with the reason. ------------------
 # (slug, expected reason or "" for admitted, prompt, solution, tests, entry_point or None)
 CODE_CANDIDATES: list[tuple[str, str, str, str, str, str | None]] = [
@@ -3043,6 +3222,8 @@ def low_quality() -> list[dict]:
     for slug, url, text in NUMBER_TABLES:
         # Digits only: the language identifier cannot call them English, long before gopher_quality.
         records.append(web(f"table-{slug}", url, text, "number_table", "language", "low_language_score"))
+    for slug, url, text, stage, reason in LINE_RULE_PAGES:
+        records.append(web(f"lines-{slug}", url, text, "line_rules", stage, reason))
     for slug, url, text in LOW_SCORE_PAGES:
         records.append(
             web(f"lowscore-{slug}", url, text, "spam_or_chat_prose", "score_threshold", "score_below_min")
