@@ -34,7 +34,7 @@ import select
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -606,19 +606,22 @@ def _agree(value: Number, shown: Number, decimals: int | None) -> bool:
     return not exact_at_shown and abs(value - shown) < Fraction(1, scale)
 
 
-def _pair_ok(left: _Side, right: _Side) -> tuple[bool, Number]:
-    """Whether `left = right` holds (either reading of `%` if present); returns right's value."""
+def _pair_ok(left: _Side, right: _Side, rounded: set[Number]) -> bool:
+    """Whether `left = right` holds (either reading of `%` if present).
+
+    `rounded` collects written values that were roundings (`100/3 = 33.33`); a later step that uses
+    one (`33.33 * 3 = 100`) may be off by what the rounding carries.
+    """
     scales = (True, False) if any(t.percent for t in left.tokens + right.tokens) else (True,)
-    right_value: Number = 0
     for scale in scales:
         lv, rv = evaluate(left.tokens, scale), evaluate(right.tokens, scale)
-        right_value = rv
-        if right.bare and _agree(lv, rv, _decimals(right.tokens[0])):
-            return True, rv
-        if left.bare and _agree(rv, lv, _decimals(left.tokens[0])):
-            return True, rv
+        for computed, shown_side, shown in ((lv, right, rv), (rv, left, lv)):
+            if shown_side.bare and _agree(computed, shown, _decimals(shown_side.tokens[0])):
+                if computed != shown:
+                    rounded.add(shown)
+                return True
         if not left.bare and not right.bare and _agree(lv, rv, None):
-            return True, rv
+            return True
         # A running chain `5 + 3 = 8 * 2 = 16`: the right side starts with the left's value.
         first = right.tokens[0]
         if (
@@ -629,8 +632,25 @@ def _pair_ok(left: _Side, right: _Side) -> tuple[bool, Number]:
         ):
             shown = first.value / 100 if first.percent and scale else first.value
             if _agree(lv, shown, _decimals(first)):
-                return True, rv
-    return False, right_value
+                return True
+    return _within_carried_rounding(left, right, rounded)
+
+
+def _within_carried_rounding(left: _Side, right: _Side, rounded: set[Number]) -> bool:
+    """Whether the sides differ by no more than the earlier roundings they use can explain."""
+    tolerance: Number = 0
+    for side in (left, right):
+        for k, tok in enumerate(side.tokens):
+            if tok.kind == "num" and not tok.percent and tok.value in rounded:
+                unit = Fraction(1, 10 ** _decimals(tok))
+                bumped = side.tokens[:k] + [replace(tok, value=tok.value + unit)] + side.tokens[k + 1 :]
+                tolerance += abs(evaluate(bumped) - evaluate(side.tokens))
+    if not tolerance:
+        return False
+    for side in (left, right):
+        if side.bare and side.tokens[0].value not in rounded:
+            tolerance += Fraction(1, 2 * 10 ** _decimals(side.tokens[0]))  # its own rounding
+    return abs(evaluate(left.tokens) - evaluate(right.tokens)) <= tolerance
 
 
 def _split_sides(run: list[Token]) -> list[list[Token]]:
@@ -655,7 +675,7 @@ def _balance(tokens: list[Token], first: bool, last: bool) -> list[Token]:
     return tokens
 
 
-def _check_run(sides: list[list[Token]], clean_ends: bool) -> tuple[int, str | None]:
+def _check_run(sides: list[list[Token]], clean_ends: bool, rounded: set[Number]) -> tuple[int, str | None]:
     """Check adjacent sides of one chain; returns (checked pairs, first failure or None)."""
     checked = 0
     usable: list[_Side | None] = []
@@ -673,7 +693,7 @@ def _check_run(sides: list[list[Token]], clean_ends: bool) -> tuple[int, str | N
         if not (left.has_operator or right.has_operator or clean_ends):
             continue  # `Day 1 = 5`: two written numbers are a label, not a computation
         try:
-            ok, _ = _pair_ok(left, right)
+            ok = _pair_ok(left, right, rounded)
         except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
             continue
         if not ok and _mixes_units(left.tokens + right.tokens):
@@ -719,6 +739,7 @@ def check_steps(solution: str, problem: str = "") -> tuple[int, str | None]:
     Returns (number of checked equalities, description of the first wrong one or None).
     """
     checked = 0
+    rounded: set[Number] = set()
     for m in _ANNOTATION.finditer(solution):
         body = m.group(1)
         if "=" not in body:
@@ -726,7 +747,7 @@ def check_steps(solution: str, problem: str = "") -> tuple[int, str | None]:
         sides = _split_sides(tokenize(delatex(body) if "\\" in body else body))
         if any(t.kind in ("word", "other") for side in sides for t in side):
             continue
-        n, bad = _check_run(sides, clean_ends=True)
+        n, bad = _check_run(sides, True, rounded)
         checked += n
         if bad:
             return checked, f"calculator step <<{body}>>"
@@ -747,7 +768,7 @@ def check_steps(solution: str, problem: str = "") -> tuple[int, str | None]:
                 sides[0] = []
             if end_dirty:
                 sides[-1] = []
-            n, bad = _check_run(sides, clean_ends=False)
+            n, bad = _check_run(sides, False, rounded)
             checked += n
             if bad:
                 return checked, f"equation {bad}"

@@ -114,6 +114,7 @@ def test_safe_arithmetic_only():
         "She needs 20 + 5 = 25ml of oil.",
         "Lazlo has 4 pounds - 6 ounces = 58 ounces",  # a unit conversion is not checked
         "Week 2 sales * 3 = 600 dollars",  # `Week 2` is a label, not a quantity
+        "Each pays 100/3 = 33.33 dollars, so 33.33 * 3 = 100 dollars in all.",  # a carried rounding
     ],
 )
 def test_correct_or_uncheckable_steps_pass(solution):
@@ -127,6 +128,8 @@ def test_correct_or_uncheckable_steps_pass(solution):
         ("She has 12 * 4 = 46 eggs.", "equation 12 * 4 = 46"),
         ("**Step 1:** 48 / 2 = 25 clips**", "equation 48 / 2 = 25"),
         ("There are 4 houses * 3 gnomes = 7 gnomes.", "equation 4 * 3 = 7"),
+        ("Each pays 100/3 = 33.33, so 33.33 * 3 = 101 in all.", "equation 33.33 * 3 = 101"),
+        ("It costs 0.25 * 4 = 1.01 dollars.", "equation 0.25 * 4 = 1.01"),
         ("He paid $83/necklace x 2 necklaces = $168 in all.", "equation 83 * 2 = 168"),
         ("She needs 20 + 5 = 28ml of oil.", "equation 20 + 5 = 28"),
         (".4 liters * 1000 ml/liter = 397 ml", "equation .4 * 1000 = 397"),
