@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import threading
@@ -103,6 +104,7 @@ def main() -> int:
     if not source.exists():
         build_jsonl(args.data, args.docs, source)
     out = work / f"out_{args.embedder}_{args.docs}"
+    shutil.rmtree(out, ignore_errors=True)
 
     peak = [0]
     cpu: dict[int, float] = {}
@@ -117,6 +119,7 @@ def main() -> int:
 
     threading.Thread(target=sample, daemon=True).start()
     options = PipelineOptions(
+        [],
         runner="DirectRunner",
         direct_running_mode="multi_processing",
         direct_num_workers=args.workers,
@@ -136,17 +139,26 @@ def main() -> int:
             | "RejectedIds" >> beam.Map(lambda r: f"{r.doc.id}\t{r.duplicate_of}\t{r.detail}")
             | "WriteRejected" >> beam.io.WriteToText(f"{out}/rejected")
         )
+        _ = (
+            result.failed
+            | "FailedIds" >> beam.Map(lambda f: f"{f.id}\t{f.error}\t{f.message[:300]}")
+            | "WriteFailed" >> beam.io.WriteToText(f"{out}/failed")
+        )
     seconds = time.perf_counter() - started
     done.set()
     kept = sum(1 for f in out.glob("kept*") for _ in f.open())
     rejected = sum(1 for f in out.glob("rejected*") for _ in f.open())
+    failed = sum(1 for f in out.glob("failed*") for _ in f.open())
     cpu_seconds = sum(cpu.values())
     print(
         f"{args.docs} docs, embedder {args.embedder}, {args.workers} workers: wall {seconds:.1f} s "
         f"({args.docs / seconds:.0f} docs/s), CPU {cpu_seconds:.1f} s ({args.docs / cpu_seconds:.0f} docs "
         f"per CPU-second), load average {os.getloadavg()[0]:.1f}, peak RSS {peak[0] / 2**30:.2f} GiB, "
-        f"kept {kept}, rejected {rejected}"
+        f"kept {kept}, rejected {rejected}, failed {failed}"
     )
+    if kept + rejected + failed != args.docs:
+        print(f"CONSERVATION BROKEN: {args.docs - kept - rejected - failed} documents missing")
+        return 1
     return 0
 
 
