@@ -125,15 +125,16 @@ def bench_signatures(args) -> None:
 
 def bench_e2e(args) -> None:
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
-        corpus = Path(tmp) / "corpus.jsonl"
-        dups = make_corpus(corpus, args.docs)
-        print(
-            f"corpus: {args.docs} docs ({corpus.stat().st_size / 1e6:.0f} MB), {dups} generated near-duplicates"
-        )
+        corpus = args.corpus or Path(tmp) / "corpus.jsonl"
+        if not args.corpus:
+            dups = make_corpus(corpus, args.docs)
+            print(
+                f"corpus: {args.docs} docs ({corpus.stat().st_size / 1e6:.0f} MB), {dups} generated near-dups"
+            )
         outcome = run_minhash(corpus, workers=args.workers)
         print(
-            f"gristmill minhash_dedup (Beam FnApiRunner, {args.workers} workers): {outcome['seconds']:.1f}s, "
-            f"removed {len(outcome['duplicate_of'])}"
+            f"gristmill minhash_dedup (Beam FnApiRunner, {args.workers} workers): {outcome['seconds']:.1f}s wall, "
+            f"{outcome['cpu_seconds']:.1f}s CPU, removed {len(outcome['duplicate_of'])}"
         )
         print("  counters:", json.dumps(outcome["counters"], sort_keys=True))
         if not Path(args.datatrove_python).exists():
@@ -152,11 +153,14 @@ def bench_e2e(args) -> None:
             return
         removed = sum(
             f.stat().st_size // 4 for f in Path(f"{tmp}/dt/remove_ids").glob("*.remove")
-        )  # uint32 each
+        )  # uint32 ids
         print(
-            f"datatrove 4-stage MinHash ({args.workers} workers): {seconds:.1f}s (process), removed {removed}"
+            f"datatrove 4-stage MinHash ({args.workers} workers): {seconds:.1f}s wall, {cpu:.1f}s CPU, removed {removed}"
         )
-        print(f"ratio datatrove / gristmill wall time: {seconds / outcome['seconds']:.2f}")
+        print(
+            f"ratio datatrove / gristmill: wall {seconds / outcome['seconds']:.2f}, "
+            f"CPU {cpu / outcome['cpu_seconds']:.2f} (> 1: gristmill faster)"
+        )
 
 
 def _children_cpu() -> float:
@@ -190,6 +194,9 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=3000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
+    parser.add_argument(
+        "--corpus", type=Path, help="e2e: use this JSONL (from an earlier make_corpus) instead"
+    )
     args = parser.parse_args()
     if not (DATA / "quality").is_dir():
         print(f"skipped: no data at {DATA}")

@@ -43,6 +43,10 @@ from pipeline.document import Document, Rejection
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 NEAR_DUPLICATE = "near_duplicate"
+# Every input of a CoGroupByKey on partitions declares this type, so all use the same key coder:
+# with inferred types one input's int keys may be encoded differently (VarInt vs. pickled) and the
+# "same" key would then land in two groups on a multi-worker runner.
+PartitionKeyed = tuple[int, Any]
 
 
 @register("minhash_dedup")
@@ -133,20 +137,25 @@ class MinHashDedup(CollectionStage):
         hashed = batches | "Signatures" >> beam.ParDo(_SignatureFn(*settings)).with_outputs(
             "shingles", main="bands"
         )
+        shingles = hashed.shingles | "TypeSets" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
         pairs = (
             hashed.bands
             | "GroupBandPartitions" >> beam.GroupByKey()
             | "BucketPairs" >> beam.FlatMap(_bucket_pairs, self.max_bucket_size, self.name)
             | "DistinctPairs" >> beam.Distinct()
         )
-        edges = _verify(pairs, hashed.shingles, self.jaccard_threshold, self.name, parts) if verify else pairs
+        edges = _verify(pairs, shingles, self.jaccard_threshold, self.name, parts) if verify else pairs
         labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, self.name)
         joined = (
             {
                 "docs": batches
-                | "DocsByPartition" >> beam.FlatMap(lambda b: by_partition([(d.id, d) for d in b], parts)),
+                | "DocsByPartition"
+                >> beam.FlatMap(lambda b: by_partition([(d.id, d) for d in b], parts)).with_output_types(
+                    PartitionKeyed
+                ),
                 "labels": labels
-                | "LabelsByPartition" >> beam.Map(lambda kv: (id_partition(kv[0], parts), kv)),
+                | "LabelsByPartition"
+                >> beam.Map(lambda kv: (id_partition(kv[0], parts), kv)).with_output_types(PartitionKeyed),
             }
             | "JoinLabels" >> beam.CoGroupByKey()
             | "SplitClustered" >> beam.FlatMap(_attach_labels).with_outputs("clustered", main="alone")
@@ -245,7 +254,7 @@ def _verify(pairs, shingles, threshold: float, name: str, partitions: int):
     """
     wants = pairs | "WantSets" >> beam.FlatMap(
         lambda pair: ((id_partition(doc_id, partitions), (doc_id, pair)) for doc_id in pair)
-    )
+    ).with_output_types(PartitionKeyed)
     return (
         {"sets": shingles, "wants": wants}
         | "JoinSets" >> beam.CoGroupByKey()
@@ -270,7 +279,7 @@ def _ship_sets(item: tuple[int, dict]):
 def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
     """(pair, [set_a, set_b]) → the pair if its exact Jaccard similarity reaches the threshold."""
     pair, sets = item
-    first, second = (np.frombuffer(b, dtype=np.uint64) for b in list(sets)[:2])
+    first, second = (np.frombuffer(b, dtype=np.uint64) for b in sets)
     similarity = jaccard(first, second)
     Metrics.counter(name, "candidate_pairs").inc()
     Metrics.distribution(name, "candidate_jaccard_permille").update(int(similarity * 1000))
