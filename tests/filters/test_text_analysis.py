@@ -52,3 +52,17 @@ def test_analysis_is_shared_and_reset_on_edit():
 
 def test_duplicates_counts_repeats_after_first():
     assert ta.duplicates(["a", "bb", "a", "bb", "a"]) == (3, 4)
+
+
+def test_consecutive_filters_split_words_once(monkeypatch):
+    from filters.fineweb import FineWebQuality
+    from filters.gopher import GopherQuality, GopherRepetition
+    from tests.filters.conftest import GOOD_TEXT
+
+    calls = []
+    real = ta.split_words
+    monkeypatch.setattr(ta, "split_words", lambda text: calls.append(text) or real(text))
+    doc = Document(id="d", text=GOOD_TEXT)
+    for stage in (GopherRepetition("r"), GopherQuality("q"), FineWebQuality("f")):
+        assert stage.check(doc).keep
+    assert calls == [GOOD_TEXT]
