@@ -225,6 +225,13 @@ class SemanticDedup(CollectionStage):
             choices=("hard", "easy", "longest"),
         ),
         "prefer_score": SURVIVOR_PARAMS["prefer_score"],
+        "languages": Param(
+            list[str],
+            ["en"],
+            "documents whose `language` is set and not listed pass through untouched (the embedders "
+            "are English models: same-language documents in other languages look alike); "
+            "empty: every document",
+        ),
     }
 
     def configure(self) -> None:
@@ -237,6 +244,7 @@ class SemanticDedup(CollectionStage):
             "similarity_threshold": 1.0 - self.eps,
             "embedder": self.embedder,
             "centered": self.center,
+            "languages": self.languages,
             "clusters": self.clusters or f"auto ({DOCS_PER_CLUSTER} documents per cluster)",
             "sample_size": self.sample_size,
             "max_cluster_size": self.max_cluster_size,
@@ -258,6 +266,10 @@ class _SemanticDedupTransform(beam.PTransform):
 
     def expand(self, docs):
         stage = self.stage
+        languages = set(stage.languages)
+        other_language, docs = docs | "SplitLanguages" >> beam.Partition(
+            lambda doc, _: int(not languages or doc.language is None or doc.language in languages), 2
+        )
         embedded = (
             docs
             | "Batch" >> beam.BatchElements(min_batch_size=stage.batch_size, max_batch_size=stage.batch_size)
@@ -289,7 +301,8 @@ class _SemanticDedupTransform(beam.PTransform):
             | "GroupByCluster" >> beam.GroupByKey()
             | "DedupCluster" >> beam.ParDo(_DedupCluster(stage)).with_outputs("rejected", main="kept")
         )
-        return {"kept": deduped.kept, "rejected": deduped.rejected, "failed": embedded.failed}
+        kept = (deduped.kept, other_language) | "RejoinOtherLanguages" >> beam.Flatten()
+        return {"kept": kept, "rejected": deduped.rejected, "failed": embedded.failed}
 
 
 class _EmbedBatch(beam.DoFn):
