@@ -5,6 +5,7 @@ order and settings; c4 without the terminal-punctuation rule). Both sides run in
 multiprocessing with the same number of workers, call the filters directly (no Beam, no
 datatrove executor), get the documents in batches of 64 and warm up their models first, so the
 figure compares filter cost only. Our side shares one text analysis between the stages.
+Besides wall time it sums each worker's CPU time, which is steadier on a shared, loaded machine.
 The reference side runs `filters_reference.py chain` in the throwaway venv (see that file).
 
     .venv/bin/python benchmarks/filters_speed.py [--data ../shared/data] [--workers 2] [--every 4]
@@ -41,13 +42,15 @@ def _init() -> None:
         stage.setup()
 
 
-def _run(records: list[dict]) -> int:
+def _run(records: list[dict]) -> tuple[int, float]:
+    """(documents kept, CPU seconds this worker spent on them)."""
     from pipeline.document import Document
 
+    start = time.process_time()
     docs = [Document(id=r["id"], text=r["text"]) for r in records]
     for stage in _STAGES:
         docs = [doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
-    return len(docs)
+    return len(docs), time.process_time() - start
 
 
 def run_ours(records: list[dict], workers: int) -> dict:
@@ -55,9 +58,14 @@ def run_ours(records: list[dict], workers: int) -> dict:
     with Pool(workers, initializer=_init) as pool:
         pool.map(_run, batches[:2])
         start = time.perf_counter()
-        kept = sum(pool.map(_run, batches, chunksize=1))
+        results = pool.map(_run, batches, chunksize=1)
         seconds = time.perf_counter() - start
-    return {"docs": len(records), "kept": kept, "seconds": seconds}
+    return {
+        "docs": len(records),
+        "kept": sum(kept for kept, _ in results),
+        "seconds": seconds,
+        "cpu_seconds": sum(cpu for _, cpu in results),
+    }
 
 
 def run_reference(records: list[dict], workers: int, python: str) -> dict:
@@ -97,16 +105,16 @@ def main() -> None:
         "gristmill": run_ours(records, args.workers),
         "datatrove 0.10": run_reference(records, args.workers, args.reference_python),
     }
-    for name, result in results.items():
-        rate = result["docs"] / result["seconds"]
+    print("side            kept   wall s   docs/s  docs/s per core   CPU s  docs per CPU-second")
+    for name, r in results.items():
+        rate = r["docs"] / r["seconds"]
         print(
-            f"{name:15} kept {result['kept']:5}  {result['seconds']:7.1f}s  {rate:8.1f} docs/s  "
-            f"{rate / args.workers:8.1f} docs/s per core"
+            f"{name:15} {r['kept']:5} {r['seconds']:8.1f} {rate:8.1f} {rate / args.workers:16.1f} "
+            f"{r['cpu_seconds']:7.1f} {r['docs'] / r['cpu_seconds']:20.1f}"
         )
     ours, ref = results["gristmill"], results["datatrove 0.10"]
-    print(
-        f"speed-up: {ref['seconds'] / ours['seconds']:.1f}x  (same kept count: {ours['kept'] == ref['kept']})"
-    )
+    wall, cpu = ref["seconds"] / ours["seconds"], ref["cpu_seconds"] / ours["cpu_seconds"]
+    print(f"speed-up: wall {wall:.1f}x, CPU {cpu:.1f}x (same kept count: {ours['kept'] == ref['kept']})")
 
 
 if __name__ == "__main__":
