@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     embedding = parser.add_argument_group("embedding")
     embedding.add_argument("--embedder", choices=EMBEDDER_NAMES, default="minilm-bf16")
-    embedding.add_argument("--l2", type=float, default=1e-2, help="L2 penalty of the logistic/linear head")
+    embedding.add_argument("--l2", type=float, default=1e-4, help="L2 penalty of the logistic/linear head")
     return parser
 
 

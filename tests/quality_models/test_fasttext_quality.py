@@ -13,8 +13,8 @@ def test_registered_with_a_shipped_default_model():
     assert FastTextQuality.reasons == ()
 
 
-def test_normalization_is_one_lowercased_line_of_tokens():
-    assert normalize_for_fasttext("Hello, World!\nIt's 2024.") == "hello , world ! it ' s 2024 ."
+def test_normalization_is_one_lowercased_line():
+    assert normalize_for_fasttext("Hello, World!\nIt's 2024.\r\n") == "hello, world! it's 2024.  "
 
 
 def test_scores_prose_above_spam_and_chat_and_never_rejects():
