@@ -7,7 +7,8 @@
     # end-to-end dedup of N documents: gristmill (Beam, 2 workers) and datatrove's 4-stage MinHash
     # (signatures, buckets, cluster, filter; same 5-gram shingles on simplify_text, 14x8, 2 workers)
     # on the same JSONL, in one run. datatrove lives in a throwaway venv, never a project dependency:
-    #   python3.11 -m venv /tmp/dt-venv-minhash && /tmp/dt-venv-minhash/bin/pip install datatrove xxhash numpy
+    #   python3.11 -m venv /tmp/dt-venv-minhash
+    #   /tmp/dt-venv-minhash/bin/pip install datatrove "xxhash<4" numpy regex tokenizers orjson
     .venv/bin/python benchmarks/dedup_minhash_speed.py e2e [--docs 100000] [--datatrove-python PATH]
 
     # scale: N documents through the Beam pipeline, peak RSS of the process tree

@@ -71,14 +71,17 @@ class ShingleHasher:
     def __init__(self, ngram: int, seed: int) -> None:
         self.ngram = ngram
         self.base = int(np.random.Generator(np.random.PCG64(seed)).integers(1 << 62)) * 2 + 1
-        self._powers = np.ones(1, dtype=np.uint64)
-        self._inverse_powers = np.ones(1, dtype=np.uint64)
+        self._tables = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
 
-    def _grow(self, n: int) -> None:
-        """Make the power tables at least n long (doubling, so growth is amortized)."""
-        size = max(n, 2 * self._powers.size)
-        self._powers = _power_table(self.base, size)
-        self._inverse_powers = _power_table(pow(self.base, -1, 1 << 64), size)
+    def _power_tables(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """(B**i, B**-i) tables at least n long; grown by doubling and swapped in as one tuple, so
+        threads sharing this hasher (it is cached per process) never see a half-updated pair."""
+        tables = self._tables
+        if n > tables[0].size:
+            size = max(n, 2 * tables[0].size)
+            tables = (_power_table(self.base, size), _power_table(pow(self.base, -1, 1 << 64), size))
+            self._tables = tables
+        return tables
 
     def __call__(self, text: str) -> np.ndarray:
         """Sorted unique shingle hashes. Fewer than `ngram` words: one shingle of all the words,
@@ -87,15 +90,14 @@ class ShingleHasher:
         n = data.size
         if n == 0:
             return np.empty(0, dtype=np.uint64)
-        if n > self._powers.size:
-            self._grow(n)
+        powers, inverse_powers = self._power_tables(n)
         spaces = np.flatnonzero(data == 32)
         width = min(self.ngram, spaces.size + 1)
         starts = np.concatenate(([0], spaces + 1))[: spaces.size + 2 - width]
         ends = np.concatenate((spaces, [n]))[width - 1 :]
         prefix = np.zeros(n + 1, dtype=np.uint64)
-        np.cumsum(data * self._inverse_powers[:n], out=prefix[1:])
-        hashes = (prefix[ends] - prefix[starts]) * self._powers[ends - 1]
+        np.cumsum(data * inverse_powers[:n], out=prefix[1:])
+        hashes = (prefix[ends] - prefix[starts]) * powers[ends - 1]
         hashes += (ends - starts).astype(np.uint64) * _POLY
         return np.unique(_fmix64(hashes))
 
