@@ -20,6 +20,7 @@ then `survivor` (`hard`: farthest from the centroid, SemDeDup's default; `easy`:
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ from pipeline.document import Document, Failure, Rejection
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 REASON = "semantic_duplicate"
+_ENCODE_LOCK = threading.Lock()
 # Auto k: about this many documents per first-level cluster. Pairwise cost per document grows
 # with the cluster size (one dot product per member), which stays small next to embedding.
 DOCS_PER_CLUSTER = 2000
@@ -340,7 +342,10 @@ class _EmbedBatch(beam.DoFn):
         yield docs, vectors
 
     def _encode(self, docs: list[Document]) -> np.ndarray:
-        return embed_documents(self.embedder, [doc.text for doc in docs], self.max_chars, self.batch_size)
+        # Threads of one SDK worker share the embedder; HF fast tokenizers can change their
+        # truncation state inside a call and then fail ("Already borrowed") under concurrent calls.
+        with _ENCODE_LOCK:
+            return embed_documents(self.embedder, [doc.text for doc in docs], self.max_chars, self.batch_size)
 
 
 def _train_centroids(
