@@ -2,7 +2,7 @@
 
 `c4_quality` reproduces datatrove 0.10's `C4QualityFilter` (which follows the TFDS c4_utils code)
 and edits the text: dropped lines disappear from the output. `c4_badwords` rejects documents
-containing a word from the shipped per-language lists in `filters/data/badwords/`.
+containing a word from the shipped per-language lists in `filters/data/toxicity/`.
 """
 
 from __future__ import annotations
@@ -92,7 +92,9 @@ class C4Quality(DocumentStage):
         return KEEP
 
 
-BADWORDS_DIR = DATA_DIR / "badwords"
+# The same per-language lists as `toxicity` (LDNOOBW-derived, via badwords-py; see its LICENSE.md),
+# so one curated set serves both stages.
+BADWORDS_DIR = DATA_DIR / "toxicity"
 # Words allowed because they are common sub-words in languages written without spaces (from C4).
 BADWORDS_ALLOWLIST = {"ja": {"sm", "グロ", "女の子"}, "zh": {"性"}}
 NO_SPACE_LANGUAGES = ("ja", "th", "zh")

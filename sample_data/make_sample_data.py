@@ -405,11 +405,11 @@ Keep knitting until the scarf reaches the length you want, joining a new ball at
 
 A single roof can shed a surprising amount of water. Each millimetre of rain falling on one square metre of roof yields a litre, so a modest house roof in a moderately wet climate can produce tens of thousands of litres a year. Collecting even part of it reduces the demand on treated mains water and gives plants water they generally prefer.
 
-The simplest system is a water butt connected to a downpipe with a diverter. The diverter channels water into the butt until it is full, then lets the overflow continue down the drain. Place the butt on a sturdy stand so that a watering can fits under the tap, and fit a lid to keep out leaves, children and mosquitoes.
+The simplest system is a rain barrel connected to a downpipe with a diverter. The diverter channels water into the barrel until it is full, then lets the overflow continue down the drain. Place the barrel on a sturdy stand so that a watering can fits under the tap, and fit a lid to keep out leaves, children and mosquitoes.
 
 Larger systems link several tanks together or use an underground tank with a pump. These can supply garden irrigation throughout a dry summer, and with proper filtration some households use harvested rainwater for flushing toilets or running the washing machine.
 
-Rainwater is not suitable for drinking without treatment, because roofs collect dust, bird droppings and debris. Clean gutters regularly and consider a first-flush device, which discards the initial dirty water from each shower. In winter, disconnect or drain small butts if hard frosts are likely, since ice can split the plastic.""",
+Rainwater is not suitable for drinking without treatment, because roofs collect dust, bird droppings and debris. Clean gutters regularly and consider a first-flush device, which discards the initial dirty water from each shower. In winter, disconnect or drain small barrels if hard frosts are likely, since ice can split the plastic.""",
     ),
     (
         "bridge-types",
