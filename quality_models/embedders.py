@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from quality_models._paths import MODELS_DIR
+
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
 log = logging.getLogger(__name__)
 
-MODELS_DIR = Path(__file__).resolve().parent / "models"
 STATIC_MODEL_DIR = MODELS_DIR / "static-minilm"
 MINILM_MAX_TOKENS = 256
 STATIC_MAX_TOKENS = 512

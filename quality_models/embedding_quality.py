@@ -15,9 +15,9 @@ import numpy as np
 
 from pipeline.document import KEEP, Document, Verdict
 from pipeline.stages import ConfigError, DocumentStage, Param, register
+from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
 from quality_models.embedders import EMBEDDER_NAMES, load_embedder
 
-MODELS_DIR = Path(__file__).resolve().parent / "models"
 DEFAULT_EMBEDDING_HEAD = MODELS_DIR / "embedding-quality-minilm" / "head.safetensors"
 HEAD_KINDS = ("logistic", "linear")
 
@@ -89,7 +89,11 @@ class EmbeddingQuality(DocumentStage):
 
     reasons = ()
     params = {
-        "model": Param(str, str(DEFAULT_EMBEDDING_HEAD), "path of the head (.safetensors) to score with"),
+        "model": Param(
+            str,
+            str(DEFAULT_EMBEDDING_HEAD.relative_to(PROJECT_DIR)),
+            "head (.safetensors) to score with (relative: to the project)",
+        ),
         "embedder": Param(
             str, "", "embedder to use instead of the head's own (same dims)", choices=("", *EMBEDDER_NAMES)
         ),
@@ -97,13 +101,13 @@ class EmbeddingQuality(DocumentStage):
     }
 
     def configure(self) -> None:
-        if not Path(self.model).expanduser().is_file():
+        if not resolve_model_path(self.model).is_file():
             raise ConfigError(f"model: embedding head file not found: {self.model}")
         self._head: LinearHead | None = None
         self._embedder = None
 
     def setup(self) -> None:
-        head = LinearHead.load(Path(self.model).expanduser())
+        head = LinearHead.load(resolve_model_path(self.model))
         embedder = load_embedder(self.embedder or head.embedder)
         if embedder.dim != head.dim:
             raise RuntimeError(

@@ -7,8 +7,8 @@ from typing import Any
 
 from pipeline.document import KEEP, Document, Verdict
 from pipeline.stages import ConfigError, DocumentStage, Param, register
+from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
 
-MODELS_DIR = Path(__file__).resolve().parent / "models"
 DEFAULT_FASTTEXT_MODEL = MODELS_DIR / "fasttext-quality" / "model.bin"
 POSITIVE_LABEL = "__label__hq"
 NEGATIVE_LABEL = "__label__lq"
@@ -27,11 +27,6 @@ def normalize_for_fasttext(text: str) -> str:
     Only the first MAX_CHARS characters count.
     """
     return text[:MAX_CHARS].lower().translate(_LINE_BREAKS)
-
-
-def model_path(value: str) -> Path:
-    """A model path from a recipe: absolute, or relative to the working directory."""
-    return Path(value).expanduser()
 
 
 def load_fasttext_model(path: Path) -> Any:
@@ -73,16 +68,20 @@ class FastTextQuality(DocumentStage):
 
     reasons = ()
     params = {
-        "model": Param(str, str(DEFAULT_FASTTEXT_MODEL), "path of the fastText .bin/.ftz model"),
+        "model": Param(
+            str,
+            str(DEFAULT_FASTTEXT_MODEL.relative_to(PROJECT_DIR)),
+            "fastText .bin/.ftz model (relative: to the project)",
+        ),
     }
 
     def configure(self) -> None:
-        if not model_path(self.model).is_file():
+        if not resolve_model_path(self.model).is_file():
             raise ConfigError(f"model: fastText model file not found: {self.model}")
         self._model = None
 
     def setup(self) -> None:
-        self._model = load_fasttext_model(model_path(self.model))
+        self._model = load_fasttext_model(resolve_model_path(self.model))
 
     def __getstate__(self) -> dict[str, Any]:
         # The loaded model is per worker: never pickle it with the stage.

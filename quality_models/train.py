@@ -58,11 +58,6 @@ def build_parser() -> argparse.ArgumentParser:
     fasttext.add_argument("--word-ngrams", type=int, default=2)
     fasttext.add_argument("--min-count", type=int, default=3)
     fasttext.add_argument("--bucket", type=int, default=100_000)
-    fasttext.add_argument(
-        "--quantize",
-        action="store_true",
-        help="write a product-quantized model.ftz (smaller, ~2x slower to score)",
-    )
     embedding = parser.add_argument_group("embedding")
     embedding.add_argument("--embedder", choices=EMBEDDER_NAMES, default="minilm-bf16")
     embedding.add_argument("--l2", type=float, default=1e-4, help="L2 penalty of the logistic/linear head")
@@ -164,11 +159,6 @@ def train_fasttext(args: argparse.Namespace, texts: list[str], labels: np.ndarra
             verbose=0,
         )
         path = output / FASTTEXT_FILE
-        if args.quantize:
-            model.quantize(
-                input=str(train_file), qnorm=True, retrain=True, cutoff=100_000, thread=1, verbose=0
-            )
-            path = output / "model.ftz"
         model.save_model(str(path))
     return path
 
@@ -282,7 +272,6 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         scores = np.array(predict_positive(load_fasttext_model(path), [texts[i] for i in valid_idx]))
         settings = {k: getattr(args, k) for k in ("epoch", "lr", "dim", "word_ngrams", "min_count", "bucket")}
-        settings["quantized"] = args.quantize
     else:
         from quality_models.embedders import load_embedder
         from quality_models.embedding_quality import LinearHead

@@ -43,10 +43,3 @@ def test_unknown_embedder_is_an_error_naming_the_choices():
 def test_missing_static_model_names_the_file(tmp_path):
     with pytest.raises(RuntimeError, match="model.safetensors"):
         StaticEmbedder(tmp_path)
-
-
-def test_minilm_fp32_and_bf16_agree():
-    fp32 = load_embedder("minilm").encode(TEXTS[:3])
-    bf16 = load_embedder("minilm-bf16").encode(TEXTS[:3])
-    assert fp32.shape == (3, 384)
-    assert np.all((fp32 * bf16).sum(axis=1) > 0.99)

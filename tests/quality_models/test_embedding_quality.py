@@ -49,7 +49,8 @@ def test_corrupt_head_fails_at_setup_naming_the_file(tmp_path):
         stage.setup()
 
 
-def test_embedder_with_wrong_dims_fails_at_setup(tmp_path):
-    stage = EmbeddingQuality("emb", model=str(STATIC_HEAD), embedder="minilm")
-    with pytest.raises(RuntimeError, match="256 dims"):
-        stage.setup()
+def test_head_for_other_dims_fails_at_setup(tmp_path):
+    path = tmp_path / "h384.safetensors"
+    LinearHead("static", np.zeros(384, dtype=np.float32), 0.0).save(path)
+    with pytest.raises(RuntimeError, match="384 dims, embedder static gives 256"):
+        EmbeddingQuality("emb", model=str(path)).setup()

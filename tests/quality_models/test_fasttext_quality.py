@@ -13,6 +13,13 @@ def test_registered_with_a_shipped_default_model():
     assert FastTextQuality.reasons == ()
 
 
+def test_relative_model_paths_resolve_against_the_project_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    stage = FastTextQuality("ft", model="quality_models/models/fasttext-quality/model.bin")
+    assert stage.model == FastTextQuality.params["model"].default
+    stage.setup()
+
+
 def test_normalization_is_one_lowercased_line():
     assert normalize_for_fasttext("Hello, World!\nIt's 2024.\r\n") == "hello, world! it's 2024.  "
 

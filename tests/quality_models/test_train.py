@@ -42,12 +42,6 @@ def test_fasttext_training_is_deterministic(training_files, tmp_path):
     assert (tmp_path / "a" / "model.bin").read_bytes() == (tmp_path / "b" / "model.bin").read_bytes()
 
 
-def test_fasttext_quantized_model(training_files, tmp_path):
-    assert train("fasttext", training_files, tmp_path / "q", *FIXTURE_FASTTEXT, "--quantize") == 0
-    assert "- quantized: True" in (tmp_path / "q" / "README.md").read_text()
-    assert load_fasttext_model(tmp_path / "q" / "model.ftz").is_quantized()
-
-
 def test_embedding_training_writes_a_head_with_metadata(training_files, tmp_path):
     assert train("embedding", training_files, tmp_path / "emb", "--embedder", "static") == 0
     head = LinearHead.load(tmp_path / "emb" / "head.safetensors")
