@@ -15,6 +15,7 @@ import argparse
 import csv
 import gzip
 import json
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,18 @@ DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "out" / "quality_data"
 CHUNK_CHARS = 3000
 SEED = 0
+
+
+_DETACHED = re.compile(r" +([,.!?;:)]|n't|'s\b)|(\() +")
+
+
+def detokenize(text: str) -> str:
+    """Re-attach punctuation in pre-tokenized text ("price , now ." -> "price, now.").
+
+    Enron-Spam is tokenized that way while no positive source is, so without this a model learns
+    "detached punctuation = spam" and then rejects every tokenized corpus (movie reviews, too).
+    """
+    return _DETACHED.sub(lambda m: m.group(1) or m.group(2), text)
 
 
 def read_jsonl(path: Path) -> Iterator[dict]:
@@ -87,7 +100,11 @@ def positives(data: Path) -> dict[str, list[str]]:
 
 def negatives(data: Path) -> dict[str, list[str]]:
     quality = data / "quality"
-    enron = [r["text"] for r in read_jsonl(quality / "enron1_spam_ham.jsonl.gz") if r["label"] == "spam"]
+    enron = [
+        detokenize(r["text"])
+        for r in read_jsonl(quality / "enron1_spam_ham.jsonl.gz")
+        if r["label"] == "spam"
+    ]
     with (quality / "sms_spam_collection.tsv").open(encoding="utf-8", newline="") as handle:
         rows = [row for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE) if len(row) == 2][
             1:

@@ -65,7 +65,9 @@ def main() -> int:
         worst = max(worst, abs(achieved - target) * 100)
         exact = np.sort(values)[::-1][max(round(target * len(values)) - 1, 0)]
         cut = gauges[(stage.name, "cut_micro")] / 1e6
-        print(f"| {target:g} | {kept} | {achieved:.4f} | {(achieved - target) * 100:+.3f} | {cut:.6f} | {exact:.6f} |")
+        print(
+            f"| {target:g} | {kept} | {achieved:.4f} | {(achieved - target) * 100:+.3f} | {cut:.6f} | {exact:.6f} |"
+        )
     print(f"\nworst error: {worst:.3f} pp (limit 1 pp)")
     return 0 if worst <= 1.0 else 1
 
