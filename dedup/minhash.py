@@ -126,6 +126,9 @@ class MinHashDedup(CollectionStage):
             "verification": "exact Jaccard of 64-bit shingle-hash sets"
             if self.jaccard_threshold > 0
             else "none (band collisions accepted)",
+            "max_bucket_size": self.max_bucket_size,
+            "cc_rounds": self.cc_rounds,
+            "partitions": self.partitions,
             "s_curve": s_curve(self.bands, self.rows),
         }
 
