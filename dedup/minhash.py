@@ -53,8 +53,8 @@ PartitionKeyed = tuple[int, Any]
 class MinHashDedup(CollectionStage):
     """Remove near-duplicates: MinHash-LSH candidates, exact Jaccard check, one survivor per cluster.
 
-    Reason codes: `near_duplicate` (`duplicate_of` = the cluster's survivor, `detail` = cluster size
-    and the verification threshold). Defaults are FineWeb's: word 5-grams of normalized text,
+    Reason codes: `near_duplicate` (`duplicate_of` = the cluster's survivor, `detail` =
+    `cluster_size=N`). Defaults are FineWeb's: word 5-grams of normalized text,
     14 bands × 8 rows, 64-bit hashes, seed 1; candidate pairs are verified at Jaccard ≥ 0.75.
     """
 
