@@ -57,11 +57,13 @@ def pipeline_options(beam_args: list[str]) -> PipelineOptions:
     options = PipelineOptions(beam_args)
     direct = options.view_as(DirectOptions)
     standard = options.view_as(StandardOptions)
+    given = " ".join(beam_args)
     if (standard.runner or "") in LOCAL_RUNNERS:
-        if "--direct_running_mode" not in " ".join(beam_args):
+        if "--direct_running_mode" not in given:
             direct.direct_running_mode = "multi_processing"
-        if direct.direct_num_workers is None or "--direct_num_workers" not in " ".join(beam_args):
-            direct.direct_num_workers = 0  # 0: one worker per core
+        if "--direct_num_workers" not in given:
+            # 0: one worker per core; in-memory mode has exactly one.
+            direct.direct_num_workers = 1 if direct.direct_running_mode == "in_memory" else 0
     return options
 
 

@@ -31,34 +31,17 @@ IN_MEMORY = ["--direct_running_mode=in_memory", "--direct_num_workers=1"]
 # Records whose fate differs from their label because of a stage defect, not a wrong label (each was
 # read and judged; see sample_data/README.md). They are checked apart: when a stage is fixed the
 # record meets its label, the test fails, and its entry must be removed here.
-_PROFANITY_LIST = (
-    "c4_badwords ships better-profanity's list, not C4's LDNOOBW list, and rejects clean prose for {!r}"
-)
 _SEMANTIC_MISS = (
-    "semantic_dedup (static, centered, eps=0.10, benchmark recall 0.87) misses this paraphrase: cosine 0.89"
+    "semantic_dedup (static, centered, eps=0.10, benchmark recall 0.87) misses this hand-written "
+    "paraphrase: its cosine to the original is below 0.90"
 )
+_QUALITY_MISS = "the MiniLM quality head scores this clean article 0.495, just under the recipe's 0.5"
 KNOWN_STAGE_ISSUES: dict[str, dict[str, str]] = {
     "default": {
-        **{
-            f"article-{slug}": _PROFANITY_LIST.format(word)
-            for slug, word in [
-                ("bicycle-puncture", "strip"),
-                ("printing-press", "screw"),
-                ("home-composting", "woody"),
-                ("roman-aqueducts", "slope"),
-                ("chess-opening-principles", "pawn"),
-                ("castle-construction", "murder"),
-                ("monarch-migration", "fat"),
-                ("bridge-types", "thrust"),
-                ("fresh-pasta", "pot"),
-                ("history-of-tea", "pot"),
-                ("history-of-tea-rewrite", "drunk"),
-                ("pottery-wheel", "pot"),
-                ("octopus-intelligence", "screw"),
-            ]
-        },
-        "article-home-composting-rewrite": "kept: its original was removed by c4_badwords (see above)",
         "article-sourdough-starter-rewrite": _SEMANTIC_MISS,
+        "article-home-composting-rewrite": _SEMANTIC_MISS,
+        "article-history-of-tea-rewrite": _SEMANTIC_MISS,
+        "article-mushroom-foraging": _QUALITY_MISS,
     },
     "fineweb": {},
 }
