@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from pipeline.document import Document
-from pipeline.stages import ConfigError, Generator, Param, register_generator
+from pipeline.stages import Param, register_generator
+from synthesis.families import FamilyGenerator
 
 
 @dataclass(frozen=True)
@@ -295,7 +295,7 @@ def build_tests(task: Task, rng: random.Random, literal_cases: int, differential
 
 
 @register_generator("code")
-class CodeGenerator(Generator):
+class CodeGenerator(FamilyGenerator):
     """Built-in Python tasks (8 families) with reference-derived and randomized differential tests."""
 
     params = {
@@ -308,32 +308,15 @@ class CodeGenerator(Generator):
         ),
     }
 
-    def configure(self) -> None:
-        unknown = sorted(set(self.families) - set(FAMILIES))
-        if unknown:
-            raise ConfigError(
-                f"families: unknown family {unknown[0]!r} (known: {', '.join(sorted(FAMILIES))})"
-            )
-        if not self.families:
-            raise ConfigError("families: needs at least one family")
+    FAMILIES = FAMILIES
+    kind = "code"
 
-    def generate(self) -> Iterator[Document]:
-        families = sorted(set(self.families))
-        for index in range(self.count):
-            family = families[index % len(families)]
-            rng = random.Random(f"{self.seed}:{family}:{index}")
-            task = FAMILIES[family](rng)
-            yield Document(
-                id=f"{self.name}-{self.seed}-{index:06d}-{family}",
-                text="",
-                source=f"synthetic:{self.name}",
-                kind="code",
-                metadata={
-                    "language": "python",
-                    "family": family,
-                    "prompt": task.prompt,
-                    "solution": task.solution,
-                    "tests": build_tests(task, rng, self.literal_cases, self.differential_cases),
-                    "entry_point": task.entry_point,
-                },
-            )
+    def metadata(self, family: str, task: Task, rng: random.Random) -> dict:
+        return {
+            "language": "python",
+            "family": family,
+            "prompt": task.prompt,
+            "solution": task.solution,
+            "tests": build_tests(task, rng, self.literal_cases, self.differential_cases),
+            "entry_point": task.entry_point,
+        }

@@ -9,11 +9,11 @@ math verifier checks each step and the final answer; the answer itself is comput
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-from pipeline.document import Document
-from pipeline.stages import ConfigError, Generator, Param, register_generator
+from pipeline.stages import Param, register_generator
+from synthesis.families import FamilyGenerator
 
 Problem = tuple[str, str, str]  # problem, solution, answer
 NAMES = ("Ava", "Ben", "Chloe", "Diego", "Emma", "Farid", "Grace", "Hiro", "Isla", "Jonas", "Kemi", "Lena")
@@ -310,7 +310,7 @@ FAMILIES: dict[str, Callable[[random.Random], Problem]] = {
 
 
 @register_generator("math")
-class MathGenerator(Generator):
+class MathGenerator(FamilyGenerator):
     """Built-in math problems (10 families) with sympy-derived, step-checkable solutions."""
 
     params = {
@@ -319,25 +319,9 @@ class MathGenerator(Generator):
         "families": Param(list[str], sorted(FAMILIES), "problem families to draw from (round robin)"),
     }
 
-    def configure(self) -> None:
-        unknown = sorted(set(self.families) - set(FAMILIES))
-        if unknown:
-            raise ConfigError(
-                f"families: unknown family {unknown[0]!r} (known: {', '.join(sorted(FAMILIES))})"
-            )
-        if not self.families:
-            raise ConfigError("families: needs at least one family")
+    FAMILIES = FAMILIES
+    kind = "math"
 
-    def generate(self) -> Iterator[Document]:
-        families = sorted(set(self.families))
-        for index in range(self.count):
-            family = families[index % len(families)]
-            rng = random.Random(f"{self.seed}:{family}:{index}")
-            problem, solution, answer = FAMILIES[family](rng)
-            yield Document(
-                id=f"{self.name}-{self.seed}-{index:06d}-{family}",
-                text="",
-                source=f"synthetic:{self.name}",
-                kind="math",
-                metadata={"family": family, "problem": problem, "solution": solution, "answer": answer},
-            )
+    def metadata(self, family: str, problem: Problem, rng: random.Random) -> dict:
+        question, solution, answer = problem
+        return {"family": family, "problem": question, "solution": solution, "answer": answer}
