@@ -282,6 +282,11 @@ def _ship_sets(item: tuple[int, dict]):
 def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
     """(pair, [set_a, set_b]) → the pair if its exact Jaccard similarity reaches the threshold."""
     pair, sets = item
+    sets = list(sets)
+    if len(sets) != 2:  # each endpoint ships its set exactly once: anything else is lost data
+        raise RuntimeError(
+            f"candidate pair {pair} met {len(sets)} shingle sets instead of 2 (elements lost upstream)"
+        )
     first, second = (np.frombuffer(b, dtype=np.uint64) for b in sets)
     similarity = jaccard(first, second)
     Metrics.counter(name, "candidate_pairs").inc()
