@@ -123,10 +123,8 @@ def read_split(split: Split, config: InputConfig) -> Iterator[Record]:
             yield from _read_parquet(split, config)
         else:
             yield from _read_warc(path, fmt, compression, config)
-    except (OSError, EOFError, zlib.error, InputError) as error:
-        yield Failure(f"{path}", path, READ_STAGE, type(error).__name__, _one_line(error))
-    except Exception as error:  # a reader bug or an exotic corruption must not lose the run
-        yield Failure(f"{path}", path, READ_STAGE, type(error).__name__, _one_line(error))
+    except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
+        yield Failure(path, path, READ_STAGE, type(error).__name__, _one_line(error))
 
 
 def iter_documents(
