@@ -1,7 +1,8 @@
 """Run the `minhash_dedup` stage on in-memory documents with Beam, for the dedup benchmarks.
 
-Uses the FnApiRunner directly (what DirectRunner falls back to, without its attempt to download
-Prism); `workers > 1` runs it in multi-processing mode. Outcomes come back through files.
+Uses gristmill's local runner (Beam's FnApiRunner; `workers > 1` runs it in multi-processing
+mode) and wraps the stage as a recipe run does, with its in-graph conservation check. Outcomes
+come back through files.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import time
 from pathlib import Path
 
 import apache_beam as beam
-from apache_beam.options.pipeline_options import PipelineOptions
-from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
 from dedup.minhash import MinHashDedup
+from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
+from pipeline.run import make_runner, pipeline_options
 
 
 def _cpu_seconds() -> float:
@@ -35,17 +36,19 @@ def run_minhash(docs: list[Document] | Path, workers: int = 1, **params) -> dict
     """Dedup `docs` (a list, or a JSONL file of {id, text} read by Beam); return kept ids,
     {rejected id: duplicate_of}, details, counters, the pipeline's wall and CPU seconds."""
     stage = MinHashDedup("minhash_dedup", **params)
-    args = (
-        ["--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"] if workers > 1 else []
+    options = pipeline_options(
+        ["--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"]
+        if workers > 1
+        else ["--direct_running_mode=in_memory"]
     )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        pipeline = beam.Pipeline(runner=FnApiRunner(), options=PipelineOptions(args))
+        pipeline = beam.Pipeline(runner=make_runner(options), options=options)
         if isinstance(docs, Path):
             source = pipeline | "Read" >> beam.io.ReadFromText(str(docs)) | "Parse" >> beam.Map(_parse)
         else:
             source = pipeline | beam.Create(docs, reshuffle=False)
-        result = stage.expand(source)
+        result = source | RunCollectionStage(stage)
         (
             result.kept
             | "KeptIds" >> beam.Map(lambda d: d.id)

@@ -1,11 +1,11 @@
-"""End-to-end speed and peak memory of `semantic_dedup` on the multi-process DirectRunner.
+"""End-to-end speed and peak memory of `semantic_dedup` on gristmill's multi-process local runner.
 
 Builds N documents (default 100,000) by recombining sentences of real documents (ABC news
 transcripts, Brown corpus, movie reviews; 6-14 sentences each, ~1,000 characters) with 5 %
 re-shuffled near-copies, writes them as JSONL under /tmp, then times
-JSONL → Document → semantic_dedup → kept / rejected ids written as text, with
-`--direct_running_mode=multi_processing --direct_num_workers=W`. Peak memory is the largest
-summed RSS of this process and all its children, sampled every 0.2 s; CPU seconds are the summed
+JSONL → Document → semantic_dedup (with its in-graph conservation check) → kept / rejected ids
+written as text, on gristmill's local runner (multi-process FnApiRunner) with W workers. Peak
+memory is the largest summed RSS of this process and all its children, sampled every 0.2 s; CPU seconds are the summed
 user+system time of the same processes, so docs per CPU-second is the per-core speed even when
 the machine is shared.
 
@@ -26,13 +26,14 @@ import time
 from pathlib import Path
 
 import apache_beam as beam
-from apache_beam.options.pipeline_options import PipelineOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.semantic_docs import SOURCES, sentences  # noqa: E402
 from dedup.semantic import SemanticDedup  # noqa: E402
+from pipeline.beam_stages import RunCollectionStage  # noqa: E402
 from pipeline.document import Document  # noqa: E402
+from pipeline.run import make_runner, pipeline_options  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -118,17 +119,12 @@ def main() -> int:
                 cpu[pid] = max(cpu.get(pid, 0.0), seconds)
 
     threading.Thread(target=sample, daemon=True).start()
-    options = PipelineOptions(
-        [],
-        runner="DirectRunner",
-        direct_running_mode="multi_processing",
-        direct_num_workers=args.workers,
-    )
+    options = pipeline_options([f"--direct_num_workers={args.workers}"])
     stage = SemanticDedup("semantic_dedup", embedder=args.embedder)
     started = time.perf_counter()
-    with beam.Pipeline(options=options) as p:
+    with beam.Pipeline(runner=make_runner(options), options=options) as p:
         docs = p | beam.io.ReadFromText(str(source)) | beam.Map(to_document)
-        result = stage.expand(docs)
+        result = docs | RunCollectionStage(stage)
         _ = (
             result.kept
             | "KeptIds" >> beam.Map(lambda d: d.id)

@@ -39,6 +39,7 @@ from dedup.components import ConnectedComponents
 from dedup.lsh import bands_rows_for_threshold, curve_threshold, s_curve
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from pipeline.beam_stages import LostElements
 from pipeline.document import Document, Rejection
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
@@ -258,13 +259,32 @@ def _verify(pairs, shingles, threshold: float, name: str, partitions: int):
     wants = pairs | "WantSets" >> beam.FlatMap(
         lambda pair: ((id_partition(doc_id, partitions), (doc_id, pair)) for doc_id in pair)
     ).with_output_types(PartitionKeyed)
-    return (
+    met = (
         {"sets": shingles, "wants": wants}
         | "JoinSets" >> beam.CoGroupByKey()
         | "ShipSets" >> beam.FlatMap(_ship_sets)
         | "GroupPairs" >> beam.GroupByKey()
-        | "CheckPairs" >> beam.FlatMap(_check_pair, threshold, name)
     )
+    _ = (
+        pairs
+        | "CountPairs" >> beam.combiners.Count.Globally()
+        | "CheckEveryPairMet"
+        >> beam.Map(
+            _assert_every_pair_met,
+            beam.pvalue.AsSingleton(met | "CountMetPairs" >> beam.combiners.Count.Globally()),
+            name,
+        )
+    )
+    return met | "CheckPairs" >> beam.FlatMap(_check_pair, threshold, name)
+
+
+def _assert_every_pair_met(candidates: int, met: int, name: str) -> None:
+    """Every distinct candidate pair must reach verification; fewer means a shuffle lost some."""
+    if candidates != met:
+        raise LostElements(
+            f"stage {name}: {candidates} candidate pairs, but {met} reached verification "
+            "(elements lost between shuffles; the run is stopped rather than keep duplicates)"
+        )
 
 
 def _ship_sets(item: tuple[int, dict]):
@@ -284,8 +304,8 @@ def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
     pair, sets = item
     sets = list(sets)
     if len(sets) != 2:  # each endpoint ships its set exactly once: anything else is lost data
-        raise RuntimeError(
-            f"candidate pair {pair} met {len(sets)} shingle sets instead of 2 (elements lost upstream)"
+        raise LostElements(
+            f"stage {name}: candidate pair {pair} met {len(sets)} shingle sets instead of 2 (elements lost upstream)"
         )
     first, second = (np.frombuffer(b, dtype=np.uint64) for b in sets)
     similarity = jaccard(first, second)

@@ -137,8 +137,18 @@ class RunDocumentStages(beam.PTransform):
         return StageOutputs(outputs.kept, outputs[REJECTED], outputs[FAILED])
 
 
+class LostElements(RuntimeError):
+    """A stage's accounting inside the graph does not add up (documents in vs. out, or a stage's
+    own intermediate counts): elements were lost or duplicated by the stage or the runner."""
+
+
 class RunCollectionStage(beam.PTransform):
-    """Composite: a collection stage, with synthesis candidates routed around it if it ignores them."""
+    """Composite: a collection stage, with synthesis candidates routed around it if it ignores them.
+
+    Inside the graph, the stage's input is counted against its kept + rejected + failed outputs;
+    a mismatch fails the run with `LostElements` naming the stage, so a document lost
+    between shuffles (by the stage or by the runner) never passes silently.
+    """
 
     def __init__(self, stage: CollectionStage) -> None:
         super().__init__(label=stage.name)
@@ -146,13 +156,44 @@ class RunCollectionStage(beam.PTransform):
 
     def expand(self, docs):
         if self.stage.handles_candidates:
-            return self.stage.expand(docs)
-        candidates, regular = docs | "SplitCandidates" >> beam.Partition(
-            lambda doc, _: 1 if doc.kind is None else 0, 2
-        )
+            candidates, regular = None, docs
+        else:
+            candidates, regular = docs | "SplitCandidates" >> beam.Partition(
+                lambda doc, _: 1 if doc.kind is None else 0, 2
+            )
         outputs = self.stage.expand(regular)
+        _check_conservation(self.stage.name, regular, outputs)
+        if candidates is None:
+            return outputs
         kept = (outputs.kept, candidates) | "RejoinCandidates" >> beam.Flatten()
         return StageOutputs(kept, outputs.rejected, outputs.failed)
+
+
+def _check_conservation(name: str, docs, outputs: StageOutputs) -> None:
+    def count(pcoll, label: str):
+        return beam.pvalue.AsSingleton(pcoll | f"Count{label}" >> beam.combiners.Count.Globally())
+
+    _ = (
+        docs
+        | "CountIn" >> beam.combiners.Count.Globally()
+        | "CheckConservation"
+        >> beam.Map(
+            _assert_conserved,
+            name,
+            count(outputs.kept, "Kept"),
+            count(outputs.rejected, "Rejected"),
+            count(outputs.failed, "Failed"),
+        )
+    )
+
+
+def _assert_conserved(read: int, name: str, kept: int, rejected: int, failed: int) -> None:
+    if read != kept + rejected + failed:
+        raise LostElements(
+            f"stage {name}: {read} documents in, but {kept} kept + {rejected} rejected + {failed} failed "
+            f"= {kept + rejected + failed} out; the run is stopped rather than publish incomplete output "
+            "(a stage or runner bug; please report it with the recipe and the runner used)"
+        )
 
 
 def group_stages(stages: Iterable[Stage]) -> list[list[Stage]]:

@@ -117,7 +117,7 @@ def _require_manifest(directory: str) -> dict:
 
 def _run(args, beam_args: list[str]) -> int:
     from pipeline.recipe import load_recipe
-    from pipeline.run import RunFailed, run_recipe
+    from pipeline.run import PipelineFailed, RunFailed, run_recipe
 
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
     if not args.quiet:
@@ -127,6 +127,9 @@ def _run(args, beam_args: list[str]) -> int:
         )
     try:
         result = run_recipe(recipe, args.output, beam_args)
+    except PipelineFailed as error:
+        print(f"gristmill: run failed, nothing published: {error}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     except RunFailed as error:
         manifest = _require_manifest(args.output)
         print(summary(manifest, args.output))

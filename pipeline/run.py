@@ -21,7 +21,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
-from pipeline.beam_stages import ApplyStages
+from pipeline.beam_stages import ApplyStages, LostElements
 from pipeline.document import Document, Failure, Rejection
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
 from pipeline.recipe import Recipe
@@ -42,6 +42,21 @@ LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "")
 
 class RunFailed(RuntimeError):
     """The run finished but its output breaks a rule (conservation, failure budget)."""
+
+
+class PipelineFailed(RuntimeError):
+    """The Beam pipeline itself failed (e.g. a stage's in-graph conservation check); nothing was
+    published."""
+
+
+def error_summary(error: BaseException) -> str:
+    """The line of a runner's (often very long) error that says what went wrong."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    marker = f"{LostElements.__name__}: "
+    for line in reversed(lines):
+        if marker in line:
+            return line[line.index(marker) + len(marker) :]
+    return lines[-1] if lines else type(error).__name__
 
 
 @dataclass
@@ -218,8 +233,11 @@ def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) 
     try:
         pipeline = beam.Pipeline(runner=make_runner(options), options=options)
         build_pipeline(pipeline, recipe, staging)
-        result = pipeline.run()
-        result.wait_until_finish()
+        try:
+            result = pipeline.run()
+            result.wait_until_finish()
+        except Exception as error:
+            raise PipelineFailed(error_summary(error)) from error
         metrics = _stage_metrics(result, recipe)
         manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args)
     finally:

@@ -1,4 +1,5 @@
 import apache_beam as beam
+import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
@@ -6,7 +7,8 @@ from dedup.exact import ExactDedup
 from filters.length import LengthFilter
 from pipeline.beam_stages import ApplyStages, group_stages, run_stage_on_batch
 from pipeline.document import KEEP, Document, reject
-from pipeline.stages import DocumentStage
+from pipeline.run import error_summary
+from pipeline.stages import CollectionStage, DocumentStage, StageOutputs
 
 
 class Explodes(DocumentStage):
@@ -83,3 +85,35 @@ def test_apply_stages_three_outcomes_in_beam():
 def test_verdict_helpers():
     assert reject("too_short", "n=1").keep is False
     assert KEEP.keep is True
+
+
+class LosesOne(CollectionStage):
+    """A broken collection stage: drops the document with id d1."""
+
+    def expand(self, docs):
+        kept = docs | "Drop" >> beam.Filter(lambda doc: doc.id != "d1")
+        failed = docs.pipeline | "NoFailures" >> beam.Create([])
+        return StageOutputs(kept, failed | "NoRejections" >> beam.Map(lambda x: x), failed)
+
+
+def test_collection_stage_that_loses_a_document_fails_the_pipeline():
+    with pytest.raises(Exception) as raised:
+        with TestPipeline() as pipeline:
+            _ = pipeline | beam.Create(docs("a", "b", "c")) | ApplyStages([LosesOne("lossy")])
+    summary = error_summary(raised.value)
+    assert summary.startswith("stage lossy: 3 documents in, but 2 kept + 0 rejected + 0 failed = 2 out")
+
+
+def test_conserving_collection_stage_passes_the_check():
+    with TestPipeline() as pipeline:
+        out = pipeline | beam.Create(docs("a", "b", "a")) | ApplyStages([ExactDedup("exact_dedup")])
+        assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["d0", "d1"]))
+
+
+def test_error_summary_picks_the_conservation_line_out_of_a_worker_traceback():
+    worker_error = RuntimeError(
+        "Pipeline failed\nTraceback (most recent call last):\n  File x\n"
+        "pipeline.beam_stages.LostElements: stage s: 5 documents in [while running 'X']\n"
+    )
+    assert error_summary(worker_error) == "stage s: 5 documents in [while running 'X']"
+    assert error_summary(ValueError("one\ntwo")) == "two"
