@@ -212,3 +212,48 @@ def test_portable_runner_gives_the_same_output_as_the_default_runner(tmp_path, j
     )
     assert portable.manifest["counts"] == default.manifest["counts"]
     assert shard_hashes(portable.manifest) == shard_hashes(default.manifest)
+
+
+def test_beam_timed_flush_stream_drops_bytes_written_during_a_flush():
+    """Why the local runner turns Beam's timed data flush off (see `disable_timed_data_flush`).
+
+    The periodic flusher sends the buffer and then clears it; bytes written while its send is
+    blocked (a full queue, in the runner) are cleared unsent. Made deterministic with events.
+    """
+    import threading
+
+    from apache_beam.runners.worker.data_plane import ClosableOutputStream
+
+    in_flush, written = threading.Event(), threading.Event()
+    received: list[bytes] = []
+
+    def send(data: bytes) -> None:  # the flusher thread blocks here until the writer has written
+        if data and not in_flush.is_set():
+            in_flush.set()
+            assert written.wait(5)
+        received.append(data)
+
+    stream = ClosableOutputStream.create(received.append, send, data_buffer_time_limit_ms=5)
+    stream.write(b"first ")
+    assert in_flush.wait(5)
+    stream.write(b"second")  # lands in the buffer the flusher is about to clear
+    written.set()
+    time.sleep(0.05)
+    stream.close()
+    assert b"".join(received) == b"first "  # "second" is lost
+
+    received.clear()
+    stream = ClosableOutputStream.create(received.append, received.append, data_buffer_time_limit_ms=0)
+    stream.write(b"first ")
+    stream.write(b"second")
+    stream.close()
+    assert b"".join(received) == b"first second"
+
+
+def test_local_runner_sends_worker_input_without_the_timed_flush():
+    from apache_beam.runners.portability.fn_api_runner import worker_handlers
+
+    from pipeline.run import make_runner, pipeline_options
+
+    make_runner(pipeline_options([]))
+    assert worker_handlers.DATA_BUFFER_TIME_LIMIT_MS == 0
