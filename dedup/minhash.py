@@ -8,21 +8,27 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
    per partition); each partition sorts its keys and turns every shared bucket into candidate
    pairs: all pairs, or, for a bucket larger than `max_bucket_size`, a star to its smallest id
    (no quadratic blow-up; counted as `oversized_buckets` / `star_edges`);
-3. verification: each candidate pair fetches both documents' shingle sets from their id
-   partitions (CoGroupByKey), the sets meet under the pair (GroupByKey), and the pair is kept if
-   their exact Jaccard similarity ≥ `jaccard_threshold`;
+3. verification: shingle sets are grouped by id partition; each partition reads the pairs that
+   want its sets (a multimap side input keyed by partition) and ships them, the two sets of a pair
+   meet under the pair (GroupByKey), and the pair is kept if their Jaccard similarity ≥
+   `jaccard_threshold`;
 4. connected components of the verified pairs (`dedup.components`, large-star/small-star);
-5. documents meet their component label in their id partition; one survivor per component by
+5. documents, grouped by id partition, read their partition's component labels (a multimap side
+   input keyed by partition); one survivor per component by
    `dedup.survivor.survivor_key`; the others are rejected as `near_duplicate` with
    `duplicate_of` = the survivor's id.
 
 Shuffling per-partition chunks of a batch, not single documents, keeps the number of shuffled
 elements small (Beam's per-element cost dominates otherwise); each partition holds about
-1/`partitions` of the corpus.
+1/`partitions` of the corpus. The small side (wants, labels) reaches the big side (sets,
+documents) as a side input rather than through a CoGroupByKey: Beam's local runner materializes
+every multi-input Flatten (as a CoGroupByKey has), which held an extra full copy of the documents
+and of the sets in memory.
 
-Verification error: none from sampling. Shingle sets are 64-bit hashes of the n-grams, so two
-distinct n-grams collide with probability ~2**-64 per pair of n-grams (~1e-14 for two 3 KB
-documents); the Jaccard similarity computed is exact up to such collisions.
+Verification error: none from sampling. The sets compared are the low 32 bits of the 64-bit
+n-gram hashes (half the shuffled bytes), so two distinct n-grams collide with probability 2**-32;
+two 3 KB documents (~500 n-grams each) share a spurious value with probability ~6e-5, which moves
+their Jaccard similarity by ~1/1000 in that rare case. Otherwise the similarity is exact.
 """
 
 from __future__ import annotations
@@ -44,9 +50,9 @@ from pipeline.document import Document, Rejection
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 NEAR_DUPLICATE = "near_duplicate"
-# Every input of a CoGroupByKey on partitions declares this type, so all use the same key coder:
-# with inferred types one input's int keys may be encoded differently (VarInt vs. pickled) and the
-# "same" key would then land in two groups on a multi-worker runner.
+# Everything keyed by id partition declares this type, so grouped data and the side inputs read
+# by partition use the same key coder (VarInt); with inferred types an int key could be encoded
+# differently (pickled) and a lookup would miss.
 PartitionKeyed = tuple[int, Any]
 
 
@@ -150,19 +156,20 @@ class MinHashDedup(CollectionStage):
         )
         edges = _verify(pairs, shingles, self.jaccard_threshold, self.name, parts) if verify else pairs
         labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, self.name)
+        labels_by_partition = labels | "LabelsByPartition" >> beam.Map(
+            lambda kv: (id_partition(kv[0], parts), kv)
+        ).with_output_types(PartitionKeyed)
         joined = (
-            {
-                "docs": batches
-                | "DocsByPartition"
-                >> beam.FlatMap(lambda b: by_partition([(d.id, d) for d in b], parts)).with_output_types(
-                    PartitionKeyed
-                ),
-                "labels": labels
-                | "LabelsByPartition"
-                >> beam.Map(lambda kv: (id_partition(kv[0], parts), kv)).with_output_types(PartitionKeyed),
-            }
-            | "JoinLabels" >> beam.CoGroupByKey()
-            | "SplitClustered" >> beam.FlatMap(_attach_labels).with_outputs("clustered", main="alone")
+            batches
+            | "DocsByPartition"
+            >> beam.FlatMap(lambda b: by_partition([(d.id, d) for d in b], parts)).with_output_types(
+                PartitionKeyed
+            )
+            | "GroupDocs" >> beam.GroupByKey()
+            | "AttachLabels"
+            >> beam.FlatMap(_attach_labels, beam.pvalue.AsMultiMap(labels_by_partition)).with_outputs(
+                "clustered", main="alone"
+            )
         )
         clusters = (
             joined.clustered
@@ -175,6 +182,12 @@ class MinHashDedup(CollectionStage):
         kept = (joined.alone, clusters.kept) | "Kept" >> beam.Flatten()
         failed = docs.pipeline | "NoFailures" >> beam.Create([])
         return StageOutputs(kept, clusters.rejected, failed)
+
+
+def verification_set(shingles: np.ndarray) -> bytes:
+    """The set shipped to verify candidate pairs: the low 32 bits of each 64-bit shingle hash
+    (sorted, unique), half the bytes of the full hashes."""
+    return np.unique(shingles.astype(np.uint32)).tobytes()
 
 
 def id_partition(doc_id: str, partitions: int) -> int:
@@ -215,7 +228,7 @@ class _SignatureFn(beam.DoFn):
             return
         ids = [batch[i].id for i in present]
         if self.emit:
-            chunks = by_partition([(batch[i].id, shingles[i].tobytes()) for i in present], self.partitions)
+            chunks = by_partition([(batch[i].id, verification_set(shingles[i])) for i in present], self.partitions)
             yield from (beam.pvalue.TaggedOutput("shingles", chunk) for chunk in chunks)
         keys = band_keys(
             self.minhasher.signatures([shingles[i] for i in present]), self.bands, self.rows, self.seed
@@ -251,18 +264,19 @@ def _bucket_pairs(item: tuple[int, Any], max_bucket_size: int, name: str):
 
 
 def _verify(pairs, shingles, threshold: float, name: str, partitions: int):
-    """Keep candidate pairs whose exact Jaccard similarity reaches `threshold`.
+    """Keep candidate pairs whose Jaccard similarity reaches `threshold`.
 
-    Each pair asks for both documents' shingle sets in their id partitions (one CoGroupByKey with
-    the partitioned sets), the two sets meet under the pair's key (one GroupByKey), then compare.
+    Each pair asks for both documents' shingle sets in their id partitions (a multimap side input
+    read by the grouped sets), the two sets meet under the pair's key (one GroupByKey), then
+    compare.
     """
     wants = pairs | "WantSets" >> beam.FlatMap(
         lambda pair: ((id_partition(doc_id, partitions), (doc_id, pair)) for doc_id in pair)
     ).with_output_types(PartitionKeyed)
     met = (
-        {"sets": shingles, "wants": wants}
-        | "JoinSets" >> beam.CoGroupByKey()
-        | "ShipSets" >> beam.FlatMap(_ship_sets)
+        shingles
+        | "GroupSets" >> beam.GroupByKey()
+        | "ShipSets" >> beam.FlatMap(_ship_sets, beam.pvalue.AsMultiMap(wants))
         | "GroupPairs" >> beam.GroupByKey()
     )
     _ = (
@@ -287,13 +301,14 @@ def _assert_every_pair_met(candidates: int, met: int, name: str) -> None:
         )
 
 
-def _ship_sets(item: tuple[int, dict]):
-    """One id partition: (pair, shingle bytes) for every pair that wants a set stored here."""
-    _, grouped = item
+def _ship_sets(item: tuple[int, Any], wants):
+    """One id partition's sets: (pair, shingle bytes) for every pair that wants a set stored here
+    (`wants`: partition → (doc id, pair), a multimap side input read once per partition)."""
+    partition, chunks = item
     wanted: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for doc_id, pair in grouped["wants"]:
+    for doc_id, pair in wants[partition]:
         wanted[doc_id].append(pair)
-    for chunk in grouped["sets"]:
+    for chunk in chunks:
         for doc_id, shingle_bytes in chunk:
             for pair in wanted.get(doc_id, ()):
                 yield pair, shingle_bytes
@@ -307,7 +322,7 @@ def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
         raise LostElements(
             f"stage {name}: candidate pair {pair} met {len(sets)} shingle sets instead of 2 (elements lost upstream)"
         )
-    first, second = (np.frombuffer(b, dtype=np.uint64) for b in sets)
+    first, second = (np.frombuffer(b, dtype=np.uint32) for b in sets)
     similarity = jaccard(first, second)
     Metrics.counter(name, "candidate_pairs").inc()
     Metrics.distribution(name, "candidate_jaccard_permille").update(int(similarity * 1000))
@@ -318,11 +333,12 @@ def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
         Metrics.counter(name, "false_candidate_pairs").inc()
 
 
-def _attach_labels(item: tuple[int, dict]):
-    """One id partition: each document alone (main output) or as (label, doc) if in a cluster."""
-    _, grouped = item
-    labels = dict(grouped["labels"])
-    for chunk in grouped["docs"]:
+def _attach_labels(item: tuple[int, Any], labels_by_partition):
+    """One id partition: each document alone (main output) or as (label, doc) if in a cluster
+    (`labels_by_partition`: partition → (doc id, label), a multimap side input)."""
+    partition, chunks = item
+    labels = dict(labels_by_partition[partition])
+    for chunk in chunks:
         for doc_id, doc in chunk:
             if doc_id in labels:
                 yield beam.pvalue.TaggedOutput("clustered", (labels[doc_id], doc))
