@@ -33,6 +33,7 @@ their Jaccard similarity by ~1/1000 in that rare case. Otherwise the similarity 
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from typing import Any
 
@@ -195,16 +196,27 @@ def id_partition(doc_id: str, partitions: int) -> int:
     return xxhash.xxh64_intdigest(doc_id.encode()) % partitions
 
 
-def by_partition(items: list[tuple[str, Any]], partitions: int) -> list[tuple[int, list[tuple[str, Any]]]]:
-    """Split (id, value) items into one (partition, items) chunk per id partition.
+def by_partition(items: list[tuple[str, Any]], partitions: int) -> list[tuple[int, bytes]]:
+    """Split (id, value) items into one (partition, packed items) chunk per id partition.
 
     Shuffling chunks instead of single documents makes a join cost one element per batch and
-    partition; each partition then holds about 1/partitions of the corpus.
+    partition; each partition then holds about 1/partitions of the corpus. A chunk travels as
+    one opaque `pack`ed blob, so a shuffle that holds it (in the local runner: in memory) keeps
+    its bytes, not thousands of decoded Python objects, and does not re-encode them.
     """
     chunks: dict[int, list[tuple[str, Any]]] = defaultdict(list)
     for doc_id, value in items:
         chunks[id_partition(doc_id, partitions)].append((doc_id, value))
-    return sorted(chunks.items(), key=lambda kv: kv[0])
+    return [(partition, pack(chunks[partition])) for partition in sorted(chunks)]
+
+
+def pack(value: Any) -> bytes:
+    """A shuffled chunk as one blob (pickle; produced and read only by this stage's own steps)."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpack(blob: bytes) -> Any:
+    return pickle.loads(blob)
 
 
 class _SignatureFn(beam.DoFn):
@@ -239,13 +251,13 @@ class _SignatureFn(beam.DoFn):
         order = np.argsort(part, kind="stable")
         cuts = np.flatnonzero(np.diff(part[order])) + 1
         for chunk in np.split(order, cuts):
-            yield int(part[chunk[0]]), (flat[chunk], [ids[i] for i in owner[chunk]])
+            yield int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]]))
 
 
 def _bucket_pairs(item: tuple[int, Any], max_bucket_size: int, name: str):
     """One partition's band keys → candidate pairs (a, b), a < b, from every shared bucket."""
-    _, chunks = item
-    chunks = list(chunks)
+    _, blobs = item
+    chunks = [unpack(blob) for blob in blobs]
     keys = np.concatenate([k for k, _ in chunks])
     ids = [doc_id for _, chunk_ids in chunks for doc_id in chunk_ids]
     order = np.argsort(keys, kind="stable")
@@ -309,7 +321,7 @@ def _ship_sets(item: tuple[int, Any], wants):
     for doc_id, pair in wants[partition]:
         wanted[doc_id].append(pair)
     for chunk in chunks:
-        for doc_id, shingle_bytes in chunk:
+        for doc_id, shingle_bytes in unpack(chunk):
             for pair in wanted.get(doc_id, ()):
                 yield pair, shingle_bytes
 
@@ -339,7 +351,7 @@ def _attach_labels(item: tuple[int, Any], labels_by_partition):
     partition, chunks = item
     labels = dict(labels_by_partition[partition])
     for chunk in chunks:
-        for doc_id, doc in chunk:
+        for doc_id, doc in unpack(chunk):
             if doc_id in labels:
                 yield beam.pvalue.TaggedOutput("clustered", (labels[doc_id], doc))
             else:

@@ -21,6 +21,7 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
+from pipeline.beam_fixes import apply_local_runner_fixes
 from pipeline.beam_stages import ApplyStages, LostElements
 from pipeline.document import Document, Failure, Rejection
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
@@ -82,23 +83,6 @@ def pipeline_options(beam_args: list[str]) -> PipelineOptions:
     return options
 
 
-def disable_timed_data_flush() -> None:
-    """Make the local runner send worker input with size-based buffering only.
-
-    Beam's FnApiRunner (2.77) writes each bundle's input to a worker through an output stream
-    with a 1 s periodic flusher thread (`worker_handlers.DATA_BUFFER_TIME_LIMIT_MS`). The flusher
-    sends `get()` and then `_clear()`s the buffer without excluding the writing thread: bytes
-    written while its send blocks on a full queue are wiped and never reach the worker. With two
-    or more local worker processes this silently lost 5-50 % of some shuffles (whole batches in
-    `semantic_dedup`, candidate pairs or documents in `minhash_dedup`). Batch input is complete
-    when its stream is closed, so the timed flush buys nothing here; with 0 the runner uses
-    Beam's size-based stream, which only flushes from the writing thread.
-    """
-    from apache_beam.runners.portability.fn_api_runner import worker_handlers
-
-    worker_handlers.DATA_BUFFER_TIME_LIMIT_MS = 0
-
-
 def _local_runner_class():
     from apache_beam.runners.portability.fn_api_runner import fn_runner
     from apache_beam.transforms import environments
@@ -131,7 +115,7 @@ def make_runner(options: PipelineOptions):
         from apache_beam.runners.portability.fn_api_runner import fn_runner
         from apache_beam.runners.portability.portable_runner import JobServiceHandle
 
-        disable_timed_data_flush()
+        apply_local_runner_fixes()
         # As DirectRunner does: workers get the pipeline options (log level, ...) this way.
         encoded = JobServiceHandle.encode_pipeline_options(options.get_all_options())
         provision = fn_runner.ExtendedProvisionInfo(

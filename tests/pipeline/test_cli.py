@@ -87,3 +87,24 @@ def test_list_shows_docs_params_and_reasons(capsys):
     assert "min_words (int, default 50)" in listing
     assert "reasons: too_few_words, too_many_words" in listing
     assert "exact_dedup  (collection stage)" in listing
+
+
+def test_run_stops_with_exit_1_and_publishes_nothing_when_a_stage_loses_documents(tmp_path, capsys, monkeypatch):
+    import apache_beam as beam
+
+    from dedup.exact import ExactDedup
+    from pipeline.stages import StageOutputs
+
+    def lossy_expand(self, docs):  # a broken stage: drops document "b"
+        nothing = docs.pipeline | "Nothing" >> beam.Create([])
+        return StageOutputs(docs | "Drop" >> beam.Filter(lambda d: d.id != "b"), nothing, nothing)
+
+    monkeypatch.setattr(ExactDedup, "expand", lossy_expand)
+    data = write_jsonl(tmp_path / "in.jsonl", [{"id": i, "text": f"{LONG_TEXT} {i}"} for i in "abc"])
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    out = tmp_path / "out"
+    args = ["run", "--recipe", str(recipe), "--output", str(out)]
+    assert main([*args, "--direct_num_workers=1", "--direct_running_mode=in_memory"]) == 1
+    error = capsys.readouterr().err
+    assert "run failed, nothing published: stage exact_dedup: 3 documents in, but 2 kept" in error
+    assert not (out / "manifest.json").exists()

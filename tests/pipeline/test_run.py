@@ -179,10 +179,10 @@ def _free_port() -> int:
 
 @pytest.fixture
 def job_service(tmp_path):
-    """Beam's own local job service on loopback, for the PortableRunner."""
+    """Beam's local job service (through `pipeline.job_service`) on loopback, for the PortableRunner."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "apache_beam.runners.portability.local_job_service_main", "--port", str(port)],
+        [sys.executable, "-m", "pipeline.job_service", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=open(tmp_path / "job_service.log", "w"),
     )
@@ -215,7 +215,7 @@ def test_portable_runner_gives_the_same_output_as_the_default_runner(tmp_path, j
 
 
 def test_beam_timed_flush_stream_drops_bytes_written_during_a_flush():
-    """Why the local runner turns Beam's timed data flush off (see `disable_timed_data_flush`).
+    """Why the local runner turns Beam's timed data flush off (see `pipeline.beam_fixes`).
 
     The periodic flusher sends the buffer and then clears it; bytes written while its send is
     blocked (a full queue, in the runner) are cleared unsent. Made deterministic with events.
@@ -248,12 +248,3 @@ def test_beam_timed_flush_stream_drops_bytes_written_during_a_flush():
     stream.write(b"second")
     stream.close()
     assert b"".join(received) == b"first second"
-
-
-def test_local_runner_sends_worker_input_without_the_timed_flush():
-    from apache_beam.runners.portability.fn_api_runner import worker_handlers
-
-    from pipeline.run import make_runner, pipeline_options
-
-    make_runner(pipeline_options([]))
-    assert worker_handlers.DATA_BUFFER_TIME_LIMIT_MS == 0

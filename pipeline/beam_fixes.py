@@ -1,0 +1,83 @@
+"""Fixes to Beam's local FnApiRunner (apache-beam 2.77), applied before gristmill runs a pipeline
+on it (`pipeline.run.make_runner`, `pipeline.job_service`). Cluster runners are not affected.
+
+1. Lost input with several workers. The runner writes each bundle's input to a worker through an
+   output stream that a 1 s timer thread flushes (`worker_handlers.DATA_BUFFER_TIME_LIMIT_MS`).
+   That flush sends `get()` and then `_clear()`s the buffer without excluding the writing thread:
+   bytes written while its send blocks on a full queue are wiped and never reach the worker.
+   With two local worker processes this silently lost 5-50 % of large shuffles. Fix: no timer
+   (size-based streams), and the sending thread flushes by size after every chunk it writes.
+2. One giant message per worker. A grouped shuffle's output for one worker was encoded into a
+   single byte string (hundreds of MB to GB) and copied several times on its way to the worker,
+   and near 2 GB it hits gRPC's message limit. Fix: grouped output is cut into chunks of about
+   `GROUPED_CHUNK_BYTES` at element boundaries, and each grouped key's values are released as
+   soon as they are encoded.
+"""
+
+from __future__ import annotations
+
+GROUPED_CHUNK_BYTES = 32 << 20
+
+
+def apply_local_runner_fixes() -> None:
+    """Patch the FnApiRunner classes in this process (idempotent)."""
+    from apache_beam.runners.portability.fn_api_runner import execution, fn_runner, worker_handlers
+
+    worker_handlers.DATA_BUFFER_TIME_LIMIT_MS = 0
+    fn_runner.BundleManager._send_input_to_worker = _send_input_to_worker
+    execution.GroupingBuffer.partition = _partition_in_chunks
+
+
+def _send_input_to_worker(self, process_bundle_id: str, read_transform_id: str, byte_streams) -> None:
+    """Beam's method, flushing from this thread whenever the buffer passes the size threshold."""
+    data_out = self._worker_handler.data_conn.output_stream(process_bundle_id, read_transform_id)
+    for byte_stream in byte_streams or []:
+        data_out.write(byte_stream)
+        data_out.maybe_flush()
+    data_out.close()
+
+
+def _partition_in_chunks(self, n: int) -> list[list[bytes]]:
+    """Beam's `GroupingBuffer.partition` (keys dealt round-robin to n parts, computed once), with
+    each part a list of ≤ ~GROUPED_CHUNK_BYTES encoded chunks instead of one byte string."""
+    from apache_beam.coders.coder_impl import create_OutputStream
+    from apache_beam.transforms import trigger
+    from apache_beam.transforms.window import GlobalWindow, GlobalWindows
+    from apache_beam.utils import windowed_value
+
+    if self._grouped_output:
+        return self._grouped_output
+    if self._windowing.is_default():
+        in_global_window = GlobalWindows.windowed_value(
+            None,
+            timestamp=GlobalWindow().max_timestamp(),
+            pane_info=windowed_value.PaneInfo(
+                is_first=True,
+                is_last=True,
+                timing=windowed_value.PaneInfoTiming.ON_TIME,
+                index=0,
+                nonspeculative_index=0,
+            ),
+        ).with_value
+
+        def windowed_key_values(key, values):
+            return [in_global_window((key, values))]
+
+    else:
+        windowed_key_values = trigger.create_trigger_driver(self._windowing, True).process_entire_key
+    coder_impl = self._post_grouped_coder.get_impl()
+    key_coder_impl = self._key_coder.get_impl()
+    parts: list[list[bytes]] = [[] for _ in range(n)]
+    streams = [create_OutputStream() for _ in range(n)]
+    for index, encoded_key in enumerate(list(self._table)):
+        values = self._table.pop(encoded_key)
+        part = index % n
+        for element in windowed_key_values(key_coder_impl.decode(encoded_key), values):
+            coder_impl.encode_to_stream(element, streams[part], True)
+        if streams[part].size() >= GROUPED_CHUNK_BYTES:
+            parts[part].append(streams[part].get())
+            streams[part] = create_OutputStream()
+    for part, stream in enumerate(streams):
+        parts[part].append(stream.get())
+    self._grouped_output = parts
+    return parts

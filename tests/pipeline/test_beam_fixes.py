@@ -1,0 +1,77 @@
+import apache_beam as beam
+from apache_beam.coders import coders
+from apache_beam.coders.coder_impl import create_InputStream, create_OutputStream
+from apache_beam.runners.portability.fn_api_runner import execution, worker_handlers
+from apache_beam.transforms import core, window
+from apache_beam.utils.windowed_value import WindowedValue
+
+from pipeline import beam_fixes
+
+
+def grouping_buffer():
+    kv = coders.TupleCoder([coders.StrUtf8Coder(), coders.BytesCoder()])
+    grouped = coders.TupleCoder([coders.StrUtf8Coder(), coders.IterableCoder(coders.BytesCoder())])
+    windowed = coders.WindowedValueCoder
+    pre = windowed(kv, coders.GlobalWindowCoder())
+    post = windowed(grouped, coders.GlobalWindowCoder())
+    buffer = execution.GroupingBuffer(pre, post, core.Windowing(window.GlobalWindows()))
+    return buffer, pre.get_impl(), post.get_impl()
+
+
+def fill(buffer, pre_impl, keys: int, values_per_key: int) -> None:
+    out = create_OutputStream()
+    for k in range(keys):
+        for v in range(values_per_key):
+            pre_impl.encode_to_stream(
+                WindowedValue((f"key{k}", b"x" * 100 + bytes([v])), 0, [window.GlobalWindow()]), out, True
+            )
+    buffer.append(out.get())
+
+
+def decode_all(chunks, post_impl) -> dict[str, list[bytes]]:
+    seen: dict[str, list[bytes]] = {}
+    for chunk in chunks:
+        stream = create_InputStream(chunk)
+        while stream.size() > 0:
+            key, values = post_impl.decode_from_stream(stream, True).value
+            assert key not in seen
+            seen[key] = list(values)
+    return seen
+
+
+def test_grouped_output_is_cut_into_chunks_and_keeps_every_value(monkeypatch):
+    monkeypatch.setattr(beam_fixes, "GROUPED_CHUNK_BYTES", 4096)
+    buffer, pre_impl, post_impl = grouping_buffer()
+    fill(buffer, pre_impl, keys=200, values_per_key=5)
+    parts = beam_fixes._partition_in_chunks(buffer, 2)
+    assert len(parts) == 2 and all(len(part) > 10 for part in parts)
+    assert all(len(chunk) < 4096 + 1000 for part in parts for chunk in part)
+    together = decode_all([chunk for part in parts for chunk in part], post_impl)
+    assert sorted(together) == sorted(f"key{k}" for k in range(200))
+    assert all(sorted(v) == [b"x" * 100 + bytes([i]) for i in range(5)] for v in together.values())
+    assert beam_fixes._partition_in_chunks(buffer, 2) is parts  # computed once, like Beam's
+
+
+def test_local_runner_fixes_are_installed_by_make_runner():
+    from pipeline.run import make_runner, pipeline_options
+
+    make_runner(pipeline_options([]))
+    assert worker_handlers.DATA_BUFFER_TIME_LIMIT_MS == 0
+    assert execution.GroupingBuffer.partition is beam_fixes._partition_in_chunks
+
+
+def test_multi_worker_pipeline_with_a_large_shuffle_keeps_every_element(tmp_path):
+    from pipeline.run import make_runner, pipeline_options
+
+    options = pipeline_options(["--direct_num_workers=2", "--direct_running_mode=multi_processing"])
+    with beam.Pipeline(runner=make_runner(options), options=options) as pipeline:
+        counts = (
+            pipeline
+            | beam.Create(range(20_000))
+            | beam.Map(lambda i: (i % 97, b"y" * 2000))
+            | beam.GroupByKey()
+            | beam.Map(lambda kv: sum(1 for _ in kv[1]))
+            | beam.CombineGlobally(sum)
+        )
+        counts | beam.Map(lambda n: (tmp_path / "n").write_text(str(n)))
+    assert (tmp_path / "n").read_text() == "20000"
