@@ -6,7 +6,8 @@ on it (`pipeline.run.make_runner`, `pipeline.job_service`). Cluster runners are 
    That flush sends `get()` and then `_clear()`s the buffer without excluding the writing thread:
    bytes written while its send blocks on a full queue are wiped and never reach the worker.
    With two local worker processes this silently lost 5-50 % of large shuffles. Fix: no timer
-   (size-based streams), and the sending thread flushes by size after every chunk it writes.
+   (size-based streams); each bundle's input is sent from its own thread, which flushes by size
+   after every chunk it writes while the bundle manager reads the output.
 2. One giant message per worker. A grouped shuffle's output for one worker was encoded into a
    single byte string (hundreds of MB to GB) and copied several times on its way to the worker,
    and near 2 GB it hits gRPC's message limit. Fix: grouped output is cut into chunks of about
@@ -16,6 +17,10 @@ on it (`pipeline.run.make_runner`, `pipeline.job_service`). Cluster runners are 
 
 from __future__ import annotations
 
+import logging
+import threading
+
+LOG = logging.getLogger("gristmill")
 GROUPED_CHUNK_BYTES = 32 << 20
 
 
@@ -29,12 +34,24 @@ def apply_local_runner_fixes() -> None:
 
 
 def _send_input_to_worker(self, process_bundle_id: str, read_transform_id: str, byte_streams) -> None:
-    """Beam's method, flushing from this thread whenever the buffer passes the size threshold."""
+    """Beam's method, but the input streams from its own thread, flushed by size as it goes.
+
+    The caller goes on to read the bundle's output while this thread sends: sending everything
+    first would block on the bounded send queue while the worker waits for its output to be read.
+    """
     data_out = self._worker_handler.data_conn.output_stream(process_bundle_id, read_transform_id)
-    for byte_stream in byte_streams or []:
-        data_out.write(byte_stream)
-        data_out.maybe_flush()
-    data_out.close()
+
+    def send() -> None:
+        try:
+            for byte_stream in byte_streams or []:
+                data_out.write(byte_stream)
+                data_out.maybe_flush()
+            data_out.close()
+        except Exception:  # the worker is gone; its bundle fails through the control channel
+            LOG.exception("sending input of %s to %s failed", process_bundle_id, read_transform_id)
+            raise
+
+    threading.Thread(target=send, name=f"send-{process_bundle_id}", daemon=True).start()
 
 
 def _partition_in_chunks(self, n: int) -> list[list[bytes]]:
