@@ -240,7 +240,9 @@ class _SignatureFn(beam.DoFn):
             return
         ids = [batch[i].id for i in present]
         if self.emit:
-            chunks = by_partition([(batch[i].id, verification_set(shingles[i])) for i in present], self.partitions)
+            chunks = by_partition(
+                [(batch[i].id, verification_set(shingles[i])) for i in present], self.partitions
+            )
             yield from (beam.pvalue.TaggedOutput("shingles", chunk) for chunk in chunks)
         keys = band_keys(
             self.minhasher.signatures([shingles[i] for i in present]), self.bands, self.rows, self.seed

@@ -89,7 +89,9 @@ def test_list_shows_docs_params_and_reasons(capsys):
     assert "exact_dedup  (collection stage)" in listing
 
 
-def test_run_stops_with_exit_1_and_publishes_nothing_when_a_stage_loses_documents(tmp_path, capsys, monkeypatch):
+def test_run_stops_with_exit_1_and_publishes_nothing_when_a_stage_loses_documents(
+    tmp_path, capsys, monkeypatch
+):
     import apache_beam as beam
 
     from dedup.exact import ExactDedup
