@@ -46,7 +46,7 @@ from dedup.components import ConnectedComponents
 from dedup.lsh import bands_rows_for_threshold, curve_threshold, s_curve
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.beam_stages import LostElements
+from pipeline.beam_stages import LostElements, count_as_side_input
 from pipeline.document import Document, Rejection
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
@@ -297,11 +297,7 @@ def _verify(pairs, shingles, threshold: float, name: str, partitions: int):
         pairs
         | "CountPairs" >> beam.combiners.Count.Globally()
         | "CheckEveryPairMet"
-        >> beam.Map(
-            _assert_every_pair_met,
-            beam.pvalue.AsSingleton(met | "CountMetPairs" >> beam.combiners.Count.Globally()),
-            name,
-        )
+        >> beam.Map(_assert_every_pair_met, count_as_side_input(met, "CountMetPairs"), name)
     )
     return met | "CheckPairs" >> beam.FlatMap(_check_pair, threshold, name)
 

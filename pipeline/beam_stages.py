@@ -169,10 +169,12 @@ class RunCollectionStage(beam.PTransform):
         return StageOutputs(kept, outputs.rejected, outputs.failed)
 
 
-def _check_conservation(name: str, docs, outputs: StageOutputs) -> None:
-    def count(pcoll, label: str):
-        return beam.pvalue.AsSingleton(pcoll | f"Count{label}" >> beam.combiners.Count.Globally())
+def count_as_side_input(pcoll, label: str):
+    """The number of elements of `pcoll`, as a singleton side input (for in-graph checks)."""
+    return beam.pvalue.AsSingleton(pcoll | label >> beam.combiners.Count.Globally())
 
+
+def _check_conservation(name: str, docs, outputs: StageOutputs) -> None:
     _ = (
         docs
         | "CountIn" >> beam.combiners.Count.Globally()
@@ -180,9 +182,9 @@ def _check_conservation(name: str, docs, outputs: StageOutputs) -> None:
         >> beam.Map(
             _assert_conserved,
             name,
-            count(outputs.kept, "Kept"),
-            count(outputs.rejected, "Rejected"),
-            count(outputs.failed, "Failed"),
+            count_as_side_input(outputs.kept, "CountKept"),
+            count_as_side_input(outputs.rejected, "CountRejected"),
+            count_as_side_input(outputs.failed, "CountFailed"),
         )
     )
 
