@@ -71,7 +71,6 @@ class LanguageFilter(DocumentStage):
         return self.check_batch([doc])[0]
 
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
-        self.setup()
         verdicts: list[Verdict] = []
         for start in range(0, len(docs), self.batch_size):
             chunk = docs[start : start + self.batch_size]

@@ -67,11 +67,8 @@ class URLFilter(DocumentStage):
             missing = [path for path in getattr(self, key) if not Path(path).is_file()]
             if missing:
                 raise ConfigError(f"{key}: {missing[0]} is not a file")
-        self._loaded = False
 
     def setup(self) -> None:
-        if self._loaded:
-            return
         builtin = self.use_builtin_lists
 
         def words(key: str, file_name: str) -> frozenset[str]:
@@ -86,13 +83,11 @@ class URLFilter(DocumentStage):
         self._soft = words("soft_banned_words", "soft_banned_words.txt")
         subwords = words("banned_subwords", "banned_subwords.txt")
         self._subword = re.compile("|".join(map(re.escape, sorted(subwords)))) if subwords else None
-        self._loaded = True
 
     def check(self, doc: Document) -> Verdict:
         url = doc.url
         if not url:
             return KEEP
-        self.setup()
         if self._domains:
             for domain in host_suffixes(url):
                 if domain in self._domains:

@@ -1,8 +1,17 @@
-"""Beam wrappers that run stages: fused batched document stages, and collection stages.
+"""The one stage runtime: how every stage runs in Beam, with one counter vocabulary.
 
-Consecutive `DocumentStage`s run in one `ParDo` over batches of documents, so Beam's per-element
-overhead is paid once per batch and the stages share each document's cached analysis. Counters
-per stage: `in`, `kept`, `failed`, `rejected.<reason>`, and `micros` (time spent in the stage).
+Consecutive `DocumentStage`s run fused in one `ParDo` over `BatchElements` batches, so Beam's
+per-element overhead is paid once per batch and the stages share each document's cached
+analysis. A collection stage builds its own composite; the runtime counts its outputs and checks
+its conservation. Every stage, of either kind, gets these counters in its own namespace:
+
+- `in`: documents given to the stage (synthesis candidates that bypass it are not counted);
+- `kept`, `failed`, `rejected.<reason>`: its outcomes (`in = kept + failed + Σ rejected.*`);
+- `micros`: time spent deciding (document stages only; a collection stage spans shuffles).
+
+A failure record is always `failure(doc, stage, error)`: the error class and a clean one-line
+message. `setup()` runs once per DoFn instance before any document, `teardown()` in
+`DoFn.teardown`; collection stages' own DoFns derive from `StageDoFn` for the same guarantee.
 """
 
 from __future__ import annotations
@@ -13,114 +22,114 @@ from collections.abc import Iterable, Iterator
 
 import apache_beam as beam
 from apache_beam.metrics import Metrics
-from apache_beam.transforms.window import GlobalWindow
-from apache_beam.utils.windowed_value import WindowedValue
 
 from pipeline.document import Document, Failure, Rejection
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
 from pipeline.stages import CollectionStage, DocumentStage, Stage, StageOutputs
 
-REJECTED = "rejected"
-FAILED = "failed"
+MAX_MESSAGE_CHARS = 1000
 
 
-def _failure(doc: Document, stage: str, error: BaseException) -> Failure:
-    message = " ".join(str(error).split())[:1000] or type(error).__name__
-    return Failure(doc.id, doc.source, stage, type(error).__name__, message)
+def clean_message(error: BaseException) -> str:
+    """`error`'s message on one line (whitespace collapsed, capped), or its class name if empty."""
+    return " ".join(str(error).split())[:MAX_MESSAGE_CHARS] or type(error).__name__
+
+
+def failure(doc: Document, stage: str, error: BaseException) -> Failure:
+    """The failure record of `doc` in `stage`: error class and clean one-line message."""
+    return Failure(doc.id, doc.source, stage, type(error).__name__, clean_message(error))
+
+
+def count(stage: str, name: str, value: int = 1) -> None:
+    """Add `value` to the counter `name` (from the vocabulary above) of `stage`."""
+    if value:
+        Metrics.counter(stage, name).inc(value)
+
+
+def outcome_counter(record) -> str:
+    """The counter name one outcome record adds to: kept, failed or rejected.<reason>."""
+    if isinstance(record, Rejection):
+        return f"rejected.{record.reason}"
+    return "failed" if isinstance(record, Failure) else "kept"
+
+
+def _check_each(stage: DocumentStage, docs: list[Document]) -> list:
+    """Per-document retry: each document alone, so one bad document fails only itself. Documents
+    are immutable, so each is retried exactly as it entered the stage."""
+    verdicts = []
+    for doc in docs:
+        try:
+            verdicts.append(stage.check(doc))
+        except Exception as error:
+            verdicts.append(failure(doc, stage.name, error))
+    return verdicts
 
 
 def run_stage_on_batch(stage: DocumentStage, docs: list[Document]) -> tuple[list[Document], list, Counter]:
     """Apply one stage to a batch: (kept, rejections and failures, counts by outcome).
 
-    A batch-level exception is retried document by document, so one bad document becomes one
-    failure instead of failing its neighbours.
+    A batch-level exception (or a wrong number of verdicts) is retried document by document.
     """
     counts: Counter = Counter()
     eligible = [d for d in docs if d.kind is None or stage.handles_candidates]
-    if len(eligible) == len(docs):
-        bypass: list[Document] = []
-    else:
-        bypass = [d for d in docs if not (d.kind is None or stage.handles_candidates)]
+    bypass = [] if len(eligible) == len(docs) else [d for d in docs if d.kind is not None]
     counts["in"] = len(eligible)
     try:
         verdicts = stage.check_batch(eligible)
         if len(verdicts) != len(eligible):
             raise RuntimeError(f"check_batch returned {len(verdicts)} verdicts for {len(eligible)} documents")
-        pairs = list(zip(eligible, verdicts))
-    except Exception:  # isolate the failing document(s)
-        pairs = []
-        for doc in eligible:
-            try:
-                pairs.append((doc, stage.check(doc)))
-            except Exception as error:
-                pairs.append((doc, _failure(doc, stage.name, error)))
+    except Exception:
+        verdicts = _check_each(stage, eligible)
     kept, removed = [], []
-    for doc, verdict in pairs:
+    for doc, verdict in zip(eligible, verdicts):
         if isinstance(verdict, Failure):
             removed.append(verdict)
-            counts["failed"] += 1
         elif verdict.keep:
             kept.append(verdict.doc or doc)
         else:
-            removed.append(
-                Rejection(verdict.doc or doc, stage.name, verdict.reason or "rejected", verdict.detail or "")
-            )
-            counts[f"rejected.{verdict.reason}"] += 1
+            reason = verdict.reason or "rejected"
+            removed.append(Rejection(verdict.doc or doc, stage.name, reason, verdict.detail or ""))
+    counts.update(outcome_counter(record) for record in removed)
     counts["kept"] = len(kept)
     return kept + bypass, removed, counts
 
 
-class _DocumentStagesFn(beam.DoFn):
-    """Runs a chain of document stages over buffered batches of documents."""
+class StageDoFn(beam.DoFn):
+    """A DoFn that runs stages: `setup()` before the first element, `teardown()` at the end."""
 
-    def __init__(self, stages: list[DocumentStage], batch_size: int) -> None:
+    def __init__(self, stages: list[Stage]) -> None:
         self.stages = stages
-        self.batch_size = batch_size
 
     def setup(self) -> None:
         for stage in self.stages:
             stage.setup()
-        self._counters: dict[tuple[str, str], object] = {}
 
-    def start_bundle(self) -> None:
-        self._buffer: list[Document] = []
+    def teardown(self) -> None:
+        for stage in self.stages:
+            stage.teardown()
 
-    def _count(self, stage: str, name: str, value: int) -> None:
-        key = (stage, name)
-        counter = self._counters.get(key)
-        if counter is None:
-            counter = self._counters[key] = Metrics.counter(stage, name)
-        counter.inc(value)
 
-    def _flush(self) -> Iterator:
-        docs, self._buffer = self._buffer, []
+class _DocumentStagesFn(StageDoFn):
+    """Runs a chain of document stages over one batch; yields (outcome, record) pairs."""
+
+    def process(self, batch: list[Document]) -> Iterator[tuple[str, object]]:
+        docs = batch
         for stage in self.stages:
             if not docs:
                 break
             started = time.perf_counter()
             docs, removed, counts = run_stage_on_batch(stage, docs)
-            self._count(stage.name, "micros", int((time.perf_counter() - started) * 1e6))
+            counts["micros"] = int((time.perf_counter() - started) * 1e6)
             for name, value in counts.items():
-                self._count(stage.name, name, value)
+                count(stage.name, name, value)
             for record in removed:
                 if isinstance(record, Rejection):
                     record.doc.without_cache()
-                    yield beam.pvalue.TaggedOutput(REJECTED, record)
+                    yield REJECTED, record
                 else:
-                    yield beam.pvalue.TaggedOutput(FAILED, record)
+                    yield FAILED, record
         for doc in docs:
-            yield doc.without_cache()
-
-    def process(self, doc: Document) -> Iterator:
-        self._buffer.append(doc)
-        if len(self._buffer) >= self.batch_size:
-            yield from self._flush()
-
-    def finish_bundle(self) -> Iterator:
-        for output in self._flush():
-            if isinstance(output, beam.pvalue.TaggedOutput):
-                yield beam.pvalue.TaggedOutput(output.tag, WindowedValue(output.value, 0, [GlobalWindow()]))
-            else:
-                yield WindowedValue(output, 0, [GlobalWindow()])
+            yield KEPT, doc.without_cache()
 
 
 class RunDocumentStages(beam.PTransform):
@@ -132,10 +141,12 @@ class RunDocumentStages(beam.PTransform):
         self.batch_size = batch_size
 
     def expand(self, docs):
-        outputs = docs | "Run" >> beam.ParDo(_DocumentStagesFn(self.stages, self.batch_size)).with_outputs(
-            REJECTED, FAILED, main="kept"
+        return (
+            docs
+            | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
+            | "Run" >> beam.ParDo(_DocumentStagesFn(self.stages))
+            | "Split" >> SplitOutcomes()
         )
-        return StageOutputs(outputs.kept, outputs[REJECTED], outputs[FAILED])
 
 
 class LostElements(RuntimeError):
@@ -146,9 +157,9 @@ class LostElements(RuntimeError):
 class RunCollectionStage(beam.PTransform):
     """Composite: a collection stage, with synthesis candidates routed around it if it ignores them.
 
-    Inside the graph, the stage's input is counted against its kept + rejected + failed outputs;
-    a mismatch fails the run with `LostElements` naming the stage, so a document lost
-    between shuffles (by the stage or by the runner) never passes silently.
+    The runtime counts the stage's input and outcomes (the vocabulary above), and checks inside
+    the graph that input = kept + rejected + failed; a mismatch fails the run with
+    `LostElements` naming the stage, so a document lost between shuffles never passes silently.
     """
 
     def __init__(self, stage: CollectionStage) -> None:
@@ -163,7 +174,11 @@ class RunCollectionStage(beam.PTransform):
                 lambda doc, _: 1 if doc.kind is None else 0, 2
             )
         outputs = self.stage.expand(regular)
-        _check_conservation(self.stage.name, regular, outputs)
+        name = self.stage.name
+        _ = regular | "CountIn" >> beam.Map(lambda _, n: count(n, "in"), name)
+        for label, pcoll in zip(("Kept", "Rejected", "Failed"), outputs):
+            _ = pcoll | f"Count{label}Outcomes" >> beam.Map(lambda r, n: count(n, outcome_counter(r)), name)
+        _check_conservation(name, regular, outputs)
         if candidates is None:
             return outputs
         kept = (outputs.kept, candidates) | "RejoinCandidates" >> beam.Flatten()
@@ -178,7 +193,7 @@ def count_as_side_input(pcoll, label: str):
 def _check_conservation(name: str, docs, outputs: StageOutputs) -> None:
     _ = (
         docs
-        | "CountIn" >> beam.combiners.Count.Globally()
+        | "CountRead" >> beam.combiners.Count.Globally()
         | "CheckConservation"
         >> beam.Map(
             _assert_conserved,

@@ -100,7 +100,12 @@ class Stage(Configurable):
     handles_candidates: ClassVar[bool] = False
 
     def setup(self) -> None:
-        """Load models, sandboxes and lists; called once per worker before any document."""
+        """Load models, sandboxes and lists. The runtime calls it once per worker before any
+        document reaches `check`/`check_batch`, so those never need to call it themselves."""
+
+    def teardown(self) -> None:
+        """Release what `setup` started (sandbox pools, subprocesses); called when the worker
+        retires the stage (`DoFn.teardown`). Beam calls it on a best-effort basis."""
 
     def manifest_extra(self) -> dict[str, Any]:
         """Extra figures for the manifest known at build time (e.g. an S-curve)."""
@@ -111,7 +116,8 @@ class DocumentStage(Stage):
     """A per-document stage: filter, editor or scorer. Must not import Beam."""
 
     def check(self, doc: Document) -> Verdict:
-        """Decide on one document; may edit `doc` (via `replace_text`) or write `doc.scores`."""
+        """Decide on one document; documents are immutable, so an edited or scored document is
+        returned in the verdict (`keep(doc.with_text(...))`, `keep(doc.with_scores(...))`)."""
         raise NotImplementedError
 
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
@@ -128,7 +134,12 @@ class StageOutputs(NamedTuple):
 
 
 class CollectionStage(Stage):
-    """A stage that needs the whole collection; builds its own Beam composite."""
+    """A stage that needs the whole collection; builds its own Beam composite.
+
+    The runtime (`pipeline.beam_stages`) counts its input and outcomes and checks conservation;
+    its DoFns derive from `beam_stages.StageDoFn` (setup/teardown) and build failure records
+    with `beam_stages.failure`.
+    """
 
     def expand(self, docs: beam.PCollection) -> StageOutputs:
         """Apply the stage to a PCollection of Document."""

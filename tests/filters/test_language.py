@@ -36,32 +36,38 @@ def test_wrong_language(english):
     assert doc.language is None and verdict.doc is None
 
 
+def ready(stage: LanguageFilter) -> LanguageFilter:
+    """The stage as the runtime hands it documents: after `setup()`."""
+    stage.setup()
+    return stage
+
+
 def test_low_language_score():
-    stage = LanguageFilter("language", threshold=0.9999)
+    stage = ready(LanguageFilter("language", threshold=0.9999))
     verdict = stage.check(Document(id="d", text="This is fine."))
     assert verdict.reason == "low_language_score"
 
 
 def test_several_and_any_languages():
-    both = LanguageFilter("language", languages=["en", "fr"])
+    both = ready(LanguageFilter("language", languages=["en", "fr"]))
     docs = [Document(id="a", text=GOOD_TEXT), Document(id="b", text=FRENCH)]
     verdicts = both.check_batch(docs)
     assert [v.keep for v in verdicts] == [True, True]
     assert [v.doc.language for v in verdicts] == ["en", "fr"]
-    any_language = LanguageFilter("language", languages=[], threshold=0.5)
+    any_language = ready(LanguageFilter("language", languages=[], threshold=0.5))
     verdict = any_language.check(Document(id="c", text=FRENCH))
     assert verdict.keep and verdict.doc.language == "fr"
 
 
 def test_low_threshold_scores_every_label():
-    stage = LanguageFilter("language", languages=["fr"], threshold=0.0001)
+    stage = ready(LanguageFilter("language", languages=["fr"], threshold=0.0001))
     verdict = stage.check(Document(id="d", text=GOOD_TEXT))
     assert verdict.keep and verdict.doc.language == "fr" and verdict.doc.language_score < 0.01
 
 
 def test_bad_language_code():
     with pytest.raises(ConfigError, match="languages"):
-        LanguageFilter("language", languages=["e n"])
+        ready(LanguageFilter("language", languages=["e n"]))
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,9 @@ from pipeline.stages import ConfigError
 
 
 def url_check(url: str | None, **params):
-    return URLFilter("url_filter", **params).check(Document(id="d", text="text", url=url))
+    stage = URLFilter("url_filter", **params)
+    stage.setup()
+    return stage.check(Document(id="d", text="text", url=url))
 
 
 def test_host_suffixes():

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import apache_beam as beam
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
@@ -5,10 +7,10 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.exact import ExactDedup
 from filters.length import LengthFilter
-from pipeline.beam_stages import ApplyStages, group_stages, run_stage_on_batch
+from pipeline.beam_stages import ApplyStages, failure, group_stages, run_stage_on_batch
 from pipeline.document import KEEP, Document, keep, reject
 from pipeline.run import error_summary
-from pipeline.stages import CollectionStage, DocumentStage, StageOutputs
+from pipeline.stages import CollectionStage, DocumentStage, Param, StageOutputs
 
 
 class Explodes(DocumentStage):
@@ -116,3 +118,61 @@ def test_error_summary_picks_the_conservation_line_out_of_a_worker_traceback():
     )
     assert error_summary(worker_error) == "stage s: 5 documents in [while running 'X']"
     assert error_summary(ValueError("one\ntwo")) == "two"
+
+
+def stage_counters(result) -> dict[tuple[str, str], int]:
+    found = {}
+    for counter in result.metrics().query()["counters"]:
+        key = (counter.key.metric.namespace, counter.key.metric.name)
+        found[key] = found.get(key, 0) + (counter.committed or counter.attempted or 0)
+    return found
+
+
+def test_document_and_collection_stages_count_in_one_vocabulary():
+    pipeline = TestPipeline()
+    stages = [Explodes("explodes"), LengthFilter("length", min_words=2), ExactDedup("exact")]
+    _ = pipeline | beam.Create(docs("a b", "boom b", "x", "a b")) | ApplyStages(stages, batch_size=3)
+    counters = stage_counters(pipeline.run())
+    assert {k: v for k, v in counters.items() if k[1] != "micros"} == {
+        ("explodes", "in"): 4,
+        ("explodes", "kept"): 3,
+        ("explodes", "failed"): 1,
+        ("length", "in"): 3,
+        ("length", "kept"): 2,
+        ("length", "rejected.too_few_words"): 1,
+        ("exact", "in"): 2,
+        ("exact", "kept"): 1,
+        ("exact", "rejected.exact_duplicate"): 1,
+    }
+    assert ("length", "micros") in counters
+
+
+def test_failure_record_has_the_error_class_and_a_one_line_message():
+    record = failure(Document("d", "t", source="s.jsonl"), "stage", ValueError("no\n  such\tfield"))
+    assert (record.id, record.source, record.stage, record.error) == ("d", "s.jsonl", "stage", "ValueError")
+    assert record.message == "no such field"
+    assert failure(Document("d", "t"), "stage", RuntimeError()).message == "RuntimeError"
+
+
+class Tracked(DocumentStage):
+    """Marks setup and teardown in files (DoFns are copies, so state is shared via the disk)."""
+
+    params = {"marks": Param(str, "", "folder for the marks")}
+
+    def setup(self):
+        self.ready = True
+        (Path(self.marks) / "setup").touch()
+
+    def teardown(self):
+        (Path(self.marks) / "teardown").touch()
+
+    def check(self, doc):
+        assert self.ready, "check before setup"
+        return KEEP
+
+
+def test_runtime_calls_setup_before_check_and_teardown_at_the_end(tmp_path):
+    with TestPipeline() as pipeline:
+        out = pipeline | beam.Create(docs("a", "b")) | ApplyStages([Tracked("tracked", marks=str(tmp_path))])
+        assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["d0", "d1"]))
+    assert (tmp_path / "setup").exists() and (tmp_path / "teardown").exists()
