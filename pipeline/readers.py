@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.document import Document, Failure, Rejection
+from pipeline.urls import normalize_url
 
 READ_STAGE = "read"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -178,7 +179,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         id=doc_id,
         text=text,
         source=source,
-        url=url if isinstance(url, str) else None,
+        url=normalize_url(url),
         kind=kind,
         metadata=metadata,
     )
@@ -442,7 +443,7 @@ def _warc_block_to_record(
     headers: dict[str, str], block: bytes, path: str, offset: int, fmt: str, config: InputConfig
 ) -> Record | None:
     warc_type = headers.get("warc-type", "")
-    url = headers.get("warc-target-uri")
+    url = normalize_url(headers.get("warc-target-uri"))
     doc_id = headers.get("warc-record-id", "").strip("<>") or f"{path}@{offset}"
     metadata = {"warc_date": headers.get("warc-date"), "warc_offset": offset}
     if not _is_document_record(headers, fmt):
