@@ -1,7 +1,11 @@
+import threading
+
 import apache_beam as beam
+import pytest
 from apache_beam.coders import coders
 from apache_beam.coders.coder_impl import create_InputStream, create_OutputStream
 from apache_beam.runners.portability.fn_api_runner import execution, worker_handlers
+from apache_beam.runners.worker import data_plane
 from apache_beam.transforms import core, window
 from apache_beam.utils.windowed_value import WindowedValue
 
@@ -75,3 +79,75 @@ def test_multi_worker_pipeline_with_a_large_shuffle_keeps_every_element(tmp_path
         )
         counts | beam.Map(lambda n: (tmp_path / "n").write_text(str(n)))
     assert (tmp_path / "n").read_text() == "20000"
+
+
+def send_while_a_flush_blocks(buffer_time_limit_ms: int) -> bytes:
+    """Beam's runner-side input stream, as the runner builds it: write b"A", and while a flush of
+    it blocks on the send queue write b"B"; return every byte that reached the queue.
+
+    The block is forced with events, so the outcome does not depend on timing: with a timer
+    (Beam's default, 1000 ms) the timer thread's flush wipes b"B" after sending b"A".
+    """
+    channel = data_plane._GrpcDataChannel(buffer_time_limit_ms)
+    sent: list[bytes] = []
+    flushing, written = threading.Event(), threading.Event()
+    writer = threading.current_thread()
+
+    def enqueue(element) -> None:
+        if threading.current_thread() is not writer and not flushing.is_set():
+            flushing.set()  # the timer's flush holds b"A" and waits, as on a full queue
+            written.wait(10)
+        sent.append(element.data)
+
+    channel._enqueue_to_send = enqueue
+    out = channel.output_stream("bundle_1", "read")
+    out.write(b"A")
+    if buffer_time_limit_ms > 0:
+        assert flushing.wait(10), "the timer flush never ran"
+    out.write(b"B")
+    written.set()
+    out.close()
+    return b"".join(sent)
+
+
+def test_unpatched_beam_loses_input_written_during_a_timer_flush():
+    """The upstream bug (docs/upstream/beam_fnapi_timed_flush.md); if this starts failing, Beam
+    fixed it and the patch may be dropped for that version."""
+    assert send_while_a_flush_blocks(1000) == b"A"
+
+
+def test_patched_runner_streams_lose_nothing_during_a_flush():
+    beam_fixes.apply_local_runner_fixes()
+    assert send_while_a_flush_blocks(worker_handlers.DATA_BUFFER_TIME_LIMIT_MS) == b"AB"
+
+
+def test_an_unchecked_beam_version_is_refused(monkeypatch):
+    monkeypatch.setattr(beam, "__version__", "2.78.0")
+    with pytest.raises(
+        beam_fixes.UncheckedBeamVersion, match=r"apache-beam 2\.78\.0 .* checked against 2\.77\.0"
+    ):
+        beam_fixes.apply_local_runner_fixes()
+
+
+def test_a_failed_input_send_fails_the_pipeline_instead_of_hanging(monkeypatch):
+    from pipeline.run import make_runner, pipeline_options
+
+    original = data_plane._GrpcDataChannel.output_stream
+
+    def breaking_output_stream(self, instruction_id, transform_id):
+        stream = original(self, instruction_id, transform_id)
+        write = stream.write
+
+        def write_unless_sending_input(data) -> None:
+            if threading.current_thread().name.startswith("send-"):  # the runner's input sender
+                raise OSError("send queue closed")
+            write(data)
+
+        stream.write = write_unless_sending_input
+        return stream
+
+    monkeypatch.setattr(data_plane._GrpcDataChannel, "output_stream", breaking_output_stream)
+    options = pipeline_options(["--direct_num_workers=2", "--direct_running_mode=multi_threading"])
+    with pytest.raises(Exception, match="could not be sent to its worker: OSError: send queue closed"):
+        with beam.Pipeline(runner=make_runner(options), options=options) as pipeline:
+            _ = pipeline | beam.Create(range(10)) | beam.Reshuffle() | beam.Map(str)
