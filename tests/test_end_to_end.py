@@ -3,8 +3,10 @@
 Each record says `expected` ("kept", or the stage of recipes/default.toml that removes it first),
 optionally `expected_reason`, `duplicate_of` (the survivor a dedup stage must name) and
 `expected_absent` (strings a kept text must no longer contain: redacted addresses, stripped
-boilerplate). `expected_fineweb` is the fate under recipes/fineweb.toml (see sample_data/README.md).
-A test is skipped, naming the stages, only while a stage its recipe uses is not registered yet.
+boilerplate). Its fate under recipes/fineweb.toml follows from `expected` (`fineweb_fate`).
+A record whose stage is known to miss it carries `known_issues: {recipe: why}`; its test is a
+strict xfail, so it fails as soon as the stage gets it right and the entry must be removed.
+Each recipe runs once (a module fixture); every record is its own test.
 """
 
 from __future__ import annotations
@@ -24,27 +26,10 @@ from pipeline.stages import STAGES, load_builtin_stages
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_GLOB = str(REPO / "sample_data" / "*.jsonl")
+RECIPES = {"default": REPO / "recipes" / "default.toml", "fineweb": REPO / "recipes" / "fineweb.toml"}
 # In memory (one process): the same fates as with worker processes (the runner contract, tested in
-# tests/pipeline), with the models loaded once, which keeps this file's runtime near a minute.
+# tests/pipeline), with the models loaded once.
 IN_MEMORY = ["--direct_running_mode=in_memory", "--direct_num_workers=1"]
-
-# Records whose fate differs from their label because of a stage defect, not a wrong label (each was
-# read and judged; see sample_data/README.md). They are checked apart: when a stage is fixed the
-# record meets its label, the test fails, and its entry must be removed here.
-_SEMANTIC_MISS = (
-    "semantic_dedup (static, centered, eps=0.10, benchmark recall 0.87) misses this hand-written "
-    "paraphrase: its cosine to the original is below 0.90"
-)
-_QUALITY_MISS = "the MiniLM quality head scores this clean article 0.495, just under the recipe's 0.5"
-KNOWN_STAGE_ISSUES: dict[str, dict[str, str]] = {
-    "default": {
-        "article-sourdough-starter-rewrite": _SEMANTIC_MISS,
-        "article-home-composting-rewrite": _SEMANTIC_MISS,
-        "article-history-of-tea-rewrite": _SEMANTIC_MISS,
-        "article-mushroom-foraging": _QUALITY_MISS,
-    },
-    "fineweb": {},
-}
 
 
 def load_records() -> list[dict]:
@@ -55,19 +40,36 @@ def load_records() -> list[dict]:
     return records
 
 
-def missing_stages(recipe_path: Path) -> list[str]:
-    load_builtin_stages()
-    with open(recipe_path, "rb") as handle:
-        uses = [stage["use"] for stage in tomllib.load(handle).get("stage", [])]
-    return [name for name in uses if name not in STAGES]
+RECORDS = load_records()
 
 
-def run_sample(recipe_path: Path, output: Path, beam_args: list[str]) -> dict:
+def stage_uses(recipe: str) -> dict[str, str]:
+    """Stage name → registry name, in recipe order."""
+    with open(RECIPES[recipe], "rb") as handle:
+        return {stage.get("name", stage["use"]): stage["use"] for stage in tomllib.load(handle)["stage"]}
+
+
+def fineweb_fate(record: dict) -> str:
+    """The fate under recipes/fineweb.toml: a removal by one of its stages is unchanged, exact
+    copies fall to its MinHash stage (Jaccard 1), anything else (verify, scorers, semantic dedup,
+    candidates, which bypass every stage it has) is kept."""
+    expected = record["expected"]
+    if expected == "exact_dedup":
+        return "minhash_dedup"
+    return expected if expected in stage_uses("fineweb") else "kept"
+
+
+def expectation(record: dict, recipe: str) -> str:
+    return record["expected"] if recipe == "default" else fineweb_fate(record)
+
+
+def run_sample(recipe: str, output: Path) -> dict:
     """Run a recipe on sample_data/ into `output`; the outputs read back, keyed by id."""
-    missing = missing_stages(recipe_path)
+    load_builtin_stages()
+    missing = [use for use in stage_uses(recipe).values() if use not in STAGES]
     if missing:
-        pytest.skip(f"{recipe_path.name}: stages not registered yet: {', '.join(missing)}")
-    result = run_recipe(load_recipe(recipe_path, [SAMPLE_GLOB]), str(output), beam_args)
+        pytest.skip(f"{recipe}: stages not registered yet: {', '.join(missing)}")
+    result = run_recipe(load_recipe(RECIPES[recipe], [SAMPLE_GLOB]), str(output), IN_MEMORY)
 
     def rows(folder: str) -> dict[str, dict]:
         files = sorted((output / folder).glob("*.parquet"))
@@ -81,9 +83,9 @@ def run_sample(recipe_path: Path, output: Path, beam_args: list[str]) -> dict:
     }
 
 
-def fate_problems(record: dict, outputs: dict, field: str) -> list[str]:
-    """How one record's actual fate differs from its label under `field`; empty when it matches."""
-    doc_id, expected = record["id"], record[field]
+def fate_problems(record: dict, outputs: dict, recipe: str) -> list[str]:
+    """How one record's actual fate differs from its label under `recipe`; empty when it matches."""
+    doc_id, expected = record["id"], expectation(record, recipe)
     kept, rejected = outputs["kept"].get(doc_id), outputs["rejected"].get(doc_id)
     if doc_id in outputs["failed"]:
         return [f"{doc_id}: failed ({outputs['failed'][doc_id]['error']}), expected {expected}"]
@@ -102,7 +104,7 @@ def fate_problems(record: dict, outputs: dict, field: str) -> list[str]:
         ]
         if (
             record.get("kind")
-            and field == "expected"
+            and recipe == "default"
             and (kept["kind"] != record["kind"] or not kept["text"])
         ):
             problems.append(f"{doc_id}: admitted candidate without kind {record['kind']!r} or rendered text")
@@ -110,79 +112,77 @@ def fate_problems(record: dict, outputs: dict, field: str) -> list[str]:
     if rejected is None:
         return [f"{doc_id}: expected removal by {expected}, kept"]
     got = (rejected["stage"], rejected["reason"], rejected["duplicate_of"])
-    reason = record.get("expected_reason") if field == "expected" else None
+    reason = record.get("expected_reason") if recipe == "default" else None
     survivor = record.get("duplicate_of") if expected.endswith("_dedup") else None
     if got != (expected, reason or got[1], survivor):
         return [f"{doc_id}: expected {(expected, reason, survivor)}, got {got} ({rejected['detail']})"]
     return []
 
 
-def check_run(outputs: dict, records: list[dict], field: str, known: dict[str, str]) -> None:
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory, request) -> dict:
+    recipe = request.param
+    return run_sample(recipe, tmp_path_factory.mktemp(recipe))
+
+
+def record_params(recipe: str) -> list:
+    """One pytest param per record; a known stage issue under `recipe` is a strict xfail."""
+    params = []
+    for record in RECORDS:
+        why = record.get("known_issues", {}).get(recipe)
+        marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+        params.append(pytest.param(record, id=record["id"], marks=marks))
+    return params
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("outputs", ["default"], indirect=True)
+@pytest.mark.parametrize("record", record_params("default"))
+def test_default_recipe_fate(outputs, record):
+    problems = fate_problems(record, outputs, "default")
+    assert not problems, problems[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("outputs", ["fineweb"], indirect=True)
+@pytest.mark.parametrize("record", record_params("fineweb"))
+def test_fineweb_recipe_fate(outputs, record):
+    problems = fate_problems(record, outputs, "fineweb")
+    assert not problems, problems[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("outputs", ["default", "fineweb"], indirect=True)
+def test_every_record_is_accounted_for_and_none_failed(outputs):
     counts = outputs["manifest"]["counts"]
-    assert counts["input"] == len(records) == counts["kept"] + counts["rejected"] + counts["failed"]
+    assert counts["input"] == len(RECORDS) == counts["kept"] + counts["rejected"] + counts["failed"]
     assert (counts["kept"], counts["rejected"], counts["failed"]) == (
         len(outputs["kept"]),
         len(outputs["rejected"]),
         0,
     )
-    problems = [p for r in records if r["id"] not in known for p in fate_problems(r, outputs, field)]
-    assert not problems, f"{len(problems)} sample records off their label:\n" + "\n".join(problems)
-    fixed = [r["id"] for r in records if r["id"] in known and not fate_problems(r, outputs, field)]
-    assert not fixed, f"known stage issues now pass; remove them from KNOWN_STAGE_ISSUES: {fixed}"
 
 
-@pytest.fixture(scope="module")
-def records() -> list[dict]:
-    return load_records()
-
-
-@pytest.mark.slow
-def test_default_recipe_meets_every_label(tmp_path_factory, records):
-    outputs = run_sample(REPO / "recipes" / "default.toml", tmp_path_factory.mktemp("default"), IN_MEMORY)
-    check_run(outputs, records, "expected", KNOWN_STAGE_ISSUES["default"])
-    if KNOWN_STAGE_ISSUES["default"]:
-        pytest.xfail(f"{len(KNOWN_STAGE_ISSUES['default'])} known stage issues (KNOWN_STAGE_ISSUES)")
-
-
-@pytest.mark.slow
-def test_fineweb_recipe_meets_every_label(tmp_path_factory, records):
-    recipe = REPO / "recipes" / "fineweb.toml"
-    if not recipe.exists():
-        pytest.skip("recipes/fineweb.toml does not exist yet")
-    outputs = run_sample(recipe, tmp_path_factory.mktemp("fineweb"), IN_MEMORY)
-    check_run(outputs, records, "expected_fineweb", KNOWN_STAGE_ISSUES["fineweb"])
-    if KNOWN_STAGE_ISSUES["fineweb"]:
-        pytest.xfail(f"{len(KNOWN_STAGE_ISSUES['fineweb'])} known stage issues (KNOWN_STAGE_ISSUES)")
-
-
-def test_sample_records_are_well_formed(records):
+def test_sample_records_are_well_formed():
     """Ids are unique; every label names a stage of the default recipe and a reason it declares."""
     load_builtin_stages()
-    with open(REPO / "recipes" / "default.toml", "rb") as handle:
-        stage_names = {
-            stage.get("name", stage["use"]): stage["use"] for stage in tomllib.load(handle)["stage"]
-        }
-    assert len({r["id"] for r in records}) == len(records)
-    assert len(records) >= 200
-    for record in records:
+    stage_names = stage_uses("default")
+    assert len({r["id"] for r in RECORDS}) == len(RECORDS)
+    assert len(RECORDS) >= 200
+    for record in RECORDS:
         assert record["expected"] == "kept" or record["expected"] in stage_names, record["id"]
-        assert record["expected_fineweb"] in ("kept", *stage_names), record["id"]
         reason = record.get("expected_reason")
         use = stage_names.get(record["expected"])
         if reason and use in STAGES:
             assert reason in STAGES[use].reasons, (record["id"], reason)
+        assert set(record.get("known_issues", {})) <= set(RECIPES), record["id"]
         if "kind" not in record:
             assert record["text"].strip() and record["url"].startswith("http"), record["id"]
 
 
-def test_sample_files_match_their_generator():
-    """The committed JSONL files are exactly what sample_data/make_sample_data.py writes."""
-    spec = importlib.util.spec_from_file_location(
-        "make_sample_data", REPO / "sample_data" / "make_sample_data.py"
-    )
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
-    rendered = generator.render()
-    assert sorted(rendered) == sorted(p.name for p in (REPO / "sample_data").glob("*.jsonl"))
-    for name, content in rendered.items():
-        assert (REPO / "sample_data" / name).read_text(encoding="utf-8") == content, name
+def test_derived_sample_file_is_current():
+    """duplicates.jsonl is exactly what sample_data/derive.py makes of articles.jsonl."""
+    spec = importlib.util.spec_from_file_location("derive", REPO / "sample_data" / "derive.py")
+    derive = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(derive)
+    assert (REPO / "sample_data" / "duplicates.jsonl").read_text(encoding="utf-8") == derive.render()

@@ -1,0 +1,78 @@
+"""The WARC reader (pipeline/readers.py, hand-written) against warcio on the shared WARC/WET files.
+
+Per file: documents and failures from gristmill's reader, response/conversion records warcio
+iterates (or the error it stops at), and CPU seconds for each over `--repeat` passes. Decides
+whether the reader should use warcio (the figures are in benchmarks/results/reliability.md).
+Usage: python benchmarks/readers_warc.py [--data DIR] [--repeat N]; skips when DIR is absent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pipeline.document import Document, Failure  # noqa: E402
+from pipeline.readers import InputConfig, extract_html_text, plan_splits, read_split  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def ours(path: Path) -> tuple[int, int]:
+    config = InputConfig(paths=(str(path),))
+    docs = failures = 0
+    for split in plan_splits(str(path), config):
+        for record in read_split(split, config):
+            docs += isinstance(record, Document)
+            failures += isinstance(record, Failure)
+    return docs, failures
+
+
+def theirs(path: Path) -> tuple[int, str]:
+    """warcio's records, with the same text extraction as ours for HTML responses (fair CPU)."""
+    from warcio.archiveiterator import ArchiveIterator
+
+    records = 0
+    try:
+        with open(path, "rb") as handle:
+            for record in ArchiveIterator(handle):
+                if record.rec_type not in ("response", "conversion"):
+                    continue
+                payload = record.content_stream().read()
+                content_type = (record.http_headers and record.http_headers.get_header("Content-Type")) or ""
+                if "html" in content_type.lower():
+                    extract_html_text(payload, content_type, "resiliparse")
+                records += 1
+    except Exception as error:
+        return records, f"stopped: {type(error).__name__}"
+    return records, "complete"
+
+
+def cpu(function, path: Path, repeat: int):
+    started = time.process_time()
+    for _ in range(repeat):
+        result = function(path)
+    return result, (time.process_time() - started) / repeat
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    files = sorted((args.data / "web" / "warc").glob("*.warc*"))
+    if not files:
+        print(f"no WARC files under {args.data}/web/warc; nothing to measure")
+        return
+    print("file | gristmill docs / failures | CPU s | warcio records | warcio | CPU s")
+    for path in files:
+        (docs, failures), our_s = cpu(ours, path, args.repeat)
+        (records, status), their_s = cpu(theirs, path, args.repeat)
+        print(f"{path.name} | {docs} / {failures} | {our_s:.3f} | {records} | {status} | {their_s:.3f}")
+
+
+if __name__ == "__main__":
+    main()
