@@ -202,6 +202,8 @@ def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputCon
         record = json.loads(line)
     except json.JSONDecodeError as error:
         return Failure(where, source, READ_STAGE, "MalformedJson", _one_line(error))
+    except RecursionError:  # without this, the file's remaining lines were lost with it
+        return Failure(where, source, READ_STAGE, "TooDeeplyNested", "JSON nested too deeply to parse")
     return record_to_document(record, source, str(line_number), config)
 
 

@@ -64,6 +64,8 @@ class Recipe:
 
 def _typed_table(cls, table: dict[str, Any], where: str, types: dict[str, tuple]):
     """Build a frozen config dataclass from a TOML table, rejecting unknown or mistyped keys."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where} must be a table, got {type(table).__name__} {table!r}")
     known = {f.name for f in fields(cls)}
     for key, value in table.items():
         if key not in known or key == "extra":
@@ -87,6 +89,10 @@ def load_recipe(path: str | Path, input_paths: list[str] | None = None) -> Recip
         raise ConfigError(f"{path}: recipe file not found") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not UTF-8 text (TOML must be): {error}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: values nested too deeply") from None
     return build_recipe(data, path, input_paths)
 
 
@@ -134,13 +140,19 @@ def build_recipe(
         raise ConfigError(f"{path}: [output] set either shards or target_shard_mb, not both")
     if output.compression not in ("zstd", "snappy", "gzip", "none"):
         raise ConfigError(f"{path}: [output] compression must be zstd, snappy, gzip or none")
-    input_table = dict(data.get("input", {}))
+    input_table = data.get("input", {})
+    if not isinstance(input_table, dict):
+        raise ConfigError(
+            f"{path}: [input] must be a table, got {type(input_table).__name__} {input_table!r}"
+        )
+    input_table = dict(input_table)
     if input_paths:
         input_table["paths"] = list(input_paths)
     if isinstance(input_table.get("paths"), str):
         input_table["paths"] = [input_table["paths"]]
     if "paths" in input_table:
-        if not all(isinstance(p, str) for p in input_table["paths"]):
+        paths = input_table["paths"]
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
             raise ConfigError(f"{path}: [input] paths must be a list of strings")
         input_table["paths"] = tuple(input_table["paths"])
     input_config = _typed_table(
