@@ -17,10 +17,8 @@ from apache_beam.transforms.window import GlobalWindow
 from apache_beam.utils.windowed_value import WindowedValue
 
 from pipeline.document import Document, Failure, Rejection
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag, SplitOutcomes
 from pipeline.stages import CollectionStage, DocumentStage, Stage, StageOutputs
-
-REJECTED = "rejected"
-FAILED = "failed"
 
 
 def _failure(doc: Document, stage: str, error: BaseException) -> Failure:
@@ -102,12 +100,12 @@ class _DocumentStagesFn(beam.DoFn):
             for record in removed:
                 if isinstance(record, Rejection):
                     record.doc.cache = None
-                    yield beam.pvalue.TaggedOutput(REJECTED, record)
+                    yield REJECTED, record
                 else:
-                    yield beam.pvalue.TaggedOutput(FAILED, record)
+                    yield FAILED, record
         for doc in docs:
             doc.cache = None
-            yield doc
+            yield KEPT, doc
 
     def process(self, doc: Document) -> Iterator:
         self._buffer.append(doc)
@@ -116,10 +114,7 @@ class _DocumentStagesFn(beam.DoFn):
 
     def finish_bundle(self) -> Iterator:
         for output in self._flush():
-            if isinstance(output, beam.pvalue.TaggedOutput):
-                yield beam.pvalue.TaggedOutput(output.tag, WindowedValue(output.value, 0, [GlobalWindow()]))
-            else:
-                yield WindowedValue(output, 0, [GlobalWindow()])
+            yield WindowedValue(output, 0, [GlobalWindow()])
 
 
 class RunDocumentStages(beam.PTransform):
@@ -131,10 +126,11 @@ class RunDocumentStages(beam.PTransform):
         self.batch_size = batch_size
 
     def expand(self, docs):
-        outputs = docs | "Run" >> beam.ParDo(_DocumentStagesFn(self.stages, self.batch_size)).with_outputs(
-            REJECTED, FAILED, main="kept"
+        return (
+            docs
+            | "Run" >> beam.ParDo(_DocumentStagesFn(self.stages, self.batch_size))
+            | "Outcomes" >> SplitOutcomes()
         )
-        return StageOutputs(outputs.kept, outputs[REJECTED], outputs[FAILED])
 
 
 class LostElements(RuntimeError):
@@ -158,9 +154,13 @@ class RunCollectionStage(beam.PTransform):
         if self.stage.handles_candidates:
             candidates, regular = None, docs
         else:
-            candidates, regular = docs | "SplitCandidates" >> beam.Partition(
-                lambda doc, _: 1 if doc.kind is None else 0, 2
+            split = (
+                docs
+                | "TagCandidates"
+                >> beam.Map(lambda doc: ("regular" if doc.kind is None else "candidate", doc))
+                | "SplitCandidates" >> SplitByTag(["candidate", "regular"])
             )
+            candidates, regular = split["candidate"], split["regular"]
         outputs = self.stage.expand(regular)
         _check_conservation(self.stage.name, regular, outputs)
         if candidates is None:
