@@ -53,14 +53,19 @@ class ExactDedup(CollectionStage):
     def expand(self, docs) -> StageOutputs:
         import apache_beam as beam
 
+        from pipeline.outcomes import KEPT, REJECTED, SplitByTag
+
         grouped = (
             docs
             | "KeyByText" >> beam.Map(lambda doc: (self.text_key(doc), doc))
             | "GroupByText" >> beam.GroupByKey()
             | "PickSurvivor" >> beam.FlatMap(lambda kv: self.resolve_group(list(kv[1])))
         )
-        kept, rejected = grouped | "Split" >> beam.Partition(
-            lambda r, _: 1 if isinstance(r, Rejection) else 0, 2
+        split = (
+            grouped
+            | "Outcomes" >> beam.Map(lambda r: (REJECTED if isinstance(r, Rejection) else KEPT, r))
+            | "Split" >> SplitByTag([KEPT, REJECTED])
         )
+        kept, rejected = split[KEPT], split[REJECTED]
         failed = docs.pipeline | "NoFailures" >> beam.Create([])
         return StageOutputs(kept, rejected, failed)

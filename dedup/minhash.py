@@ -48,6 +48,7 @@ from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements, count_as_side_input
 from pipeline.document import Document, Rejection
+from pipeline.outcomes import SplitByTag
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 NEAR_DUPLICATE = "near_duplicate"
@@ -145,12 +146,16 @@ class MinHashDedup(CollectionStage):
         parts = self.partitions
         batches = docs | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
         settings = (self.ngram, self.bands, self.rows, self.seed, parts, self.name, verify)
-        hashed = batches | "Signatures" >> beam.ParDo(_SignatureFn(*settings)).with_outputs(
-            "shingles", main="bands"
+        hashed = (
+            batches
+            | "Signatures" >> beam.ParDo(_SignatureFn(*settings))
+            | "SplitSignatures" >> SplitByTag(["bands", "shingles"])
         )
-        shingles = hashed.shingles | "TypeSets" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
+        shingles = hashed["shingles"] | "TypeSets" >> beam.Map(lambda kv: kv).with_output_types(
+            PartitionKeyed
+        )
         pairs = (
-            hashed.bands
+            hashed["bands"]
             | "GroupBandPartitions" >> beam.GroupByKey()
             | "BucketPairs" >> beam.FlatMap(_bucket_pairs, self.max_bucket_size, self.name)
             | "DistinctPairs" >> beam.Distinct()
@@ -167,22 +172,18 @@ class MinHashDedup(CollectionStage):
                 PartitionKeyed
             )
             | "GroupDocs" >> beam.GroupByKey()
-            | "AttachLabels"
-            >> beam.FlatMap(_attach_labels, beam.pvalue.AsMultiMap(labels_by_partition)).with_outputs(
-                "clustered", main="alone"
-            )
+            | "AttachLabels" >> beam.FlatMap(_attach_labels, beam.pvalue.AsMultiMap(labels_by_partition))
+            | "SplitClustered" >> SplitByTag(["alone", "clustered"])
         )
         clusters = (
-            joined.clustered
+            joined["clustered"]
             | "GroupClusters" >> beam.GroupByKey()
-            | "Survivors"
-            >> beam.FlatMap(_survivors, self.name, self.prefer_score, self.tie_break).with_outputs(
-                "rejected", main="kept"
-            )
+            | "Survivors" >> beam.FlatMap(_survivors, self.name, self.prefer_score, self.tie_break)
+            | "SplitSurvivors" >> SplitByTag(["kept", "rejected"])
         )
-        kept = (joined.alone, clusters.kept) | "Kept" >> beam.Flatten()
+        kept = (joined["alone"], clusters["kept"]) | "Kept" >> beam.Flatten()
         failed = docs.pipeline | "NoFailures" >> beam.Create([])
-        return StageOutputs(kept, clusters.rejected, failed)
+        return StageOutputs(kept, clusters["rejected"], failed)
 
 
 def verification_set(shingles: np.ndarray) -> bytes:
@@ -243,7 +244,7 @@ class _SignatureFn(beam.DoFn):
             chunks = by_partition(
                 [(batch[i].id, verification_set(shingles[i])) for i in present], self.partitions
             )
-            yield from (beam.pvalue.TaggedOutput("shingles", chunk) for chunk in chunks)
+            yield from (("shingles", chunk) for chunk in chunks)
         keys = band_keys(
             self.minhasher.signatures([shingles[i] for i in present]), self.bands, self.rows, self.seed
         )
@@ -253,7 +254,7 @@ class _SignatureFn(beam.DoFn):
         order = np.argsort(part, kind="stable")
         cuts = np.flatnonzero(np.diff(part[order])) + 1
         for chunk in np.split(order, cuts):
-            yield int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]]))
+            yield "bands", (int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]])))
 
 
 def _bucket_pairs(item: tuple[int, Any], max_bucket_size: int, name: str):
@@ -351,9 +352,9 @@ def _attach_labels(item: tuple[int, Any], labels_by_partition):
     for chunk in chunks:
         for doc_id, doc in unpack(chunk):
             if doc_id in labels:
-                yield beam.pvalue.TaggedOutput("clustered", (labels[doc_id], doc))
+                yield "clustered", (labels[doc_id], doc)
             else:
-                yield doc
+                yield "alone", doc
 
 
 def _survivors(item: tuple[str, Any], name: str, prefer_score: str, tie_break: str):
@@ -374,8 +375,8 @@ def _survivors(item: tuple[str, Any], name: str, prefer_score: str, tie_break: s
     Metrics.distribution(name, "cluster_size").update(size)
     for doc in members:
         if doc.id == survivor:
-            yield doc
+            yield "kept", doc
         else:
             Metrics.counter(name, "near_duplicates").inc()
             detail = f"cluster_size={size}"
-            yield beam.pvalue.TaggedOutput("rejected", Rejection(doc, name, NEAR_DUPLICATE, detail, survivor))
+            yield "rejected", Rejection(doc, name, NEAR_DUPLICATE, detail, survivor)

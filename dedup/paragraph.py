@@ -147,6 +147,8 @@ class ParagraphDedup(CollectionStage):
     def expand(self, docs) -> StageOutputs:
         import apache_beam as beam
 
+        from pipeline.outcomes import KEPT, REJECTED, SplitByTag
+
         removed = (
             docs
             | "Paragraphs" >> beam.FlatMap(self.occurrences)
@@ -159,8 +161,11 @@ class ParagraphDedup(CollectionStage):
             | "JoinRemovals" >> beam.CoGroupByKey()
             | "Rebuild" >> beam.FlatMap(self.rebuild)
         )
-        kept, rejected = results | "Split" >> beam.Partition(
-            lambda r, _: 1 if isinstance(r, Rejection) else 0, 2
+        split = (
+            results
+            | "Outcomes" >> beam.Map(lambda r: (REJECTED if isinstance(r, Rejection) else KEPT, r))
+            | "Split" >> SplitByTag([KEPT, REJECTED])
         )
+        kept, rejected = split[KEPT], split[REJECTED]
         failed = docs.pipeline | "NoFailures" >> beam.Create([])
         return StageOutputs(kept, rejected, failed)

@@ -32,6 +32,7 @@ from apache_beam.metrics import Metrics
 from dedup import kmeans
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.document import Document, Failure, Rejection
+from pipeline.outcomes import SplitByTag
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 REASON = "semantic_duplicate"
@@ -269,15 +270,25 @@ class _SemanticDedupTransform(beam.PTransform):
     def expand(self, docs):
         stage = self.stage
         languages = set(stage.languages)
-        other_language, docs = docs | "SplitLanguages" >> beam.Partition(
-            lambda doc, _: int(not languages or doc.language is None or doc.language in languages), 2
+        split = (
+            docs
+            | "TagLanguages"
+            >> beam.Map(
+                lambda doc: (
+                    "in" if not languages or doc.language is None or doc.language in languages else "out",
+                    doc,
+                )
+            )
+            | "SplitLanguages" >> SplitByTag(["in", "out"])
         )
+        other_language, docs = split["out"], split["in"]
         embedded = (
             docs
             | "Batch" >> beam.BatchElements(min_batch_size=stage.batch_size, max_batch_size=stage.batch_size)
-            | "Embed" >> beam.ParDo(_EmbedBatch(stage)).with_outputs("failed", main="embedded")
+            | "Embed" >> beam.ParDo(_EmbedBatch(stage))
+            | "SplitEmbedded" >> SplitByTag(["embedded", "failed"])
         )
-        batches = embedded.embedded
+        batches = embedded["embedded"]
         count = (
             batches
             | "BatchSizes" >> beam.Map(lambda batch: len(batch[0]))
@@ -301,10 +312,11 @@ class _SemanticDedupTransform(beam.PTransform):
             batches
             | "Assign" >> beam.ParDo(_AssignBatch(), beam.pvalue.AsSingleton(model))
             | "GroupByCluster" >> beam.GroupByKey()
-            | "DedupCluster" >> beam.ParDo(_DedupCluster(stage)).with_outputs("rejected", main="kept")
+            | "DedupCluster" >> beam.ParDo(_DedupCluster(stage))
+            | "SplitDeduped" >> SplitByTag(["kept", "rejected"])
         )
-        kept = (deduped.kept, other_language) | "RejoinOtherLanguages" >> beam.Flatten()
-        return {"kept": kept, "rejected": deduped.rejected, "failed": embedded.failed}
+        kept = (deduped["kept"], other_language) | "RejoinOtherLanguages" >> beam.Flatten()
+        return {"kept": kept, "rejected": deduped["rejected"], "failed": embedded["failed"]}
 
 
 class _EmbedBatch(beam.DoFn):
@@ -332,14 +344,12 @@ class _EmbedBatch(beam.DoFn):
                     kept_docs.append(doc)
                 except Exception as exc:
                     self.failed.inc()
-                    yield beam.pvalue.TaggedOutput(
-                        "failed", Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
-                    )
+                    yield "failed", Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
             if not kept_docs:
                 return
             docs, vectors = kept_docs, np.stack(rows)
         self.embedded.inc(len(docs))
-        yield docs, vectors
+        yield "embedded", (docs, vectors)
 
     def _encode(self, docs: list[Document]) -> np.ndarray:
         # Threads of one SDK worker share the embedder; HF fast tokenizers can change their
@@ -421,7 +431,7 @@ class _DedupCluster(beam.DoFn):
                 )
         for row, doc in enumerate(docs):
             if row not in removed_rows:
-                yield doc
+                yield "kept", doc
                 continue
             keep, similarity, size = removed_rows[row]
             self.removed.inc()
@@ -429,6 +439,4 @@ class _DedupCluster(beam.DoFn):
                 f"cos_to_survivor={similarity:.4f} threshold={1 - stage.eps:.4f} "
                 f"cluster={cluster} group_size={size}"
             )
-            yield beam.pvalue.TaggedOutput(
-                "rejected", Rejection(doc, stage.name, REASON, detail, docs[keep].id)
-            )
+            yield "rejected", Rejection(doc, stage.name, REASON, detail, docs[keep].id)

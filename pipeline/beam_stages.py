@@ -24,7 +24,7 @@ import apache_beam as beam
 from apache_beam.metrics import Metrics
 
 from pipeline.document import Document, Failure, Rejection
-from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag, SplitOutcomes
 from pipeline.stages import CollectionStage, DocumentStage, Stage, StageOutputs
 
 MAX_MESSAGE_CHARS = 1000
@@ -170,9 +170,13 @@ class RunCollectionStage(beam.PTransform):
         if self.stage.handles_candidates:
             candidates, regular = None, docs
         else:
-            candidates, regular = docs | "SplitCandidates" >> beam.Partition(
-                lambda doc, _: 1 if doc.kind is None else 0, 2
+            split = (
+                docs
+                | "TagCandidates"
+                >> beam.Map(lambda doc: ("regular" if doc.kind is None else "candidate", doc))
+                | "SplitCandidates" >> SplitByTag(["candidate", "regular"])
             )
+            candidates, regular = split["candidate"], split["regular"]
         outputs = self.stage.expand(regular)
         name = self.stage.name
         _ = regular | "CountIn" >> beam.Map(lambda _, n: count(n, "in"), name)

@@ -108,11 +108,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _require_manifest(directory: str) -> dict:
-    path = os.path.join(directory, "manifest.json")
-    if not os.path.exists(path):
+    from pipeline import fileio
+
+    path = fileio.join(directory, "manifest.json")
+    if not fileio.exists(path):
         raise ConfigError(f"{directory}: no manifest.json (not a finished gristmill output folder)")
-    with open(path) as handle:
-        return json.load(handle)
+    return json.loads(fileio.read_bytes(path))
 
 
 def _run(args, beam_args: list[str]) -> int:

@@ -4,21 +4,23 @@ Each reader turns one *split* of one file into `Document`s, `Rejection`s (stage 
 records that are not documents we can use, such as a non-HTML response) and `Failure`s (stage
 `read`, for records that could not be parsed). Splits let large plain files be read in parallel:
 JSON Lines by byte range (aligned to line starts), Parquet by row group; compressed files and
-WARC/WET are read whole. The same code serves the Beam pipeline and `iter_documents`.
+WARC/WET are read whole. The same code serves the Beam pipeline and `iter_documents`. Every
+file is matched, sized and opened through Beam's `FileSystems` (`pipeline.fileio`), so inputs may
+live on any filesystem Beam knows (local, `s3://`, `gs://`).
 """
 
 from __future__ import annotations
 
-import glob
 import gzip
 import io
 import json
-import os
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline import fileio
 from pipeline.document import Document, Failure, Rejection
 from pipeline.urls import normalize_url
 
@@ -83,7 +85,7 @@ def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:
     """Sorted, de-duplicated files matching the globs; a pattern matching nothing is an error."""
     files: set[str] = set()
     for pattern in patterns:
-        matched = [p for p in glob.glob(pattern, recursive=True) if os.path.isfile(p)]
+        matched = fileio.match(pattern)
         if not matched:
             raise InputError(f"{pattern}: no input file matches")
         files.update(matched)
@@ -94,7 +96,7 @@ def plan_splits(path: str, config: InputConfig) -> list[Split]:
     """Cut one file into independently readable splits."""
     fmt, compression = detect_format(path, config.format)
     if compression is None and fmt == "jsonl":
-        size = os.path.getsize(path)
+        size = fileio.size(path)
         step = max(1, config.split_bytes)
         return [Split(path, start, min(start + step, size)) for start in range(0, size, step)] or [
             Split(path)
@@ -103,7 +105,8 @@ def plan_splits(path: str, config: InputConfig) -> list[Split]:
         import pyarrow.parquet as pq
 
         try:
-            groups = pq.ParquetFile(path).num_row_groups
+            with fileio.open_read(path) as handle:
+                groups = pq.ParquetFile(handle).num_row_groups
         except Exception as error:  # unreadable footer: the reader reports it as a failure
             del error
             return [Split(path)]
@@ -207,7 +210,7 @@ def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputCon
     return record_to_document(record, source, str(line_number), config)
 
 
-def _count_newlines(handle: io.BufferedReader, end: int) -> int:
+def _count_newlines(handle, end: int) -> int:
     """Newlines in the first `end` bytes of a file (to number lines of a split exactly)."""
     handle.seek(0)
     count, left = 0, end
@@ -223,8 +226,8 @@ def _count_newlines(handle: io.BufferedReader, end: int) -> int:
 def _read_jsonl_range(split: Split, config: InputConfig) -> Iterator[Record]:
     """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file."""
     source = split.path
-    with open(source, "rb") as handle:
-        end = split.end if split.end >= 0 else os.path.getsize(source)
+    with fileio.open_read(source) as handle:
+        end = split.end if split.end >= 0 else fileio.size(source)
         position = split.start
         line_number = 1
         if position > 0:
@@ -247,14 +250,18 @@ def _read_jsonl_range(split: Split, config: InputConfig) -> Iterator[Record]:
             line_number += 1
 
 
-def _open_decompressed(path: str, compression: str | None) -> io.BufferedIOBase:
-    if compression == "gzip":
-        return gzip.open(path, "rb")
-    if compression == "zstd":
-        import zstandard
+@contextmanager
+def _open_decompressed(path: str, compression: str | None) -> Iterator[io.BufferedIOBase]:
+    with fileio.open_read(path) as raw:
+        if compression == "gzip":
+            with gzip.GzipFile(fileobj=raw, mode="rb") as handle:
+                yield handle
+        elif compression == "zstd":
+            import zstandard
 
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True))
-    return open(path, "rb")
+            yield io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=False))
+        else:
+            yield raw
 
 
 def _read_json_stream(path: str, fmt: str, compression: str | None, config: InputConfig) -> Iterator[Record]:
@@ -293,13 +300,14 @@ def _read_json_array(data: bytes, path: str, config: InputConfig) -> Iterator[Re
 def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
     import pyarrow.parquet as pq
 
-    parquet = pq.ParquetFile(split.path)
-    groups = range(parquet.num_row_groups) if split.end < 0 else range(split.start, split.end)
-    for group in groups:
-        first_row = sum(parquet.metadata.row_group(g).num_rows for g in range(group))
-        table = parquet.read_row_group(group)
-        for offset, record in enumerate(table.to_pylist()):
-            yield record_to_document(record, split.path, str(first_row + offset), config)
+    with fileio.open_read(split.path) as handle:
+        parquet = pq.ParquetFile(handle)
+        groups = range(parquet.num_row_groups) if split.end < 0 else range(split.start, split.end)
+        for group in groups:
+            first_row = sum(parquet.metadata.row_group(g).num_rows for g in range(group))
+            table = parquet.read_row_group(group)
+            for offset, record in enumerate(table.to_pylist()):
+                yield record_to_document(record, split.path, str(first_row + offset), config)
 
 
 # --- WARC / WET -------------------------------------------------------------------------------

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from typing import Any
+
+from pipeline import fileio
 
 BAR_WIDTH = 420
 
@@ -92,9 +93,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left}} th{{background:#f
 def write_report(directory: str, manifest: dict[str, Any] | None = None) -> str:
     """(Re)write DIR/report.html from the manifest; returns its path."""
     if manifest is None:
-        with open(os.path.join(directory, "manifest.json")) as handle:
-            manifest = json.load(handle)
-    path = os.path.join(directory, "report.html")
-    with open(path, "w") as handle:
-        handle.write(render_report(manifest))
+        manifest = json.loads(fileio.read_bytes(fileio.join(directory, "manifest.json")))
+    path = fileio.join(directory, "report.html")
+    fileio.write_bytes(path, render_report(manifest).encode())
     return path

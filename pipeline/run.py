@@ -1,8 +1,11 @@
 """Build the Beam graph for a recipe, run it, and publish the output folder atomically.
 
 The pipeline writes into a staging folder inside OUT; when it has finished, the driver checks
-conservation (read = kept + rejected + failed), fills in empty kept shards, swaps the staging
-folders into place and writes `manifest.json` last, so a folder with a manifest is complete.
+conservation (read = kept + rejected + failed), fills in empty kept shards, moves the staged
+shards into place and writes `manifest.json` last, so a folder with a manifest is complete. All
+of it goes through Beam's `FileSystems` (`pipeline.fileio`), so OUT may be local, `s3://` or
+`gs://`; the figures the driver needs come from files the pipeline wrote there, never a worker's
+local disk, and a missing one fails the run.
 """
 
 from __future__ import annotations
@@ -10,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import shutil
 import sys
 import time
 import uuid
@@ -21,11 +22,14 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
+from pipeline import fileio
 from pipeline.beam_fixes import apply_local_runner_fixes
 from pipeline.beam_stages import ApplyStages, LostElements
 from pipeline.document import Document, Failure, Rejection
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
 from pipeline.recipe import Recipe
+from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
 from pipeline.writers import (
     WriteShards,
     encode_shard,
@@ -33,7 +37,6 @@ from pipeline.writers import (
     kept_row,
     rejected_row,
     shard_name,
-    write_file,
 )
 
 LOG = logging.getLogger("gristmill")
@@ -68,6 +71,7 @@ class RunResult:
 
 def pipeline_options(beam_args: list[str]) -> PipelineOptions:
     """Beam options; locally, every core in separate processes unless told otherwise."""
+    beam_args = expand_runner_alias(beam_args)
     if not any(arg.startswith("--default_sdk_harness_log_level") for arg in beam_args):
         beam_args = [*beam_args, "--default_sdk_harness_log_level=ERROR"]
     options = PipelineOptions(beam_args)
@@ -125,12 +129,10 @@ def make_runner(options: PipelineOptions):
     return None  # Beam resolves --runner itself
 
 
-def _to_document_stream(record):
+def _outcome_of(record) -> tuple:
     if isinstance(record, Document):
-        return record
-    if isinstance(record, Rejection):
-        return beam.pvalue.TaggedOutput("rejected", record)
-    return beam.pvalue.TaggedOutput("failed", record)
+        return KEPT, record
+    return (REJECTED if isinstance(record, Rejection) else FAILED), record
 
 
 def _generate(generator) -> list:
@@ -145,7 +147,7 @@ def _generate(generator) -> list:
 
 def _write_count(directory: str, name: str):
     def write(count: int) -> int:
-        write_file(f"{directory}/{name}.json", json.dumps({"count": count}).encode())
+        fileio.write_bytes(f"{directory}/{name}.json", json.dumps({"count": count}).encode())
         return count
 
     return write
@@ -175,10 +177,10 @@ def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> Non
         | "CountRead" >> beam.combiners.Count.Globally()
         | "WriteReadCount" >> beam.Map(_write_count(staging, "read_count"))
     )
-    read = records | "ByOutcome" >> beam.Map(_to_document_stream).with_outputs(
-        "rejected", "failed", main="docs"
-    )
-    outputs = read.docs | "Stages" >> ApplyStages(recipe.stages, recipe.run.batch_size)
+    read = records | "ByOutcome" >> beam.Map(_outcome_of) | "SplitRead" >> SplitOutcomes()
+    # On Dask, a batch left over at the end of a bundle would be lost (pipeline.runners, fault 2).
+    batch_size = 1 if is_dask(pipeline.options.view_as(StandardOptions).runner) else recipe.run.batch_size
+    outputs = read.kept | "Stages" >> ApplyStages(recipe.stages, batch_size)
     rejected = (read.rejected, outputs.rejected) | "Rejected" >> beam.Flatten()
     failed = (read.failed, outputs.failed) | "Failed" >> beam.Flatten()
     out = recipe.output
@@ -201,8 +203,9 @@ def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> Non
         | "AllShards" >> beam.Flatten()
         | "ShardList" >> beam.combiners.ToList()
         | "WriteShardList"
-        >> beam.Map(lambda shards: write_file(f"{staging}/shards.json", json.dumps(shards).encode()))
+        >> beam.Map(lambda shards: fileio.write_bytes(f"{staging}/shards.json", json.dumps(shards).encode()))
     )
+    join_branches(pipeline)
 
 
 def _stage_metrics(result, recipe: Recipe) -> dict[str, dict[str, int]]:
@@ -228,13 +231,15 @@ def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) 
     """Run a recipe into `output`; raises RunFailed after publishing if a rule is broken."""
     beam_args = list(beam_args or [])
     output = output.rstrip("/") or "."
-    os.makedirs(output, exist_ok=True)
-    staging = os.path.join(output, f".staging-{uuid.uuid4().hex[:12]}")
+    fileio.make_folder(output)
+    staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
     started = time.time()
     options = pipeline_options(beam_args)
     try:
         pipeline = beam.Pipeline(runner=make_runner(options), options=options)
         build_pipeline(pipeline, recipe, staging)
+        if is_dask(options.view_as(StandardOptions).runner):
+            pipeline.replace_all(dask_overrides())
         try:
             result = pipeline.run()
             result.wait_until_finish()
@@ -243,34 +248,38 @@ def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) 
         metrics = _stage_metrics(result, recipe)
         manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        fileio.delete_tree(staging)
     problems = manifest["problems"]
     if problems:
         raise RunFailed("; ".join(problems))
     return RunResult(output, manifest)
 
 
-def _read_json(path: str, default: Any) -> Any:
+def read_bookkeeping(path: str) -> Any:
+    """A figure the pipeline wrote for the driver; missing or unreadable fails the run (a zero
+    here would let an empty output pass the conservation check)."""
     try:
-        with open(path) as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        return default
+        return json.loads(fileio.read_bytes(path))
+    except Exception as error:
+        raise PipelineFailed(
+            f"{path}: bookkeeping file missing or unreadable ({type(error).__name__}: {error}); the "
+            "runner did not run every step of the pipeline, so nothing was published"
+        ) from error
 
 
 def finalize(
     recipe: Recipe, output: str, staging: str, metrics: dict, seconds: float, beam_args: list[str]
 ) -> dict[str, Any]:
     """Check the staged output, publish it in place of any previous run, write the manifest."""
-    read_count = _read_json(f"{staging}/read_count.json", {"count": 0})["count"]
-    shards = _read_json(f"{staging}/shards.json", [])
+    read_count = read_bookkeeping(f"{staging}/read_count.json")["count"]
+    shards = read_bookkeeping(f"{staging}/shards.json")
     kept_shards = recipe.output.shards or max([s["of"] for s in shards if s["kind"] == "kept"], default=1)
     present = {s["shard"] for s in shards if s["kind"] == "kept"}
     for index in range(kept_shards):
         if index not in present:  # a shard that got no rows still exists, so part-i-of-N is complete
             data = encode_shard("kept", [], recipe.output.compression, recipe.output.row_group_mb)
             name = shard_name(index, kept_shards)
-            write_file(f"{staging}/kept/{name}", data)
+            fileio.write_bytes(f"{staging}/kept/{name}", data)
             shards.append(
                 {
                     "kind": "kept",
@@ -379,22 +388,21 @@ def _version() -> str:
 
 
 def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
-    """Replace the previous output: drop its manifest first, swap folders, write the manifest last."""
-    manifest_path = os.path.join(output, "manifest.json")
-    if os.path.exists(manifest_path):
-        os.remove(manifest_path)
+    """Replace the previous output: drop its manifest first, move the staged shards into place
+    (copy then delete on object stores), write the report, and the manifest last."""
+    manifest_path = fileio.join(output, "manifest.json")
+    fileio.delete([manifest_path])
     for part in OUTPUT_PARTS:
-        target = os.path.join(output, part)
-        shutil.rmtree(target, ignore_errors=True)
-        source = os.path.join(staging, part)
-        if os.path.isdir(source):
-            os.replace(source, target)
-        else:
-            os.makedirs(target)
+        fileio.delete_tree(fileio.join(output, part))
+        fileio.make_folder(fileio.join(output, part))
+    for shard in manifest["shards"]:
+        fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
     from pipeline.report import write_report
 
     write_report(output, manifest)
-    temporary = manifest_path + ".tmp"
-    with open(temporary, "w") as handle:
-        json.dump(manifest, handle, indent=2, sort_keys=False)
-    os.replace(temporary, manifest_path)
+    encoded = json.dumps(manifest, indent=2, sort_keys=False).encode()
+    if fileio.is_local(output):  # an object store's PUT is atomic; a local file needs a rename
+        fileio.write_bytes(manifest_path + ".tmp", encoded)
+        fileio.move(manifest_path + ".tmp", manifest_path)
+    else:
+        fileio.write_bytes(manifest_path, encoded)

@@ -2,7 +2,7 @@
 
 A row's shard is a seeded hash of its id; inside a shard rows are sorted by a total order, so the
 same input and recipe give byte-identical shards whatever the runner, worker count or input
-order. Each written shard reports its rows, bytes, sha256 and per-stage/reason counts.
+order. Shards are written through Beam's `FileSystems` (`pipeline.fileio`). Each written shard reports its rows, bytes, sha256 and per-stage/reason counts.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import hashlib
 import io
 import json
 import math
-import os
 from collections import Counter
 from typing import Any
 
@@ -21,6 +20,7 @@ import pyarrow.parquet as pq
 import xxhash
 
 from pipeline.document import Document, Failure, Rejection
+from pipeline.fileio import write_bytes
 
 SHARD_SEED = 0x9E3779B9
 MB = 1024 * 1024
@@ -138,16 +138,6 @@ def encode_shard(kind: str, rows: list[dict[str, Any]], compression: str, row_gr
     return sink.getvalue()
 
 
-def write_file(path: str, data: bytes) -> None:
-    """Write bytes through Beam's filesystems (local paths, gs://, s3://...)."""
-    from apache_beam.io.filesystems import FileSystems
-
-    if "://" not in path:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-    with FileSystems.create(path) as handle:
-        handle.write(data)
-
-
 def _outcome_counts(kind: str, rows: list[dict[str, Any]]) -> dict[str, int]:
     if kind == "rejected":
         return dict(Counter(f"{r['stage']}/{r['reason']}" for r in rows))
@@ -168,7 +158,7 @@ class _WriteShardFn(beam.DoFn):
         rows = list(rows)
         data = encode_shard(self.kind, rows, self.compression, self.row_group_mb)
         name = shard_name(index, shards)
-        write_file(f"{self.directory}/{self.kind}/{name}", data)
+        write_bytes(f"{self.directory}/{self.kind}/{name}", data)
         yield {
             "kind": self.kind,
             "file": f"{self.kind}/{name}",

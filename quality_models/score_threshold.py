@@ -17,12 +17,12 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.stats import ApproximateQuantiles
 
 from pipeline.document import Document, Failure, Rejection
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 DEFAULT_MIN = 0.5
 # 0.1% steps; Beam's ApproximateQuantiles then guarantees rank error below 0.1% of the input.
 NUM_QUANTILES = 1001
-REJECTED, FAILED = "rejected", "failed"
 
 
 def score_of(doc: Document, key: str) -> float | None:
@@ -73,9 +73,7 @@ class _Decide(beam.DoFn):
         try:
             reason, detail = self.stage.decide(doc, cut)
         except Exception as exc:  # a malformed record: a failure with its error, never a silent drop
-            yield beam.pvalue.TaggedOutput(
-                FAILED, Failure(doc.id, doc.source, self.name, type(exc).__name__, str(exc))
-            )
+            yield FAILED, Failure(doc.id, doc.source, self.name, type(exc).__name__, str(exc))
             return
         if cut is not None:
             self.cut_gauge.set(round(cut[0] * 1e6) if math.isfinite(cut[0]) else 0)
@@ -84,11 +82,11 @@ class _Decide(beam.DoFn):
                 self.distribution.update(round(score * 1e6))
         if reason is None:
             self.counters["kept"].inc()
-            yield doc
+            yield KEPT, doc
         else:
             self.counters["rejected"].inc()
             self.counters[reason].inc()
-            yield beam.pvalue.TaggedOutput(REJECTED, Rejection(doc, self.name, reason, detail))
+            yield REJECTED, Rejection(doc, self.name, reason, detail)
 
 
 @register("score_threshold")
@@ -141,9 +139,7 @@ class ScoreThreshold(CollectionStage):
     def expand(self, docs: Any) -> StageOutputs:
         label = f"{self.name}"
         if self.keep_fraction is None:
-            decided = docs | f"{label}/Decide" >> beam.ParDo(_Decide(self)).with_outputs(
-                REJECTED, FAILED, main="kept"
-            )
+            decided = docs | f"{label}/Decide" >> beam.ParDo(_Decide(self))
         else:
             key = self.score
             keep_fraction = self.keep_fraction
@@ -159,10 +155,8 @@ class ScoreThreshold(CollectionStage):
                     cut_from_quantiles, count=beam.pvalue.AsSingleton(count), keep_fraction=keep_fraction
                 )
             )
-            decided = docs | f"{label}/Decide" >> beam.ParDo(
-                _Decide(self), cut=beam.pvalue.AsSingleton(cut)
-            ).with_outputs(REJECTED, FAILED, main="kept")
-        return StageOutputs(decided.kept, decided[REJECTED], decided[FAILED])
+            decided = docs | f"{label}/Decide" >> beam.ParDo(_Decide(self), cut=beam.pvalue.AsSingleton(cut))
+        return decided | f"{label}/Outcomes" >> SplitOutcomes()
 
     def manifest_extra(self) -> dict[str, Any]:
         mode = "keep_fraction" if self.keep_fraction is not None else "absolute"

@@ -1,0 +1,106 @@
+"""File access through Beam's `FileSystems`, so one path syntax works everywhere: local paths,
+`s3://` (apache-beam[aws]), `gs://` (apache-beam[gcp]) and any filesystem Beam registers.
+
+Object stores have no directories and no atomic rename; `move` copies then deletes there, and
+callers that need all-or-nothing publication write a marker file (the manifest) last.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import BinaryIO
+
+
+def _filesystems():
+    from apache_beam.io.filesystems import FileSystems
+
+    return FileSystems
+
+
+def is_local(path: str) -> bool:
+    return "://" not in path
+
+
+def join(base: str, *parts: str) -> str:
+    """`base/part/...` with exactly one separator (paths use `/` on every filesystem)."""
+    return "/".join([base.rstrip("/"), *(part.strip("/") for part in parts)])
+
+
+def match(pattern: str) -> list[str]:
+    """Sorted files matching a glob (`*` within a folder, `**` across folders, and `a/**/b` also
+    matches `a/b` as Python's recursive glob does)."""
+    # Beam lists nothing for a relative pattern that starts with a wildcard ("*.jsonl", "**/x")
+    here = is_local(pattern) and not os.path.isabs(pattern) and not pattern.startswith("./")
+    patterns = [f"./{pattern}" if here else pattern]
+    if "**/" in pattern:
+        patterns.append(patterns[0].replace("**/", "", 1))
+    found: set[str] = set()
+    for result in _filesystems().match(patterns):
+        found.update(meta.path[2:] if here else meta.path for meta in result.metadata_list)
+    if is_local(pattern):
+        found = {path for path in found if os.path.isfile(path)}
+    return sorted(found)
+
+
+def size(path: str) -> int:
+    results = _filesystems().match([path])[0].metadata_list
+    if not results:
+        raise FileNotFoundError(path)
+    return results[0].size_in_bytes
+
+
+def exists(path: str) -> bool:
+    return _filesystems().exists(path)
+
+
+def open_read(path: str) -> BinaryIO:
+    """A seekable binary reader of the raw bytes (no decompression: readers choose their codec)."""
+    from apache_beam.io.filesystem import CompressionTypes
+
+    return _filesystems().open(path, compression_type=CompressionTypes.UNCOMPRESSED)
+
+
+def read_bytes(path: str) -> bytes:
+    with open_read(path) as handle:
+        return handle.read()
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Create or replace a file with `data` (local parent folders are created)."""
+    from apache_beam.io.filesystem import CompressionTypes
+
+    if is_local(path):
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with _filesystems().create(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        handle.write(data)
+
+
+def delete(paths: list[str]) -> None:
+    """Delete files that exist (missing ones are fine: deleting is idempotent)."""
+    present = [path for path in paths if exists(path)]
+    if present:
+        _filesystems().delete(present)
+
+
+def delete_tree(folder: str) -> None:
+    """Delete a folder (local) or every object under the prefix `folder/` (object stores)."""
+    if is_local(folder):
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        delete(match(join(folder, "**")))
+
+
+def move(source: str, destination: str) -> None:
+    """Move one file: an atomic rename locally, copy then delete on object stores."""
+    if is_local(source):
+        os.makedirs(os.path.dirname(destination) or ".", exist_ok=True)
+        os.replace(source, destination)
+    else:
+        _filesystems().rename([source], [destination])
+
+
+def make_folder(folder: str) -> None:
+    """Create a local folder (object stores have none: a prefix exists once it holds a file)."""
+    if is_local(folder):
+        os.makedirs(folder, exist_ok=True)
