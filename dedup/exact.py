@@ -7,7 +7,10 @@ import unicodedata
 import xxhash
 
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from pipeline.beam_stages import LostElements
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key
 from pipeline.document import Document, Rejection
+from pipeline.outcomes import KEPT, REJECTED
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 HASH_SEED = 0x6772697374  # "grist"
@@ -23,8 +26,10 @@ def normalize(text: str, lowercase: bool) -> str:
 class ExactDedup(CollectionStage):
     """Remove exact duplicates (after whitespace/Unicode normalization), keeping one per group.
 
-    GroupByKey on a seeded 128-bit hash of the normalized text; the survivor is the smallest
-    document under the shared survivor order (score, then longest text or smallest id, then id).
+    GroupByKey of compact members (seeded 128-bit hash of the normalized text → survivor order
+    and content key; never the documents); the survivor is the smallest member under the shared
+    survivor order (score, then longest text or smallest id, then id). The decisions are joined
+    back to the spilled documents by `pipeline.decisions.ApplyDecisions`.
     Reasons: `exact_duplicate` (`duplicate_of` = survivor id, `detail` = group size).
     """
 
@@ -39,33 +44,46 @@ class ExactDedup(CollectionStage):
             normalize(doc.text, self.lowercase).encode("utf-8", "surrogatepass"), HASH_SEED
         )
 
-    def resolve_group(self, docs: list[Document]):
-        """Yield the survivor, then a Rejection for every other member of the group."""
-        if len(docs) == 1:
-            yield docs[0]
+    def group_member(self, doc: Document) -> tuple[bytes, tuple]:
+        """(text hash, (survivor order, content key)): all a group needs, not the document."""
+        return self.text_key(doc), (survivor_key(doc, self.prefer_score, self.tie_break), content_key(doc))
+
+    def resolve_group(self, members: list[tuple]):
+        """One text hash's members → (content key, decision) for each, if the group has several:
+        None for the survivor, (group size, survivor id) for every other member."""
+        if len(members) == 1:
             return
-        docs = sorted(docs, key=lambda d: survivor_key(d, self.prefer_score, self.tie_break))
-        survivor = docs[0]
-        yield survivor
-        for doc in docs[1:]:
-            yield Rejection(doc, self.name, "exact_duplicate", f"group_size={len(docs)}", survivor.id)
+        members = sorted(members)
+        survivor_order, survivor = members[0]
+        yield survivor, None
+        for _, key in members[1:]:
+            yield key, (len(members), survivor_order[-1])
+
+    def apply(self, doc: Document, decisions: list, occurrence: int):
+        """Keep or reject one document by its key's decisions; identical copies (same content key)
+        take the decisions in order, the survivor's keep first."""
+        if not decisions:
+            yield KEPT, doc
+            return
+        decisions = sorted(decisions, key=lambda d: (d is not None, d))
+        if occurrence >= len(decisions):
+            raise LostElements(f"stage {self.name}: document {doc.id!r} has no exact_dedup decision")
+        decision = decisions[occurrence]
+        if decision is None:
+            yield KEPT, doc
+        else:
+            size, survivor = decision
+            yield REJECTED, Rejection(doc, self.name, "exact_duplicate", f"group_size={size}", survivor)
 
     def expand(self, docs) -> StageOutputs:
         import apache_beam as beam
 
-        from pipeline.outcomes import KEPT, REJECTED, SplitByTag
-
-        grouped = (
+        decisions = (
             docs
-            | "KeyByText" >> beam.Map(lambda doc: (self.text_key(doc), doc))
+            | "KeyByText" >> beam.Map(self.group_member)
             | "GroupByText" >> beam.GroupByKey()
             | "PickSurvivor" >> beam.FlatMap(lambda kv: self.resolve_group(list(kv[1])))
         )
-        split = (
-            grouped
-            | "Outcomes" >> beam.Map(lambda r: (REJECTED if isinstance(r, Rejection) else KEPT, r))
-            | "Split" >> SplitByTag([KEPT, REJECTED])
+        return (docs, decisions) | "Apply" >> ApplyDecisions(
+            self.name, content_key, self.apply, DEFAULT_PARTITIONS
         )
-        kept, rejected = split[KEPT], split[REJECTED]
-        failed = docs.pipeline | "NoFailures" >> beam.Create([])
-        return StageOutputs(kept, rejected, failed)

@@ -13,17 +13,20 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
    meet under the pair (GroupByKey), and the pair is kept if their Jaccard similarity ≥
    `jaccard_threshold`;
 4. connected components of the verified pairs (`dedup.components`, large-star/small-star);
-5. documents, grouped by id partition, read their partition's component labels (a multimap side
-   input keyed by partition); one survivor per component by
-   `dedup.survivor.survivor_key`; the others are rejected as `near_duplicate` with
-   `duplicate_of` = the survivor's id.
+5. survivor orders (score, length, id: `dedup.survivor.survivor_key`), grouped by id partition,
+   read their partition's component labels (a multimap side input keyed by partition) and are
+   grouped by cluster; the smallest order survives, every other member gets a decision
+   (cluster size, survivor id);
+6. the decisions are joined to the documents by `pipeline.decisions.ApplyDecisions`: documents are
+   spilled once to files partitioned by id and each partition streams its file against its own
+   decisions; rejected members become `near_duplicate` with `duplicate_of` = the survivor's id.
 
-Shuffling per-partition chunks of a batch, not single documents, keeps the number of shuffled
-elements small (Beam's per-element cost dominates otherwise); each partition holds about
-1/`partitions` of the corpus. The small side (wants, labels) reaches the big side (sets,
-documents) as a side input rather than through a CoGroupByKey: Beam's local runner materializes
-every multi-input Flatten (as a CoGroupByKey has), which held an extra full copy of the documents
-and of the sets in memory.
+Documents never go through a shuffle: every GroupByKey holds compact keys (band keys, shingle
+sets, survivor orders, labels, decisions). Shuffling per-partition chunks of a batch, not single
+items, keeps the number of shuffled elements small (Beam's per-element cost dominates
+otherwise). The small side (wants, labels) reaches the big side (sets, orders) as a side input
+rather than through a CoGroupByKey: Beam's local runner materializes every multi-input Flatten
+(as a CoGroupByKey has).
 
 Verification error: none from sampling. The sets compared are the low 32 bits of the 64-bit
 n-gram hashes (half the shuffled bytes), so two distinct n-grams collide with probability 2**-32;
@@ -47,11 +50,13 @@ from dedup.lsh import bands_rows_for_threshold, curve_threshold, s_curve
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements, count_as_side_input
+from pipeline.decisions import ApplyDecisions
 from pipeline.document import Document, Rejection
-from pipeline.outcomes import SplitByTag
+from pipeline.outcomes import KEPT, REJECTED, SplitByTag
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 NEAR_DUPLICATE = "near_duplicate"
+BANDS, SETS, ORDERS = "bands", "sets", "orders"  # the signature step's outputs
 # Everything keyed by id partition declares this type, so grouped data and the side inputs read
 # by partition use the same key coder (VarInt); with inferred types an int key could be encoded
 # differently (pickled) and a lookup would miss.
@@ -146,16 +151,15 @@ class MinHashDedup(CollectionStage):
         parts = self.partitions
         batches = docs | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
         settings = (self.ngram, self.bands, self.rows, self.seed, parts, self.name, verify)
+        order = (self.prefer_score, self.tie_break)
         hashed = (
             batches
-            | "Signatures" >> beam.ParDo(_SignatureFn(*settings))
-            | "SplitSignatures" >> SplitByTag(["bands", "shingles"])
+            | "Signatures" >> beam.ParDo(_SignatureFn(*settings, order))
+            | SplitByTag((BANDS, SETS, ORDERS))
         )
-        shingles = hashed["shingles"] | "TypeSets" >> beam.Map(lambda kv: kv).with_output_types(
-            PartitionKeyed
-        )
+        shingles = hashed[SETS] | "TypeSets" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
         pairs = (
-            hashed["bands"]
+            hashed[BANDS]
             | "GroupBandPartitions" >> beam.GroupByKey()
             | "BucketPairs" >> beam.FlatMap(_bucket_pairs, self.max_bucket_size, self.name)
             | "DistinctPairs" >> beam.Distinct()
@@ -165,25 +169,27 @@ class MinHashDedup(CollectionStage):
         labels_by_partition = labels | "LabelsByPartition" >> beam.Map(
             lambda kv: (id_partition(kv[0], parts), kv)
         ).with_output_types(PartitionKeyed)
-        joined = (
-            batches
-            | "DocsByPartition"
-            >> beam.FlatMap(lambda b: by_partition([(d.id, d) for d in b], parts)).with_output_types(
-                PartitionKeyed
-            )
-            | "GroupDocs" >> beam.GroupByKey()
+        decisions = (
+            hashed[ORDERS]
+            | "TypeOrders" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
+            | "GroupOrders" >> beam.GroupByKey()
             | "AttachLabels" >> beam.FlatMap(_attach_labels, beam.pvalue.AsMultiMap(labels_by_partition))
-            | "SplitClustered" >> SplitByTag(["alone", "clustered"])
-        )
-        clusters = (
-            joined["clustered"]
             | "GroupClusters" >> beam.GroupByKey()
-            | "Survivors" >> beam.FlatMap(_survivors, self.name, self.prefer_score, self.tie_break)
-            | "SplitSurvivors" >> SplitByTag(["kept", "rejected"])
+            | "Survivors" >> beam.FlatMap(_survivors, self.name)
         )
-        kept = (joined["alone"], clusters["kept"]) | "Kept" >> beam.Flatten()
-        failed = docs.pipeline | "NoFailures" >> beam.Create([])
-        return StageOutputs(kept, clusters["rejected"], failed)
+        return (docs, decisions) | "Apply" >> ApplyDecisions(self.name, _doc_id, self.apply, parts)
+
+    def apply(self, doc: Document, decisions: list, occurrence: int):
+        """Keep the document, or reject it as a near-duplicate of its cluster's survivor."""
+        if not decisions:
+            yield KEPT, doc
+        else:
+            size, survivor = min(decisions)
+            yield REJECTED, Rejection(doc, self.name, NEAR_DUPLICATE, f"cluster_size={size}", survivor)
+
+
+def _doc_id(doc: Document) -> str:
+    return doc.id
 
 
 def verification_set(shingles: np.ndarray) -> bytes:
@@ -221,11 +227,23 @@ def unpack(blob: bytes) -> Any:
 
 
 class _SignatureFn(beam.DoFn):
-    """Batch of documents → band keys by band partition (and shingle sets by id partition)."""
+    """Batch of documents → (tag, chunk) pairs: band keys by band partition (`BANDS`), and by id
+    partition the shingle sets (`SETS`, if verifying) and every document's survivor order
+    (`ORDERS`): the compact keys that stand for the documents in every shuffle."""
 
-    def __init__(self, ngram: int, bands: int, rows: int, seed: int, partitions: int, name: str, emit: bool):
+    def __init__(
+        self,
+        ngram: int,
+        bands: int,
+        rows: int,
+        seed: int,
+        partitions: int,
+        name: str,
+        emit: bool,
+        order: tuple[str, str],
+    ):
         self.ngram, self.bands, self.rows, self.seed = ngram, bands, rows, seed
-        self.partitions, self.emit = partitions, emit
+        self.partitions, self.emit, self.order = partitions, emit, order
         self.no_shingles = Metrics.counter(name, "docs_without_shingles")
 
     def setup(self) -> None:
@@ -233,6 +251,8 @@ class _SignatureFn(beam.DoFn):
         self.minhasher = MinHasher(self.bands * self.rows, self.seed)
 
     def process(self, batch: list[Document]):
+        orders = [(doc.id, survivor_key(doc, *self.order)) for doc in batch]
+        yield from ((ORDERS, chunk) for chunk in by_partition(orders, self.partitions))
         shingles = [self.hasher(doc.text) for doc in batch]
         present = [i for i, s in enumerate(shingles) if s.size]
         if len(present) < len(batch):
@@ -244,7 +264,7 @@ class _SignatureFn(beam.DoFn):
             chunks = by_partition(
                 [(batch[i].id, verification_set(shingles[i])) for i in present], self.partitions
             )
-            yield from (("shingles", chunk) for chunk in chunks)
+            yield from ((SETS, chunk) for chunk in chunks)
         keys = band_keys(
             self.minhasher.signatures([shingles[i] for i in present]), self.bands, self.rows, self.seed
         )
@@ -254,7 +274,7 @@ class _SignatureFn(beam.DoFn):
         order = np.argsort(part, kind="stable")
         cuts = np.flatnonzero(np.diff(part[order])) + 1
         for chunk in np.split(order, cuts):
-            yield "bands", (int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]])))
+            yield BANDS, (int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]])))
 
 
 def _bucket_pairs(item: tuple[int, Any], max_bucket_size: int, name: str):
@@ -345,38 +365,27 @@ def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
 
 
 def _attach_labels(item: tuple[int, Any], labels_by_partition):
-    """One id partition: each document alone (main output) or as (label, doc) if in a cluster
+    """One id partition's survivor orders → (label, (order, id)) for each document in a cluster
     (`labels_by_partition`: partition → (doc id, label), a multimap side input)."""
     partition, chunks = item
     labels = dict(labels_by_partition[partition])
     for chunk in chunks:
-        for doc_id, doc in unpack(chunk):
+        for doc_id, order in unpack(chunk):
             if doc_id in labels:
-                yield "clustered", (labels[doc_id], doc)
-            else:
-                yield "alone", doc
+                yield labels[doc_id], (order, doc_id)
 
 
-def _survivors(item: tuple[str, Any], name: str, prefer_score: str, tie_break: str):
-    """One cluster → its survivor (kept) and a `near_duplicate` Rejection for every other member.
+def _survivors(item: tuple[str, Any], name: str):
+    """One cluster → (id, (cluster size, survivor id)) for every member but the survivor.
 
-    Two passes over the grouped iterable (Beam iterables are re-iterable), so a cluster's
-    documents need not all be in memory at once.
-    """
+    The survivor is the smallest survivor order (`dedup.survivor.survivor_key`, which ends with
+    the id, so the choice is a total order whatever the input order)."""
     _, members = item
-    size = 0
-    best_key, survivor = None, ""
-    for doc in members:
-        size += 1
-        key = survivor_key(doc, prefer_score, tie_break)
-        if best_key is None or key < best_key:
-            best_key, survivor = key, doc.id
+    members = list(members)  # compact (order, id) pairs, not documents
+    _, survivor = min(members)
     Metrics.counter(name, "clusters").inc()
-    Metrics.distribution(name, "cluster_size").update(size)
-    for doc in members:
-        if doc.id == survivor:
-            yield "kept", doc
-        else:
+    Metrics.distribution(name, "cluster_size").update(len(members))
+    for _, doc_id in members:
+        if doc_id != survivor:
             Metrics.counter(name, "near_duplicates").inc()
-            detail = f"cluster_size={size}"
-            yield "rejected", Rejection(doc, name, NEAR_DUPLICATE, detail, survivor)
+            yield doc_id, (len(members), survivor)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -11,7 +10,9 @@ import xxhash
 
 from dedup.exact import HASH_SEED, normalize
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions
 from pipeline.document import Document, Rejection
+from pipeline.outcomes import KEPT, REJECTED
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 # Separators, captured so that a rebuilt text keeps the original line breaks (CRLF included).
@@ -50,8 +51,9 @@ class ParagraphDedup(CollectionStage):
 
     Paragraphs (blank-line or line separated) are hashed after normalization (NFC, whitespace
     collapsed, optionally lowercased) with a seeded 64-bit xxh3; a GroupByKey on the hash picks,
-    for each repeated paragraph, the document that keeps it by the shared survivor order, and a
-    CoGroupByKey on the document key rebuilds every other holder's text without it. Paragraphs
+    for each repeated paragraph, the document that keeps it by the shared survivor order (only
+    hashes, orders and keys are shuffled), and `pipeline.decisions.ApplyDecisions` joins the
+    removals to the spilled documents and rebuilds every other holder's text without it. Paragraphs
     shorter than `min_chars` are never touched; repeats inside one document are left alone
     (that is `gopher_repetition`'s job). Edited documents carry `metadata["paragraphs_removed"]`.
     Reasons: `duplicate_paragraphs`, when an edited document keeps fewer than
@@ -115,19 +117,19 @@ class ParagraphDedup(CollectionStage):
             if key != survivor:
                 yield key, (index, survivor_id)
 
-    def rebuild(self, grouped: tuple[str, dict]) -> Iterator[Document | Rejection]:
-        """Apply the removals to the document(s) under one key; yield Documents and Rejections."""
+    def apply(self, doc: Document, removed: list[tuple[int, str]], occurrence: int):
+        """Apply one document's removals ((paragraph index, survivor id) pairs): kept as it is,
+        kept edited, or rejected."""
         from apache_beam.metrics import Metrics
 
-        _, joined = grouped
-        removed = sorted(set(joined["removed"]))
-        for doc in joined["doc"]:
-            if removed:
-                Metrics.counter(self.name, "docs_edited").inc()
-                Metrics.counter(self.name, "paragraphs_removed").inc(len({index for index, _ in removed}))
-                yield self.edit(doc, removed)
-            else:
-                yield doc
+        if not removed:
+            yield KEPT, doc
+            return
+        removed = sorted(set(removed))
+        Metrics.counter(self.name, "docs_edited").inc()
+        Metrics.counter(self.name, "paragraphs_removed").inc(len({index for index, _ in removed}))
+        result = self.edit(doc, removed)
+        yield (REJECTED if isinstance(result, Rejection) else KEPT), result
 
     def edit(self, doc: Document, removed: list[tuple[int, str]]) -> Document | Rejection:
         """The document without the `removed` (index, survivor id) paragraphs, or its Rejection."""
@@ -142,12 +144,10 @@ class ParagraphDedup(CollectionStage):
             detail = f"duplicate_paragraphs={len(indices)}/{eligible} remaining_chars={len(text.strip())}"
             return Rejection(doc, self.name, "duplicate_paragraphs", detail, duplicate_of)
         metadata = {**doc.metadata, "paragraphs_removed": len(indices)}
-        return dataclasses.replace(doc, text=text, metadata=metadata, cache=None)
+        return doc.replace(text=text, metadata=metadata)
 
     def expand(self, docs) -> StageOutputs:
         import apache_beam as beam
-
-        from pipeline.outcomes import KEPT, REJECTED, SplitByTag
 
         removed = (
             docs
@@ -155,17 +155,4 @@ class ParagraphDedup(CollectionStage):
             | "GroupByParagraph" >> beam.GroupByKey()
             | "PickSurvivors" >> beam.FlatMap(lambda kv: self.removals(kv[1]))
         )
-        keyed = docs | "KeyByDoc" >> beam.Map(lambda doc: (doc_key(doc), doc))
-        results = (
-            {"doc": keyed, "removed": removed}
-            | "JoinRemovals" >> beam.CoGroupByKey()
-            | "Rebuild" >> beam.FlatMap(self.rebuild)
-        )
-        split = (
-            results
-            | "Outcomes" >> beam.Map(lambda r: (REJECTED if isinstance(r, Rejection) else KEPT, r))
-            | "Split" >> SplitByTag([KEPT, REJECTED])
-        )
-        kept, rejected = split[KEPT], split[REJECTED]
-        failed = docs.pipeline | "NoFailures" >> beam.Create([])
-        return StageOutputs(kept, rejected, failed)
+        return (docs, removed) | "Apply" >> ApplyDecisions(self.name, doc_key, self.apply, DEFAULT_PARTITIONS)

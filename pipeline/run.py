@@ -25,6 +25,7 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 from pipeline import fileio
 from pipeline.beam_fixes import apply_local_runner_fixes
 from pipeline.beam_stages import ApplyStages, LostElements
+from pipeline.decisions import SpillOptions
 from pipeline.document import Document, Failure, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
@@ -235,6 +236,8 @@ def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) 
     staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
     started = time.time()
     options = pipeline_options(beam_args)
+    spill = options.view_as(SpillOptions)
+    spill.spill_dir = spill.spill_dir or os.path.join(staging, "spill")  # dedup stages' spilled documents
     try:
         pipeline = beam.Pipeline(runner=make_runner(options), options=options)
         build_pipeline(pipeline, recipe, staging)

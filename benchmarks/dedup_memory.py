@@ -1,0 +1,130 @@
+"""Peak memory of a whole `gristmill run` (main process and every worker together).
+
+    # fineweb recipe (filters + minhash_dedup) on N documents of the minhash benchmark corpus
+    .venv/bin/python benchmarks/dedup_memory.py --docs 100000 [--workers 2] [--recipe recipes/fineweb.toml]
+
+The run is the CLI in a child process; the resident memory of its whole process tree is summed
+every `--interval` seconds and the peak is reported with wall and CPU seconds (the run's, from
+getrusage of the finished children), disk used by the output and the manifest's counts (which
+must conserve: read = kept + rejected + failed). Corpus: `dedup_minhash_speed.make_corpus`
+(~3 KB documents of real text, 20% near-duplicates), written once under /tmp and reused with
+`--corpus`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of `pid` and all its descendants (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(entry))
+    total, todo = 0, [pid]
+    page = os.sysconf("SC_PAGE_SIZE")
+    while todo:
+        current = todo.pop()
+        todo.extend(parents.get(current, ()))
+        try:
+            with open(f"/proc/{current}/statm") as handle:
+                total += int(handle.read().split()[1]) * page
+        except OSError:
+            pass
+    return total
+
+
+def disk_bytes(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(command: list[str], interval: float) -> dict:
+    """Run `command`; sample its tree's RSS every `interval` s; wall, CPU and peak bytes."""
+    start, cpu = time.perf_counter(), children_cpu()
+    process = subprocess.Popen(command, cwd=ROOT)
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, tree_rss(process.pid))
+        time.sleep(interval)
+    return {
+        "rc": process.returncode,
+        "wall": time.perf_counter() - start,
+        "cpu": children_cpu() - cpu,
+        "peak": peak,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="peak memory of a gristmill run")
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--size", type=int, default=3000, help="characters per document")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--recipe", default="recipes/fineweb.toml")
+    parser.add_argument("--corpus", type=Path, help="reuse this JSONL (written by an earlier run)")
+    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()), help="where output goes")
+    parser.add_argument("--interval", type=float, default=1.0)
+    args = parser.parse_args()
+    corpus = args.corpus
+    if corpus is None or not corpus.exists():
+        from benchmarks.dedup_minhash_quality import DATA
+        from benchmarks.dedup_minhash_speed import make_corpus
+
+        if not (DATA / "quality").is_dir():
+            print(f"skipped: no data at {DATA}")
+            return
+        corpus = corpus or args.work / f"memory-corpus-{args.docs}-{args.size}.jsonl"
+        dups = make_corpus(corpus, args.docs, size=args.size)
+        print(f"corpus: {corpus} ({corpus.stat().st_size / 1e9:.2f} GB, {args.docs} docs, {dups} near-dups)")
+    with tempfile.TemporaryDirectory(dir=args.work) as tmp:
+        out = Path(tmp) / "out"
+        command = [
+            sys.executable,
+            "-m",
+            "pipeline.cli",
+            "run",
+            "--quiet",
+            "--recipe",
+            args.recipe,
+            "--input",
+            str(corpus),
+            "--output",
+            str(out),
+            f"--direct_num_workers={args.workers}",
+        ]
+        figures = measure(command, args.interval)
+        manifest = json.loads((out / "manifest.json").read_text()) if figures["rc"] == 0 else {}
+        disk = disk_bytes(out) if out.exists() else 0
+    counts = manifest.get("counts", {})
+    print(
+        f"{args.recipe}, {args.docs} docs, {args.workers} workers: rc {figures['rc']}, "
+        f"{figures['wall']:.0f}s wall, {figures['cpu']:.0f} CPU-s, peak RSS (all processes) "
+        f"{figures['peak'] / 1e9:.2f} GB, output {disk / 1e9:.2f} GB"
+    )
+    print(f"counts: {json.dumps(counts)}; conservation: {manifest.get('conservation')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,178 @@
+"""Apply a collection stage's decisions to documents that never travel through a shuffle.
+
+A dedup stage shuffles only compact keys (ids, hashes, survivor order) and produces decisions:
+(join key, decision) pairs. `ApplyDecisions` joins them back to the documents:
+
+1. spill: each worker writes the documents it holds once, into files partitioned by a hash of
+   the join key (`<spill dir>/p<partition>-<uuid>.pkl`, streams of pickled chunks, written
+   through Beam's FileSystems, so the spill directory may be gs:// or s3://); only the file
+   names, one per partition and bundle, go through a GroupByKey;
+2. join: each partition reads its files back as a stream and looks up its own partition's
+   decisions (a multimap side input keyed by partition), so no worker holds more than one
+   partition's decisions and no shuffle ever holds a document; the files are deleted after.
+
+The stage's `apply(doc, decisions, occurrence)` turns one document and the decisions of its key
+(a list; `occurrence` counts earlier documents with the same key in the partition, for identical
+copies) into `(outcome, value)` pairs, which `pipeline.outcomes.SplitOutcomes` separates.
+
+The spill directory is the pipeline option `--spill_dir` (a recipe run sets it inside its
+staging folder); without it, a fresh local temporary directory.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import tempfile
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import apache_beam as beam
+import xxhash
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.transforms.window import GlobalWindow
+from apache_beam.utils.windowed_value import WindowedValue
+
+from pipeline.document import Document
+from pipeline.outcomes import SplitOutcomes
+
+# Everything keyed by partition declares this type, so the grouped file names and the side input
+# read by partition use the same key coder (with inferred types an int key could be pickled).
+PartitionKeyed = tuple[int, Any]
+CHUNK_DOCS = 256  # documents per pickled chunk in a spill file (the unit read back at once)
+DEFAULT_PARTITIONS = 64
+
+Apply = Callable[[Document, list, int], Iterable[tuple[str, Any]]]
+
+
+class SpillOptions(PipelineOptions):
+    """`--spill_dir`: where collection stages spill documents while their decisions are computed."""
+
+    @classmethod
+    def _add_argparse_args(cls, parser) -> None:
+        parser.add_argument(
+            "--spill_dir",
+            default=None,
+            help="folder (local, gs://, s3://) for documents spilled by dedup stages (default: a temporary folder)",
+        )
+
+
+def content_key(doc: Document) -> str:
+    """A join key that tells apart documents sharing an id: the id, then hashes of the text and
+    of every other field (identical copies share it, and either may stand for the other)."""
+    rest = json.dumps(
+        [doc.source, doc.url, doc.language, doc.language_score, doc.scores, doc.kind, doc.metadata],
+        sort_keys=True,
+        default=str,
+    )
+    text = xxhash.xxh3_64_hexdigest(doc.text.encode("utf-8", "surrogatepass"))
+    return f"{doc.id}\x00{text}{xxhash.xxh3_64_hexdigest(rest.encode('utf-8', 'surrogatepass'))}"
+
+
+def key_partition(key: str, partitions: int) -> int:
+    """The partition of a join key (seedless xxh64: the same on every worker)."""
+    return xxhash.xxh64_intdigest(key.encode("utf-8", "surrogatepass")) % partitions
+
+
+def spill_dir(pipeline, stage: str) -> str:
+    """This stage's spill folder: `--spill_dir`/<stage>-<token>, else a new temporary folder."""
+    root = pipeline.options.view_as(SpillOptions).spill_dir if pipeline.options else None
+    if not root:
+        return tempfile.mkdtemp(prefix=f"gristmill-spill-{stage}-")
+    return f"{root.rstrip('/')}/{stage}-{uuid.uuid4().hex[:12]}"
+
+
+class _SpillFn(beam.DoFn):
+    """Documents → spill files by key partition; yields (partition, file) once a file is closed."""
+
+    def __init__(self, directory: str, partitions: int, key: Callable[[Document], str]) -> None:
+        self.directory, self.partitions, self.key = directory, partitions, key
+
+    def start_bundle(self) -> None:
+        self._files: dict[int, tuple[str, Any]] = {}
+        self._buffers: dict[int, list[Document]] = defaultdict(list)
+
+    def _write(self, partition: int) -> None:
+        from apache_beam.io.filesystems import FileSystems
+
+        if partition not in self._files:
+            path = f"{self.directory}/p{partition:05d}-{uuid.uuid4().hex}.pkl"
+            self._files[partition] = (path, FileSystems.create(path))
+        pickle.dump(self._buffers.pop(partition), self._files[partition][1], protocol=pickle.HIGHEST_PROTOCOL)
+
+    def process(self, doc: Document) -> None:
+        partition = key_partition(self.key(doc), self.partitions)
+        buffer = self._buffers[partition]
+        buffer.append(doc)
+        if len(buffer) >= CHUNK_DOCS:
+            self._write(partition)
+
+    def finish_bundle(self) -> Iterator[WindowedValue]:
+        for partition in list(self._buffers):
+            self._write(partition)
+        for partition, (path, handle) in sorted(self._files.items()):
+            handle.close()
+            yield WindowedValue((partition, path), 0, [GlobalWindow()])
+
+
+def read_spill(path: str) -> Iterator[Document]:
+    """The documents of one spill file, one chunk in memory at a time."""
+    from apache_beam.io.filesystems import FileSystems
+
+    with FileSystems.open(path, compression_type="uncompressed") as handle:
+        while True:
+            try:
+                chunk = pickle.load(handle)
+            except EOFError:
+                return
+            yield from chunk
+
+
+def _join(item: tuple[int, Iterable[str]], decisions, key: Callable[[Document], str], apply: Apply):
+    """One partition: stream its spilled documents, apply the decisions of each one's key."""
+    from apache_beam.io.filesystems import FileSystems
+
+    partition, paths = item
+    paths = sorted(paths)
+    by_key: dict[str, list] = defaultdict(list)
+    for doc_key, decision in decisions[partition]:
+        by_key[doc_key].append(decision)
+    seen: dict[str, int] = defaultdict(int)
+    for path in paths:
+        for doc in read_spill(path):
+            doc_key = key(doc)
+            found = by_key.get(doc_key)
+            if found is None:
+                yield from apply(doc, [], 0)
+                continue
+            yield from apply(doc, found, seen[doc_key])
+            seen[doc_key] += 1
+    FileSystems.delete(paths)
+
+
+class ApplyDecisions(beam.PTransform):
+    """(documents, decisions keyed by join key) → StageOutputs, documents spilled, not shuffled."""
+
+    def __init__(self, stage: str, key: Callable[[Document], str], apply: Apply, partitions: int) -> None:
+        super().__init__()
+        self.stage, self.key, self.apply, self.partitions = stage, key, apply, partitions
+
+    def expand(self, inputs):
+        docs, decisions = inputs
+        parts = self.partitions
+        directory = spill_dir(docs.pipeline, self.stage)
+        files = (
+            docs
+            | "Spill" >> beam.ParDo(_SpillFn(directory, parts, self.key)).with_output_types(PartitionKeyed)
+            | "GroupSpillFiles" >> beam.GroupByKey()
+        )
+        by_partition = decisions | "DecisionsByPartition" >> beam.Map(
+            lambda kv: (key_partition(kv[0], parts), kv)
+        ).with_output_types(PartitionKeyed)
+        return (
+            files
+            | "Join" >> beam.FlatMap(_join, beam.pvalue.AsMultiMap(by_partition), self.key, self.apply)
+            | SplitOutcomes()
+        )
