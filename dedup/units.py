@@ -21,8 +21,8 @@ Steps (Beam; no worker holds O(corpus) state; only ids, hashes and shingle sets 
    id partition (one GroupByKey), so a worker holds one partition's decisions at a time;
 6. per document: removed content characters / content characters ≥ `max_containment` →
    rejected `contained_in` (`duplicate_of` = the document holding most of the removed
-   characters); otherwise the removed lines are cut from the text (`metadata.units_removed`,
-   `metadata.unit_chars_removed`), and a text left with fewer than `min_remaining_chars`
+   characters); otherwise the removed lines are cut from the text (`metadata.units_removed`:
+   [unit index, id of the document that keeps it] per cut unit; `metadata.unit_chars_removed`), and a text left with fewer than `min_remaining_chars`
    characters is rejected `too_short_after_dedup`.
 
 A unit's copies always keep the best document's copy, so a unit survives in exactly one kept
@@ -73,7 +73,8 @@ class UnitDedup(CollectionStage):
     Reasons: `contained_in` (at least `max_containment` of the content characters are copies;
     `duplicate_of` = the document holding most of them), `too_short_after_dedup` (fewer than
     `min_remaining_chars` characters left after cutting copies). Edited documents carry
-    `metadata.units_removed` and `metadata.unit_chars_removed`.
+    `metadata.units_removed` ([unit index, id of the document keeping it] per cut unit) and
+    `metadata.unit_chars_removed`.
     """
 
     reasons = (CONTAINED, TOO_SHORT)
@@ -145,9 +146,9 @@ class UnitDedup(CollectionStage):
         if len(text.strip()) < self.min_remaining_chars:
             detail = f"remaining_chars={len(text.strip())} units_removed={len(removed)}/{len(spans)}"
             return Rejection(doc, self.name, TOO_SHORT, detail, holder)
+        cuts = [[index, removed[index]] for index in sorted(removed)]
         return doc.replace(
-            text=text,
-            metadata={**doc.metadata, "units_removed": len(removed), "unit_chars_removed": removed_chars},
+            text=text, metadata={**doc.metadata, "units_removed": cuts, "unit_chars_removed": removed_chars}
         )
 
     def expand(self, docs: beam.PCollection) -> StageOutputs:

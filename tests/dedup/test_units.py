@@ -61,7 +61,7 @@ def test_copied_paragraph_is_cut_from_the_lower_ranked_document():
     b = Document("b", f"{para('b1')}\n{revised}\n{para('b2')}\n{para('b3')}")
     for kept, rejected, _ in run([a, b]):
         assert_that(
-            kept, equal_to([("a", f"{para('a2')}\n{para('a3')}", 1), ("b", b.text, None)]), label="kept"
+            kept, equal_to([("a", f"{para('a2')}\n{para('a3')}", [[0, "b"]]), ("b", b.text, None)]), label="kept"
         )
         assert_that(rejected, equal_to([]), label="rejected")
 
@@ -71,7 +71,7 @@ def test_prefer_score_decides_which_copy_survives():
     b = Document("b", f"{para('b1')}\n{para('a1')}\n{para('b2')}\n{para('b3')}", scores={"q": 0.2})
     for kept, _, _ in run([a, b], prefer_score="q"):
         expected_b = f"{para('b1')}\n{para('b2')}\n{para('b3')}"
-        assert_that(kept, equal_to([("a", a.text, None), ("b", expected_b, 1)]))
+        assert_that(kept, equal_to([("a", a.text, None), ("b", expected_b, [[1, "a"]])]))
 
 
 def test_too_short_after_cutting():
