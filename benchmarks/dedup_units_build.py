@@ -51,7 +51,9 @@ def english_pages() -> list[dict]:
             rec = json.loads(line)
             body = [p.strip() for p in rec["text"].split("\n") if len(p.split()) >= MIN_WORDS]
             if len(body) >= 4:
-                pages.append({"src": xxhash.xxh64_hexdigest(rec["id"].encode())[:12], "lang": "en", "body": body})
+                pages.append(
+                    {"src": xxhash.xxh64_hexdigest(rec["id"].encode())[:12], "lang": "en", "body": body}
+                )
     return pages
 
 
@@ -123,7 +125,9 @@ def build_half(
     own = {p["src"]: [(b, line_id(b)) for b in p["body"]] for p in pages}
     tpl = {p["src"]: p.get("template", []) for p in pages}
     for p in pages:
-        docs.append(page(f"{tag}-src-{p['src']}", "source", p["lang"], own[p["src"]], tpl[p["src"]], p["src"]))
+        docs.append(
+            page(f"{tag}-src-{p['src']}", "source", p["lang"], own[p["src"]], tpl[p["src"]], p["src"])
+        )
     n = len(pages)
     for i, p in enumerate(pages):
         other = pages[(i * 7 + 3) % n]
@@ -139,7 +143,9 @@ def build_half(
                 host.insert(rng.randint(0, len(host)), line)
             docs.append(page(f"{tag}-partial-{src}", kind, p["lang"], host, tpl[other["src"]], other["src"]))
         elif kind == "half":  # the first half republished on another site (no template)
-            docs.append(page(f"{tag}-half-{src}", kind, p["lang"], lines[: max(2, len(lines) // 2)], [], site))
+            docs.append(
+                page(f"{tag}-half-{src}", kind, p["lang"], lines[: max(2, len(lines) // 2)], [], site)
+            )
         elif kind == "truncated":  # the first ~60 % of the characters, cut inside a paragraph
             text = "\n".join(t for t, _ in lines)
             cut = text.rfind(" ", 0, int(len(text) * 0.6))
@@ -174,7 +180,9 @@ def build_half(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", type=Path, default=Path("/tmp/units_bench"))
     parser.add_argument("--msrp", type=int, default=60, help="MSRP pairs per half (half paraphrases)")
     parser.add_argument("--seed", type=int, default=14)

@@ -57,7 +57,9 @@ def run_unit_dedup(records: list[dict], **params) -> tuple[dict, list]:
     with tempfile.TemporaryDirectory() as tmp:
         with beam.Pipeline(runner="DirectRunner") as p:
             out = stage.expand(p | beam.Create(docs))
-            kept = out.kept | "K" >> beam.Map(lambda d: ["k", d.id, d.text, d.metadata.get("units_removed", [])])
+            kept = out.kept | "K" >> beam.Map(
+                lambda d: ["k", d.id, d.text, d.metadata.get("units_removed", [])]
+            )
             rej = out.rejected | "R" >> beam.Map(lambda r: ["r", r.doc.id, r.reason, r.duplicate_of])
             _ = (kept, rej) | beam.Flatten() | beam.combiners.ToList() | beam.Map(_dump, f"{tmp}/out.json")
         rows = json.loads(Path(f"{tmp}/out.json").read_text())
@@ -95,15 +97,23 @@ def score_units(records: list[dict], kept: dict, rejected: list) -> dict:
         "copied_paragraphs_lost": sum(survives[lin] == 0 for lin in copied),
     }
     for kind in COPY_KINDS:
-        inst = [(r["id"], lin) for r in records if r["kind"] == kind for lin in content(r["lineage"]) if len(holders[lin]) > 1]
+        inst = [
+            (r["id"], lin)
+            for r in records
+            if r["kind"] == kind
+            for lin in content(r["lineage"])
+            if len(holders[lin]) > 1
+        ]
         result[f"recall_{kind}"] = sum(survives[lin] == 1 for _, lin in inst) / max(len(inst), 1)
     pairs: dict[tuple[str, str], bool] = {}
-    for doc_id, reason, survivor in rejected:
+    for doc_id, _, survivor in rejected:
         ok = bool(content(by_id[doc_id]["lineage"]) & content(by_id[survivor]["lineage"]))
         pairs[(doc_id, survivor)] = pairs.get((doc_id, survivor), True) and ok
     for doc_id, (_, cuts) in kept.items():
         lineage = by_id[doc_id]["lineage"]
-        unit_lineages = [lin for line, lin in zip(by_id[doc_id]["text"].split("\n"), lineage) if len(line.split()) >= 8]
+        unit_lineages = [
+            lin for line, lin in zip(by_id[doc_id]["text"].split("\n"), lineage) if len(line.split()) >= 8
+        ]
         for index, survivor in cuts:
             if unit_lineages[index].startswith("tpl:"):  # a template line: not content, counted apart
                 result["template_line_cuts"] = result.get("template_line_cuts", 0) + 1
@@ -120,7 +130,9 @@ def score_units(records: list[dict], kept: dict, rejected: list) -> dict:
     return result
 
 
-def semantic_pairs(records: list[dict], embedder, *, eps: float, min_unit_words: int, min_overlap: float, by_language: bool):
+def semantic_pairs(
+    records: list[dict], embedder, *, eps: float, min_unit_words: int, min_overlap: float, by_language: bool
+):
     """Predicted (removed, survivor) pairs of semantic_dedup's decision functions, one cluster per
     language (or one for all)."""
     groups: dict[str, list[dict]] = defaultdict(list)
@@ -156,7 +168,9 @@ def score_pairs(records: list[dict], pairs) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--bench", type=Path, default=Path("/tmp/units_bench"))
     parser.add_argument("--thresholds", default="0.3,0.4,0.5,0.6")
     parser.add_argument("--skip-semantic", action="store_true")
@@ -181,8 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_semantic:
         embedder = load_embedder("static")
         for name, records in halves.items():
-            before = semantic_pairs(records, embedder, eps=0.10, min_unit_words=0, min_overlap=0.0, by_language=False)
-            after = semantic_pairs(records, embedder, eps=0.10, min_unit_words=8, min_overlap=0.2, by_language=True)
+            before = semantic_pairs(
+                records, embedder, eps=0.10, min_unit_words=0, min_overlap=0.0, by_language=False
+            )
+            after = semantic_pairs(
+                records, embedder, eps=0.10, min_unit_words=8, min_overlap=0.2, by_language=True
+            )
             report["semantic_dedup"][name] = {
                 "before (whole page, unverified, languages together)": score_pairs(records, before),
                 "after (main content, verified, per language)": score_pairs(records, after),

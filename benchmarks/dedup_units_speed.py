@@ -4,7 +4,8 @@ near-duplicates, 30 % of paragraphs drawn at random so paragraphs repeat across 
 
     python benchmarks/dedup_units_speed.py --stage unit_dedup --docs 100000 --workers 2
 
-Prints wall time, CPU-seconds of the runner and its workers, peak RSS and the outcome counts.
+Prints wall time, CPU-seconds of the runner and its workers, peak RSS and the outcome counts
+(ids written under $TMPDIR/units_speed).
 """
 
 from __future__ import annotations
@@ -14,24 +15,21 @@ import os
 import shutil
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
-
-import apache_beam as beam
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.dedup_minhash_speed import DATA, make_corpus  # noqa: E402
-from benchmarks.semantic_speed import to_document, tree_usage  # noqa: E402
-from pipeline.beam_stages import RunCollectionStage  # noqa: E402
-from pipeline.run import make_runner, pipeline_options  # noqa: E402
+from benchmarks.semantic_speed import measure_stage  # noqa: E402
+from pipeline.outcomes import OUTCOMES  # noqa: E402
 from pipeline.stages import STAGES, load_builtin_stages  # noqa: E402
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", default="unit_dedup", choices=("unit_dedup", "minhash_dedup", "semantic_dedup"))
+    parser.add_argument(
+        "--stage", default="unit_dedup", choices=("unit_dedup", "minhash_dedup", "semantic_dedup")
+    )
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
@@ -47,35 +45,12 @@ def main() -> int:
     shutil.rmtree(out, ignore_errors=True)
     load_builtin_stages()
     stage = STAGES[args.stage](args.stage)
-    peak, cpu, done = [0], {}, threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.2):
-            usage = tree_usage(os.getpid())
-            peak[0] = max(peak[0], sum(rss for rss, _ in usage.values()))
-            for pid, (_, seconds) in usage.items():
-                cpu[pid] = max(cpu.get(pid, 0.0), seconds)
-
-    threading.Thread(target=sample, daemon=True).start()
-    options = pipeline_options([f"--direct_num_workers={args.workers}"])
-    started = time.perf_counter()
-    with beam.Pipeline(runner=make_runner(options), options=options) as p:
-        result = p | beam.io.ReadFromText(str(source)) | beam.Map(to_document) | RunCollectionStage(stage)
-        _ = result.kept | "KeptIds" >> beam.Map(lambda d: d.id) | "WriteKept" >> beam.io.WriteToText(f"{out}/kept")
-        _ = (
-            result.rejected
-            | "RejectedIds" >> beam.Map(lambda r: f"{r.doc.id}\t{r.reason}")
-            | "WriteRejected" >> beam.io.WriteToText(f"{out}/rejected")
-        )
-    seconds = time.perf_counter() - started
-    done.set()
-    kept = sum(1 for f in out.glob("kept*") for _ in f.open())
-    rejected = sum(1 for f in out.glob("rejected*") for _ in f.open())
-    cpu_seconds = sum(cpu.values())
+    seconds, cpu_seconds, peak_rss = measure_stage(stage, source, out, args.workers)
+    kept, rejected, failed = (sum(1 for f in out.glob(f"{kind}*") for _ in f.open()) for kind in OUTCOMES)
     print(
         f"{args.stage}: {args.docs} docs, {args.workers} workers: wall {seconds:.1f} s, CPU {cpu_seconds:.1f} s "
         f"({args.docs / cpu_seconds:.0f} docs per CPU-second), load average {os.getloadavg()[0]:.1f}, "
-        f"peak RSS {peak[0] / 2**30:.2f} GiB, kept {kept}, rejected {rejected}"
+        f"peak RSS {peak_rss / 2**30:.2f} GiB, kept {kept}, rejected {rejected}, failed {failed}"
     )
     return 0
 

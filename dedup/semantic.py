@@ -40,9 +40,11 @@ from dedup import kmeans
 from dedup.content import containment, main_content, shingle_set
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.document import Document, Failure, Rejection
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 REASON = "semantic_duplicate"
+EMBEDDED = "embedded"
 _ENCODE_LOCK = threading.Lock()
 # Auto k: about this many documents per first-level cluster. Pairwise cost per document grows
 # with the cluster size (one dot product per member), which stays small next to embedding.
@@ -320,9 +322,10 @@ class _SemanticDedupTransform(beam.PTransform):
         embedded = (
             docs
             | "Batch" >> beam.BatchElements(min_batch_size=stage.batch_size, max_batch_size=stage.batch_size)
-            | "Embed" >> beam.ParDo(_EmbedBatch(stage)).with_outputs("failed", main="embedded")
+            | "Embed" >> beam.ParDo(_EmbedBatch(stage))
+            | "SplitEmbedded" >> SplitByTag((EMBEDDED, FAILED))
         )
-        batches = embedded.embedded
+        batches = embedded[EMBEDDED]
         count = (
             batches
             | "BatchSizes" >> beam.Map(lambda batch: len(batch[0]))
@@ -346,14 +349,15 @@ class _SemanticDedupTransform(beam.PTransform):
             batches
             | "Assign" >> beam.ParDo(_AssignBatch(), beam.pvalue.AsSingleton(model))
             | "GroupByCluster" >> beam.GroupByKey()
-            | "DedupCluster" >> beam.ParDo(_DedupCluster(stage)).with_outputs("rejected", main="kept")
+            | "DedupCluster" >> beam.ParDo(_DedupCluster(stage))
+            | "SplitDecisions" >> SplitByTag((KEPT, REJECTED))
         )
-        kept = (deduped.kept, other_language) | "RejoinOtherLanguages" >> beam.Flatten()
-        return {"kept": kept, "rejected": deduped.rejected, "failed": embedded.failed}
+        kept = (deduped[KEPT], other_language) | "RejoinOtherLanguages" >> beam.Flatten()
+        return {KEPT: kept, REJECTED: deduped[REJECTED], FAILED: embedded[FAILED]}
 
 
 class _EmbedBatch(beam.DoFn):
-    """Embeds a batch of documents; emits (docs, vectors); a document that fails becomes a Failure."""
+    """Embeds a batch of documents: ("embedded", (docs, vectors)), or ("failed", Failure) per document that fails."""
 
     def __init__(self, stage: SemanticDedup) -> None:
         self.stage_name = stage.name
@@ -378,14 +382,12 @@ class _EmbedBatch(beam.DoFn):
                     kept_docs.append(doc)
                 except Exception as exc:
                     self.failed.inc()
-                    yield beam.pvalue.TaggedOutput(
-                        "failed", Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
-                    )
+                    yield FAILED, Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
             if not kept_docs:
                 return
             docs, vectors = kept_docs, np.stack(rows)
         self.embedded.inc(len(docs))
-        yield docs, vectors
+        yield EMBEDDED, (docs, vectors)
 
     def _encode(self, docs: list[Document]) -> np.ndarray:
         # Threads of one SDK worker share the embedder; HF fast tokenizers can change their
@@ -477,7 +479,7 @@ class _DedupCluster(beam.DoFn):
                 )
         for row, doc in enumerate(docs):
             if row not in removed_rows:
-                yield doc
+                yield KEPT, doc
                 continue
             keep, similarity, size = removed_rows[row]
             self.removed.inc()
@@ -485,6 +487,4 @@ class _DedupCluster(beam.DoFn):
                 f"cos_to_survivor={similarity:.4f} threshold={1 - stage.eps:.4f} "
                 f"cluster={cluster[1]} group_size={size}"
             )
-            yield beam.pvalue.TaggedOutput(
-                "rejected", Rejection(doc, stage.name, REASON, detail, docs[keep].id)
-            )
+            yield REJECTED, Rejection(doc, stage.name, REASON, detail, docs[keep].id)
