@@ -89,24 +89,10 @@ def to_document(line: str) -> Document:
     return Document(id=record["id"], text=record["text"])
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--docs", type=int, default=100_000)
-    parser.add_argument("--embedder", default="static")
-    parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
-    if not (args.data / "quality").is_dir():
-        print(f"skipped: {args.data} not found")
-        return 0
-    work = Path(tempfile.gettempdir()) / "semantic_bench"
-    work.mkdir(exist_ok=True)
-    source = work / f"docs_{args.docs}.jsonl"
-    if not source.exists():
-        build_jsonl(args.data, args.docs, source)
-    out = work / f"out_{args.embedder}_{args.docs}"
-    shutil.rmtree(out, ignore_errors=True)
-
+def measure_stage(stage, source: Path, out: Path, workers: int) -> tuple[float, float, int]:
+    """Run one collection stage on a JSONL file with the local runner, writing ids of kept,
+    rejected and failed documents under `out`: (wall seconds, CPU-seconds of the process tree,
+    peak RSS bytes of the process tree)."""
     peak = [0]
     cpu: dict[int, float] = {}
     done = threading.Event()
@@ -119,8 +105,7 @@ def main() -> int:
                 cpu[pid] = max(cpu.get(pid, 0.0), seconds)
 
     threading.Thread(target=sample, daemon=True).start()
-    options = pipeline_options([f"--direct_num_workers={args.workers}"])
-    stage = SemanticDedup("semantic_dedup", embedder=args.embedder)
+    options = pipeline_options([f"--direct_num_workers={workers}"])
     started = time.perf_counter()
     with beam.Pipeline(runner=make_runner(options), options=options) as p:
         docs = p | beam.io.ReadFromText(str(source)) | beam.Map(to_document)
@@ -142,14 +127,37 @@ def main() -> int:
         )
     seconds = time.perf_counter() - started
     done.set()
+    return seconds, sum(cpu.values()), peak[0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--embedder", default="static")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    if not (args.data / "quality").is_dir():
+        print(f"skipped: {args.data} not found")
+        return 0
+    work = Path(tempfile.gettempdir()) / "semantic_bench"
+    work.mkdir(exist_ok=True)
+    source = work / f"docs_{args.docs}.jsonl"
+    if not source.exists():
+        build_jsonl(args.data, args.docs, source)
+    out = work / f"out_{args.embedder}_{args.docs}"
+    shutil.rmtree(out, ignore_errors=True)
+
+    seconds, cpu_seconds, peak_rss = measure_stage(
+        SemanticDedup("semantic_dedup", embedder=args.embedder), source, out, args.workers
+    )
     kept = sum(1 for f in out.glob("kept*") for _ in f.open())
     rejected = sum(1 for f in out.glob("rejected*") for _ in f.open())
     failed = sum(1 for f in out.glob("failed*") for _ in f.open())
-    cpu_seconds = sum(cpu.values())
     print(
         f"{args.docs} docs, embedder {args.embedder}, {args.workers} workers: wall {seconds:.1f} s "
         f"({args.docs / seconds:.0f} docs/s), CPU {cpu_seconds:.1f} s ({args.docs / cpu_seconds:.0f} docs "
-        f"per CPU-second), load average {os.getloadavg()[0]:.1f}, peak RSS {peak[0] / 2**30:.2f} GiB, "
+        f"per CPU-second), load average {os.getloadavg()[0]:.1f}, peak RSS {peak_rss / 2**30:.2f} GiB, "
         f"kept {kept}, rejected {rejected}, failed {failed}"
     )
     if kept + rejected + failed != args.docs:

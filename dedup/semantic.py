@@ -1,12 +1,19 @@
 """`semantic_dedup`: SemDeDup on CPU inside the Beam graph.
 
-embed (batched, model loaded once per worker; a document's first `max_chars` characters in
-chunks the model sees whole, averaged) → subtract the corpus mean embedding (`center`) →
+embed (batched, model loaded once per worker; the first `max_chars` characters of a document's
+main content, its lines of at least `min_unit_words` words, in chunks the model sees whole,
+averaged) → subtract the corpus mean embedding (`center`) →
 spherical k-means (faiss) trained on a deterministic sample (the lowest seeded id hashes), mean
 and centroids as a side input → every document to its nearest centroid →
-GroupByKey on cluster → oversized clusters split by a second-level k-means → blocked pairwise
-cosine inside each (sub)cluster → documents with cosine > 1 − eps joined into connected groups →
-one survivor per group, the rest rejected as `semantic_duplicate`.
+GroupByKey on (language, cluster) → oversized clusters split by a second-level k-means → blocked
+pairwise cosine inside each (sub)cluster → pairs with cosine > 1 − eps verified by word 3-gram
+containment ≥ `min_overlap` → verified pairs joined into connected groups → one survivor per
+group, the rest rejected as `semantic_duplicate`.
+
+Why main content and verification: one vector per whole page is dominated by what pages of one
+site or one language share (navigation, template, function words); such pages were merged at
+word Jaccard 0.0 (issue 14). Embedding only content lines and confirming every candidate pair
+lexically keeps different content apart (benchmarks/results/units.md).
 
 Semantics versus the SemDeDup paper's code (facebookresearch/SemDeDup, also NeMo Curator): the
 original sorts a cluster by distance to its centroid and removes every point whose maximum
@@ -30,16 +37,19 @@ import xxhash
 from apache_beam.metrics import Metrics
 
 from dedup import kmeans
+from dedup.content import containment, main_content, shingle_set
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.document import Document, Failure, Rejection
-from pipeline.outcomes import SplitByTag
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 REASON = "semantic_duplicate"
+EMBEDDED = "embedded"
 _ENCODE_LOCK = threading.Lock()
 # Auto k: about this many documents per first-level cluster. Pairwise cost per document grows
 # with the cluster size (one dot product per member), which stays small next to embedding.
 DOCS_PER_CLUSTER = 2000
+OVERLAP_NGRAM = 3  # word 3-grams: the shingles whose containment verifies a candidate pair
 
 
 def load_embedder(name: str) -> Any:
@@ -104,14 +114,18 @@ def similar_pairs(x: np.ndarray, threshold: float, block_size: int):
         yield rows_abs[upper], cols_abs[upper], sims[rows[upper], cols[upper]]
 
 
-def duplicate_groups(x: np.ndarray, threshold: float, block_size: int) -> np.ndarray:
+def duplicate_groups(x: np.ndarray, threshold: float, block_size: int, verify=None) -> np.ndarray:
     """Connected-group label (the group's smallest row index) per row of unit vectors `x`.
 
-    Union-find over the pairs above `threshold`, vectorized per block: roots are found by pointer
-    jumping and the larger root is hooked under the smaller until every pair shares a root.
+    Union-find over the pairs above `threshold` (and, if given, accepted by `verify(rows, cols)`
+    → boolean mask), vectorized per block: roots are found by pointer jumping and the larger root
+    is hooked under the smaller until every pair shares a root.
     """
     parent = np.arange(len(x))
     for rows, cols, _ in similar_pairs(x, threshold, block_size):
+        if verify is not None and len(rows):
+            accepted = verify(rows, cols)
+            rows, cols = rows[accepted], cols[accepted]
         while len(rows):
             root_a, root_b = _roots(parent, rows), _roots(parent, cols)
             differ = root_a != root_b
@@ -149,9 +163,24 @@ def decide_cluster(
     block_size: int,
     survivor: str,
     prefer_score: str,
+    shingles: list[np.ndarray] | None = None,
+    min_overlap: float = 0.0,
 ) -> list[ClusterDecision]:
-    """Removals for one (sub)cluster: one survivor per connected group of near-duplicates."""
-    groups = duplicate_groups(x, 1.0 - eps, block_size)
+    """Removals for one (sub)cluster: one survivor per connected group of near-duplicates.
+
+    With `shingles` (one sorted shingle array per row), a pair above the cosine threshold joins a
+    group only if its shingle containment reaches `min_overlap`: the embedding proposes, the
+    words confirm, so two pages that merely share a topic, a language or a template stay apart.
+    """
+    verify = None
+    if shingles is not None:
+
+        def verify(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+            return np.array(
+                [containment(shingles[a], shingles[b]) >= min_overlap for a, b in zip(rows, cols)]
+            )
+
+    groups = duplicate_groups(x, 1.0 - eps, block_size, verify)
     keys = [_survivor_order(doc, sim, survivor, prefer_score) for doc, sim in zip(docs, centroid_sims)]
     best: dict[int, int] = {}
     for row, group in enumerate(groups.tolist()):
@@ -228,12 +257,27 @@ class SemanticDedup(CollectionStage):
             choices=("hard", "easy", "longest"),
         ),
         "prefer_score": SURVIVOR_PARAMS["prefer_score"],
+        "min_unit_words": Param(
+            int,
+            8,
+            "only lines with at least this many words are embedded and compared (main content; "
+            "shorter lines are menus, bylines and other template); 0: the whole text",
+            min=0,
+        ),
+        "min_overlap": Param(
+            float,
+            0.2,
+            "a pair above the cosine threshold is a duplicate only if this fraction of the smaller "
+            "document's word 3-grams (main content) also occurs in the other; 0: no check",
+            min=0.0,
+            max=1.0,
+        ),
         "languages": Param(
             list[str],
             ["en"],
             "documents whose `language` is set and not listed pass through untouched (the embedders "
             "are English models: same-language documents in other languages look alike); "
-            "empty: every document",
+            "empty: every document; documents are only ever compared within one language",
         ),
     }
 
@@ -248,6 +292,8 @@ class SemanticDedup(CollectionStage):
             "embedder": self.embedder,
             "centered": self.center,
             "languages": self.languages,
+            "min_unit_words": self.min_unit_words,
+            "min_overlap": self.min_overlap,
             "clusters": self.clusters or f"auto ({DOCS_PER_CLUSTER} documents per cluster)",
             "sample_size": self.sample_size,
             "max_cluster_size": self.max_cluster_size,
@@ -270,25 +316,16 @@ class _SemanticDedupTransform(beam.PTransform):
     def expand(self, docs):
         stage = self.stage
         languages = set(stage.languages)
-        split = (
-            docs
-            | "TagLanguages"
-            >> beam.Map(
-                lambda doc: (
-                    "in" if not languages or doc.language is None or doc.language in languages else "out",
-                    doc,
-                )
-            )
-            | "SplitLanguages" >> SplitByTag(["in", "out"])
+        other_language, docs = docs | "SplitLanguages" >> beam.Partition(
+            lambda doc, _: int(not languages or doc.language is None or doc.language in languages), 2
         )
-        other_language, docs = split["out"], split["in"]
         embedded = (
             docs
             | "Batch" >> beam.BatchElements(min_batch_size=stage.batch_size, max_batch_size=stage.batch_size)
             | "Embed" >> beam.ParDo(_EmbedBatch(stage))
-            | "SplitEmbedded" >> SplitByTag(["embedded", "failed"])
+            | "SplitEmbedded" >> SplitByTag((EMBEDDED, FAILED))
         )
-        batches = embedded["embedded"]
+        batches = embedded[EMBEDDED]
         count = (
             batches
             | "BatchSizes" >> beam.Map(lambda batch: len(batch[0]))
@@ -313,20 +350,21 @@ class _SemanticDedupTransform(beam.PTransform):
             | "Assign" >> beam.ParDo(_AssignBatch(), beam.pvalue.AsSingleton(model))
             | "GroupByCluster" >> beam.GroupByKey()
             | "DedupCluster" >> beam.ParDo(_DedupCluster(stage))
-            | "SplitDeduped" >> SplitByTag(["kept", "rejected"])
+            | "SplitDecisions" >> SplitByTag((KEPT, REJECTED))
         )
-        kept = (deduped["kept"], other_language) | "RejoinOtherLanguages" >> beam.Flatten()
-        return {"kept": kept, "rejected": deduped["rejected"], "failed": embedded["failed"]}
+        kept = (deduped[KEPT], other_language) | "RejoinOtherLanguages" >> beam.Flatten()
+        return {KEPT: kept, REJECTED: deduped[REJECTED], FAILED: embedded[FAILED]}
 
 
 class _EmbedBatch(beam.DoFn):
-    """Embeds a batch of documents; emits (docs, vectors); a document that fails becomes a Failure."""
+    """Embeds a batch of documents: ("embedded", (docs, vectors)), or ("failed", Failure) per document that fails."""
 
     def __init__(self, stage: SemanticDedup) -> None:
         self.stage_name = stage.name
         self.embedder_name = stage.embedder
         self.max_chars = stage.max_chars
         self.batch_size = stage.batch_size
+        self.min_unit_words = stage.min_unit_words
         self.embedded = Metrics.counter(stage.name, "embedded")
         self.failed = Metrics.counter(stage.name, "embed_failed")
 
@@ -344,18 +382,19 @@ class _EmbedBatch(beam.DoFn):
                     kept_docs.append(doc)
                 except Exception as exc:
                     self.failed.inc()
-                    yield "failed", Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
+                    yield FAILED, Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
             if not kept_docs:
                 return
             docs, vectors = kept_docs, np.stack(rows)
         self.embedded.inc(len(docs))
-        yield "embedded", (docs, vectors)
+        yield EMBEDDED, (docs, vectors)
 
     def _encode(self, docs: list[Document]) -> np.ndarray:
         # Threads of one SDK worker share the embedder; HF fast tokenizers can change their
         # truncation state inside a call and then fail ("Already borrowed") under concurrent calls.
         with _ENCODE_LOCK:
-            return embed_documents(self.embedder, [doc.text for doc in docs], self.max_chars, self.batch_size)
+            texts = [main_content(doc.text, self.min_unit_words) for doc in docs]
+            return embed_documents(self.embedder, texts, self.max_chars, self.batch_size)
 
 
 def _train_centroids(
@@ -374,7 +413,8 @@ def _train_centroids(
 
 
 class _AssignBatch(beam.DoFn):
-    """Centers each vector, keys it by its nearest centroid: (cluster, (doc, vector, cosine to centroid))."""
+    """Centers each vector, keys it by language and nearest centroid:
+    ((language, cluster), (doc, vector, cosine to centroid)); languages are never compared."""
 
     def process(self, batch, model):
         docs, vectors = batch
@@ -382,7 +422,7 @@ class _AssignBatch(beam.DoFn):
         vectors = center(vectors, mean)
         labels, sims = kmeans.assign(vectors, centroids)
         for doc, vec, label, sim in zip(docs, vectors, labels.tolist(), sims.tolist()):
-            yield label, (doc, vec, sim)
+            yield (doc.language or "", label), (doc, vec, sim)
 
 
 class _DedupCluster(beam.DoFn):
@@ -403,6 +443,12 @@ class _DedupCluster(beam.DoFn):
         docs = [m[0] for m in members]
         x = np.stack([m[1] for m in members])
         centroid_sims = np.array([m[2] for m in members], dtype=np.float32)
+        shingles = None
+        if stage.min_overlap > 0:
+            shingles = [
+                shingle_set(main_content(doc.text, stage.min_unit_words), OVERLAP_NGRAM, stage.seed)
+                for doc in docs
+            ]
         parts = np.zeros(len(docs), dtype=np.int64)
         if len(docs) > stage.max_cluster_size:
             parts = kmeans.split_oversized(x, stage.max_cluster_size, stage.seed)
@@ -418,6 +464,8 @@ class _DedupCluster(beam.DoFn):
                 block_size=stage.block_size,
                 survivor=stage.survivor,
                 prefer_score=stage.prefer_score,
+                shingles=None if shingles is None else [shingles[r] for r in rows],
+                min_overlap=stage.min_overlap,
             )
             group_sizes: dict[int, int] = {}
             for d in decisions:
@@ -431,12 +479,12 @@ class _DedupCluster(beam.DoFn):
                 )
         for row, doc in enumerate(docs):
             if row not in removed_rows:
-                yield "kept", doc
+                yield KEPT, doc
                 continue
             keep, similarity, size = removed_rows[row]
             self.removed.inc()
             detail = (
                 f"cos_to_survivor={similarity:.4f} threshold={1 - stage.eps:.4f} "
-                f"cluster={cluster} group_size={size}"
+                f"cluster={cluster[1]} group_size={size}"
             )
-            yield "rejected", Rejection(doc, stage.name, REASON, detail, docs[keep].id)
+            yield REJECTED, Rejection(doc, stage.name, REASON, detail, docs[keep].id)

@@ -206,7 +206,10 @@ def test_composite_removes_duplicates(monkeypatch):
     docs.append(Document(id="bad", text="EXPLODE"))
     # an exact copy in a language the embedder does not cover passes through untouched
     docs.append(Document(id="de", text=docs[0].text, language="de"))
-    stage = SemanticDedup("semdup", batch_size=8, block_size=4, survivor="longest", sample_size=50)
+    # the copies are reversed word orders: min_overlap=0 lets the embedding alone decide
+    stage = SemanticDedup(
+        "semdup", batch_size=8, block_size=4, survivor="longest", sample_size=50, min_overlap=0.0
+    )
 
     with BeamTestPipeline() as p:
         out = stage.expand(p | beam.Create(docs))
@@ -232,7 +235,9 @@ def test_composite_removes_duplicates(monkeypatch):
 
 def test_composite_splits_oversized_cluster(monkeypatch):
     monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
-    stage = SemanticDedup("semdup", clusters=1, max_cluster_size=100, block_size=16, sample_size=500)
+    stage = SemanticDedup(
+        "semdup", clusters=1, max_cluster_size=100, block_size=16, sample_size=500, min_overlap=0.0
+    )
     with BeamTestPipeline() as p:
         out = stage.expand(p | beam.Create(topic_docs(240, 30)))
         assert_that(out.kept | beam.combiners.Count.Globally(), equal_to([240]), label="kept")
@@ -258,3 +263,42 @@ def test_real_static_embedder_flags_reordered_document():
     x = semantic.load_embedder("static").encode([d.text for d in docs])
     removed = decide_cluster(x, np.zeros(3), docs, eps=0.08, block_size=2, survivor="hard", prefer_score="")
     assert [(docs[d.row].id, docs[d.survivor].id) for d in removed] == [("b", "a")]
+
+
+def test_verification_keeps_same_words_in_other_order_apart(monkeypatch):
+    """Same bag of words (cosine 1.0 for the test embedder) but no shared 3-gram: not a duplicate
+    at the default min_overlap; an exact copy is; a copy labelled with another language is never
+    compared."""
+    monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
+    words = [f"w{i}" for i in range(12)]
+    text = " ".join(words)
+    docs = [
+        Document(id="a", text=text, language="en"),
+        Document(id="b", text=" ".join(reversed(words)), language="en"),
+        Document(id="c", text=text, language="en"),
+        Document(id="d", text=text, language="de"),
+    ]
+    stage = SemanticDedup("semdup", languages=[], sample_size=10, survivor="longest")
+    with BeamTestPipeline() as p:
+        out = stage.expand(p | beam.Create(docs))
+        assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["a", "b", "d"]), label="kept")
+        assert_that(
+            out.rejected | beam.Map(lambda r: (r.doc.id, r.duplicate_of)), equal_to([("c", "a")]), label="rej"
+        )
+
+
+def test_decide_cluster_verifies_pairs_by_shingle_containment():
+    x = np.tile(unit_rows(np.ones((1, 4))), (3, 1))  # cosine 1.0 between all three
+    shingles = [np.array([1, 2, 3, 4], dtype=np.uint64), np.array([3, 4, 5], dtype=np.uint64)]
+    shingles.append(np.array([9], dtype=np.uint64))
+    docs = docs_for(3)
+    removed = decide_cluster(
+        x, np.zeros(3), docs, eps=0.05, block_size=2, survivor="hard", prefer_score="",
+        shingles=shingles, min_overlap=0.6,
+    )  # fmt: skip
+    assert [(d.row, d.survivor) for d in removed] == [(1, 0)]  # containment 2/3 ≥ 0.6; row 2 shares none
+    removed = decide_cluster(
+        x, np.zeros(3), docs, eps=0.05, block_size=2, survivor="hard", prefer_score="",
+        shingles=shingles, min_overlap=0.7,
+    )  # fmt: skip
+    assert removed == []

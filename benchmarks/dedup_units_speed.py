@@ -1,0 +1,59 @@
+"""Cost of `unit_dedup` next to `minhash_dedup` and `semantic_dedup` (static embedder), one stage
+per run, on the same corpus (dedup_minhash_speed's ~3 KB documents of real paragraphs, 20 %
+near-duplicates, 30 % of paragraphs drawn at random so paragraphs repeat across documents).
+
+    python benchmarks/dedup_units_speed.py --stage unit_dedup --docs 100000 --workers 2
+
+Prints wall time, CPU-seconds of the runner and its workers, peak RSS and the outcome counts
+(ids written under $TMPDIR/units_speed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.dedup_minhash_speed import DATA, make_corpus  # noqa: E402
+from benchmarks.semantic_speed import measure_stage  # noqa: E402
+from pipeline.outcomes import OUTCOMES  # noqa: E402
+from pipeline.stages import STAGES, load_builtin_stages  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--stage", default="unit_dedup", choices=("unit_dedup", "minhash_dedup", "semantic_dedup")
+    )
+    parser.add_argument("--docs", type=int, default=100_000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    if not (DATA / "quality").is_dir():
+        print(f"skipped: {DATA} not found")
+        return 0
+    work = Path(tempfile.gettempdir()) / "units_speed"
+    work.mkdir(exist_ok=True)
+    source = work / f"docs_{args.docs}.jsonl"
+    if not source.exists():
+        make_corpus(source, args.docs)
+    out = work / f"out_{args.stage}_{args.docs}"
+    shutil.rmtree(out, ignore_errors=True)
+    load_builtin_stages()
+    stage = STAGES[args.stage](args.stage)
+    seconds, cpu_seconds, peak_rss = measure_stage(stage, source, out, args.workers)
+    kept, rejected, failed = (sum(1 for f in out.glob(f"{kind}*") for _ in f.open()) for kind in OUTCOMES)
+    print(
+        f"{args.stage}: {args.docs} docs, {args.workers} workers: wall {seconds:.1f} s, CPU {cpu_seconds:.1f} s "
+        f"({args.docs / cpu_seconds:.0f} docs per CPU-second), load average {os.getloadavg()[0]:.1f}, "
+        f"peak RSS {peak_rss / 2**30:.2f} GiB, kept {kept}, rejected {rejected}, failed {failed}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

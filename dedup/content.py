@@ -1,0 +1,39 @@
+"""Main-content units of a page and their lexical overlap, shared by `semantic_dedup` and `unit_dedup`.
+
+A unit is one line or paragraph of the text (blank lines and newlines both separate units). Units
+with fewer than `min_words` words (menus, bylines, buttons, cookie notices) are template rather
+than content: they neither represent a page nor make two pages duplicates.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from dedup.signatures import shingle_hasher
+
+_UNIT = re.compile(r"[^\r\n]+")
+
+
+def units(text: str, min_words: int) -> list[tuple[int, int]]:
+    """(start, end) character spans of the lines of `text` that have at least `min_words` words."""
+    return [(m.start(), m.end()) for m in _UNIT.finditer(text) if len(m.group().split()) >= min_words]
+
+
+def main_content(text: str, min_words: int) -> str:
+    """The content units of `text` joined by newlines; the whole text when it has none."""
+    spans = units(text, min_words)
+    return "\n".join(text[a:b] for a, b in spans) if spans else text
+
+
+def shingle_set(text: str, ngram: int, seed: int) -> np.ndarray:
+    """Sorted unique word-`ngram` hashes of the normalized text (the MinHash shingles)."""
+    return shingle_hasher(ngram, seed)(text)
+
+
+def containment(a: np.ndarray, b: np.ndarray) -> float:
+    """|A ∩ B| / min(|A|, |B|) of two sorted unique shingle arrays (0 when either is empty)."""
+    if a.size == 0 or b.size == 0:
+        return 0.0
+    return np.intersect1d(a, b, assume_unique=True).size / min(a.size, b.size)

@@ -1,0 +1,160 @@
+import json
+import random
+
+import apache_beam as beam
+import pytest
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from dedup.units import UnitDedup, cut
+from pipeline.document import Document
+
+NAV = "Home | News | Contact"  # a template line: fewer than min_words words, never a unit
+
+
+DIGITS = str.maketrans("0123456789", "αβγδεζηθικ")  # normalization maps digits to 0: spell them
+
+
+def para(tag: str, words: int = 20) -> str:
+    """A paragraph that exists nowhere else (distinct words, also after normalization)."""
+    return " ".join(f"{tag}w{i}".translate(DIGITS) for i in range(words))
+
+
+def run(documents, **params):
+    """Run `unit_dedup` and check kept (id, text, units_removed) and rejected (id, reason, detail,
+    duplicate_of) against what `expect` returns for the same parameters."""
+    stage = UnitDedup("unit_dedup", **{"min_remaining_chars": 50, **params})
+    with TestPipeline() as pipeline:
+        out = stage.expand(pipeline | beam.Create(documents))
+        kept = out.kept | "K" >> beam.Map(lambda d: (d.id, d.text, d.metadata.get("units_removed")))
+        rejected = out.rejected | "R" >> beam.Map(
+            lambda r: (r.doc.id, r.stage, r.reason, r.detail, r.duplicate_of)
+        )
+        yield kept, rejected, out.failed
+
+
+def test_cut_removes_lines_with_their_line_break():
+    text = "one\r\ntwo\nthree\nfour"
+    assert cut(text, [(0, 3), (9, 14)]) == "two\nfour"
+    assert cut(text, [(15, 19)]) == "one\r\ntwo\nthree\n"
+    assert cut(text, []) == text
+
+
+def test_half_copy_is_contained_and_template_lines_do_not_count():
+    a = Document("a", f"{NAV}\n{para('a1')}\n{para('a2')}\n{para('a3')}")
+    half = Document("half", f"{NAV}\n{para('a1')}\n\n{para('a2')}\nShare this page")
+    other = Document("other", f"{NAV}\n{para('o1')}")
+    for kept, rejected, failed in run([a, half, other]):
+        assert_that(kept, equal_to([("a", a.text, None), ("other", other.text, None)]), label="kept")
+        assert_that(
+            rejected,
+            equal_to([("half", "unit_dedup", "contained_in", "containment=1.000 units=2/2", "a")]),
+            label="rejected",
+        )
+        assert_that(failed, equal_to([]), label="failed")
+
+
+def test_copied_paragraph_is_cut_from_the_lower_ranked_document():
+    a = Document("a", f"{para('a1')}\n{para('a2')}\n{para('a3')}")
+    # b borrows a1 with one word changed; b is longer, so by `longest` b keeps the paragraph
+    revised = para("a1").replace("a1w10".translate(DIGITS), "changed")
+    b = Document("b", f"{para('b1')}\n{revised}\n{para('b2')}\n{para('b3')}")
+    for kept, rejected, _ in run([a, b]):
+        assert_that(
+            kept, equal_to([("a", f"{para('a2')}\n{para('a3')}", [[0, "b"]]), ("b", b.text, None)]), label="kept"
+        )
+        assert_that(rejected, equal_to([]), label="rejected")
+
+
+def test_prefer_score_decides_which_copy_survives():
+    a = Document("a", f"{para('a1')}\n{para('a2')}\n{para('a3')}", scores={"q": 0.9})
+    b = Document("b", f"{para('b1')}\n{para('a1')}\n{para('b2')}\n{para('b3')}", scores={"q": 0.2})
+    for kept, _, _ in run([a, b], prefer_score="q"):
+        expected_b = f"{para('b1')}\n{para('b2')}\n{para('b3')}"
+        assert_that(kept, equal_to([("a", a.text, None), ("b", expected_b, [[1, "a"]])]))
+
+
+def test_too_short_after_cutting():
+    a = Document("a", f"{para('a1')}\n{para('a2')}\n{para('a3')}")
+    b = Document("b", f"{para('a1')}\n{para('a2')}\nshort tail of five words\n{para('b1', 8)}")
+    for kept, rejected, _ in run([a, b], max_containment=0.9, min_remaining_chars=200):
+        assert_that(kept, equal_to([("a", a.text, None)]), label="kept")
+        assert_that(
+            rejected,
+            equal_to(
+                [("b", "unit_dedup", "too_short_after_dedup", "remaining_chars=64 units_removed=2/3", "a")]
+            ),
+            label="rejected",
+        )
+
+
+def test_identical_documents_tie_on_the_smallest_id():
+    text = f"{para('x1')}\n{para('x2')}"
+    docs = [Document(i, text) for i in ("m", "k", "z")]
+    for kept, rejected, _ in run(docs):
+        assert_that(kept, equal_to([("k", text, None)]), label="kept")
+        assert_that(
+            rejected,
+            equal_to(
+                [
+                    ("m", "unit_dedup", "contained_in", "containment=1.000 units=2/2", "k"),
+                    ("z", "unit_dedup", "contained_in", "containment=1.000 units=2/2", "k"),
+                ]
+            ),
+            label="rejected",
+        )
+
+
+def test_empty_input_and_documents_without_units():
+    for kept, rejected, failed in run([]):
+        assert_that(kept, equal_to([]), label="kept")
+        assert_that(rejected, equal_to([]), label="rejected")
+        assert_that(failed, equal_to([]), label="failed")
+    docs = [Document("s", "too short"), Document("t", "too short"), Document("e", "")]
+    for kept, rejected, _ in run(docs):
+        assert_that(kept, equal_to([("e", "", None), ("s", "too short", None), ("t", "too short", None)]))
+        assert_that(rejected, equal_to([]), label="rejected")
+
+
+def corpus() -> list[Document]:
+    """Sources, partial copies, a half copy and unrelated pages, for the ordering check."""
+    rng = random.Random(3)
+    docs = []
+    for i in range(12):
+        docs.append(Document(f"s{i:02d}", "\n".join(para(f"s{i}p{j}") for j in range(4))))
+    for i in range(12):
+        borrowed = para(f"s{rng.randrange(12)}p{rng.randrange(4)}")
+        docs.append(Document(f"c{i:02d}", f"{para(f'c{i}')}\n{borrowed}\n{para(f'c{i}b')}"))
+    docs.append(Document("h00", f"{para('s3p0')}\n{para('s3p1')}"))
+    return docs
+
+
+def write_json(rows, path):
+    with open(path, "w") as f:
+        json.dump(rows, f)
+
+
+@pytest.mark.parametrize("seed,partitions", [(1, 1), (2, 7), (3, 64)])
+def test_same_output_for_any_input_order_and_partitions(seed, partitions, tmp_path):
+    docs = corpus()
+    shuffled = docs[:]
+    random.Random(seed).shuffle(shuffled)
+    for name, batch, parts in (("ref", docs, 64), ("shuffled", shuffled, partitions)):
+        stage = UnitDedup("unit_dedup", min_remaining_chars=50, partitions=parts)
+        with TestPipeline() as pipeline:
+            out = stage.expand(pipeline | beam.Create(batch))
+            _ = (
+                (
+                    out.kept | "K" >> beam.Map(lambda d: [d.id, d.text]),
+                    out.rejected | "R" >> beam.Map(lambda r: [r.doc.id, r.reason, r.duplicate_of]),
+                )
+                | beam.Flatten()
+                | beam.combiners.ToList()
+                | beam.Map(lambda rows: sorted(rows))
+                | beam.Map(write_json, str(tmp_path / f"{name}.json"))
+            )
+    reference = json.loads((tmp_path / "ref.json").read_text())
+    assert json.loads((tmp_path / "shuffled.json").read_text()) == reference
+    assert len(reference) == len(docs)
+    rejected = {row[0]: row for row in reference if len(row) == 3}
+    assert rejected["h00"] == ["h00", "contained_in", "s03"]
