@@ -136,6 +136,27 @@ class StaticEmbedder(Embedder):
         # Single process: Beam already parallelizes across workers, and order must stay stable.
         return self._model.encode(texts, batch_size=max(batch_size, 1024), use_multiprocessing=False)
 
+    def encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """`encode(texts)` and the coherence features of each text, from one tokenization.
+
+        Both come from the same first `max_tokens` token vectors (quality_models/coherence.py).
+        """
+        from quality_models import coherence
+
+        model = self._model
+        chars = self.max_tokens * model.median_token_length  # as model2vec's encode truncates
+        ids = model.tokenize([text[:chars] for text in texts])
+        boundary = np.array([model.tokenizer.token_to_id(t) for t in ".!?"], dtype=np.int64)
+        means = np.zeros((len(texts), self.dim), dtype=np.float32)
+        feats = np.zeros((len(texts), len(coherence.FEATURES)), dtype=np.float32)
+        for row, (text, token_ids) in enumerate(zip(texts, ids)):
+            token_ids = np.asarray(token_ids[: self.max_tokens], dtype=np.int64)
+            vectors = model.embedding[token_ids]
+            if len(token_ids):
+                means[row] = vectors.astype(np.float32).mean(axis=0)
+            feats[row] = coherence.features(text, vectors, token_ids, boundary)
+        return _normalize(means), feats
+
 
 def load_embedder(name: str) -> Embedder:
     """Return the embedder called `name` (one of EMBEDDER_NAMES), loaded once per process."""
