@@ -58,7 +58,7 @@ def doc_stats(text: str) -> dict[str, float]:
         "lines_end_punct": sum(line.endswith(_PUNCT_END) for line in lines) / nlines,
         "bullet_lines": sum(line.startswith(_BULLETS) for line in lines) / nlines,
         "short_lines": sum(len(line) < 30 for line in lines) / nlines,
-        "duplicate_lines": 1.0 - len(set(lines)) / nlines,
+        "duplicate_lines": 1.0 - len(set(lines)) / nlines if lines else 0.0,
         "log_lines": math.log1p(len(lines)),
         "log_words_per_line": math.log1p(len(words) / nlines),
         "upper_fraction": len(_UPPER.findall(text)) / chars,
