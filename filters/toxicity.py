@@ -1,4 +1,4 @@
-"""`toxicity`: lexicon-based profanity/obscenity score, with optional rejection above a threshold."""
+"""`toxicity`: word-list profanity score plus a learned offensive-language probability; rejects above thresholds."""
 
 from __future__ import annotations
 
@@ -236,10 +236,14 @@ class Matcher:
 
 @register("toxicity")
 class Toxicity(DocumentStage):
-    """Score profanity/obscenity with per-language word lists; reject above `max_score`.
+    """Score profanity/obscenity with word lists and a learned model; reject above `max_score` or `max_learned`.
 
-    This is a lexicon scorer, not a trained classifier: no toxicity-labelled data is available to
-    train or calibrate one. It writes `scores[<name>]` = the flagged fraction of the text
+    Learned: alt-profanity-check's linear SVM (TF-IDF of words, calibrated; trained by its authors
+    on ~200k human-labelled comments from Wikipedia's toxic-comment and Twitter hate-speech sets),
+    writing `scores["<name>.learned"]` = P(offensive) of the whole document; `learned = false` turns
+    it off. It judges vocabulary, not intent: quoted or discussed slurs score high, and polite
+    hostility scores low; documents are scored whole, so one insult in a long page is diluted.
+    Lexicon: `scores[<name>]` = the flagged fraction of the text
     (flagged tokens / tokens; for Japanese/Thai entries, matched as substrings, flagged characters
     / characters; the higher of the two), in 0..1. Lists: LDNOOBW and washyourmouthoutwithsoap
     via badwords-py (`filters/data/toxicity/LICENSE.md`), for `languages` plus the document's own
@@ -248,7 +252,8 @@ class Toxicity(DocumentStage):
     it flags words, not meaning. Entries with a common inoffensive or clinical meaning in a
     language (`data/toxicity/ambiguous/<lang>.txt`: "hell", "sex", "smut" in English, "cum" =
     "how" in Romanian) are not counted unless `count_ambiguous` is set.
-    Reasons: `toxic` (`detail` = score, flagged/total tokens and the most frequent terms).
+    Reasons: `toxic` (`detail` = which rule fired: the lexicon score with flagged/total tokens, the
+    learned probability, and the most frequent listed terms found).
     """
 
     reasons = ("toxic",)
@@ -276,6 +281,10 @@ class Toxicity(DocumentStage):
             "smut, balls; `data/toxicity/ambiguous/`)",
         ),
         "exclude": Param(list[str], [], "further list entries to ignore (words ordinary in your domain)"),
+        "learned": Param(bool, True, "also score with the learned model (alt-profanity-check)"),
+        "max_learned": Param(
+            float, 0.9, "reject when the learned P(offensive) is at least this", min=0.0, max=1.0
+        ),
     }
 
     def configure(self) -> None:
@@ -284,10 +293,11 @@ class Toxicity(DocumentStage):
             if language not in known:
                 raise ConfigError(f"languages: no list for {language!r} (known: {', '.join(known)})")
         self.matchers: dict[frozenset[str], Matcher] = {}
+        self._predict = None
 
     def __getstate__(self) -> dict:
-        """Matchers hold lists and caches: each worker rebuilds its own."""
-        return {**self.__dict__, "matchers": {}}
+        """Matchers hold lists and caches, the model is loaded per worker: each worker rebuilds its own."""
+        return {**self.__dict__, "matchers": {}, "_predict": None}
 
     def matcher(self, language: str | None) -> Matcher:
         """The matcher for `languages` plus `language` when it has a list."""
@@ -307,6 +317,10 @@ class Toxicity(DocumentStage):
 
     def setup(self) -> None:
         self.matcher(None)
+        if self.learned and self._predict is None:
+            from profanity_check import predict_prob
+
+            self._predict = predict_prob
 
     def manifest_extra(self) -> dict:
         """Size of the always-applied lexicon, so a run records which lists it scored with."""
@@ -318,13 +332,33 @@ class Toxicity(DocumentStage):
         return self.matcher(doc.language).count(doc.text)
 
     def check(self, doc: Document) -> Verdict:
+        return self.check_batch([doc])[0]
+
+    def check_batch(self, docs: list[Document]) -> list[Verdict]:
+        learned: list[float | None] = [None] * len(docs)
+        if self.learned:
+            if self._predict is None:
+                self.setup()
+            learned = [float(p) for p in self._predict([d.text for d in docs])]
+        return [self._verdict(doc, p) for doc, p in zip(docs, learned)]
+
+    def _verdict(self, doc: Document, learned: float | None) -> Verdict:
         counts = self.counts(doc)
         score = counts.score
-        doc = doc.with_scores({self.name: score})
+        scores = (
+            {self.name: score} if learned is None else {self.name: score, f"{self.name}.learned": learned}
+        )
+        doc = doc.with_scores(scores)
+        rules = []
         if score > self.max_score and sum(n for _, n in counts.terms) >= self.min_flagged:
+            rules.append(f"score={score:.4f}>{self.max_score} flagged={counts.flagged}/{counts.tokens}")
+        if learned is not None and learned >= self.max_learned:
+            rules.append(f"learned={learned:.3f}>={self.max_learned}")
+        if rules:
             terms = ",".join(term for term, _ in counts.terms[:3])
-            detail = (
-                f"score={score:.4f}>{self.max_score} flagged={counts.flagged}/{counts.tokens} terms={terms}"
-            )
-            return reject("toxic", detail, doc)
+            return reject("toxic", " ".join(rules) + f" terms={terms}", doc)
         return keep(doc)
+
+    def score_names(self) -> list[str]:
+        """The scores this stage writes."""
+        return [self.name, f"{self.name}.learned"] if self.learned else [self.name]

@@ -186,11 +186,28 @@ def build_recipe(
         raise ConfigError(f"{path}: two stages are named {duplicated[0]!r}; give one a `name`")
     if "read" in names:
         raise ConfigError(f"{path}: the stage name 'read' is reserved for the readers")
+    _check_score_names(stages, path)
     if not input_config.paths and not generators:
         raise ConfigError(
             f"{path}: no input: set [input] paths, pass --input, or add [[synthesis]] generators"
         )
     return Recipe(path, run, input_config, output, stages, generators)
+
+
+def _check_score_names(stages: list, path: str) -> None:
+    """Every score a stage reads (`required_scores()`: {param: names}) is written by an earlier one
+    (its name, or the names its `score_names()` lists)."""
+    known: set[str] = set()
+    for index, stage in enumerate(stages, start=1):
+        required = stage.required_scores() if hasattr(stage, "required_scores") else {}
+        for key, names in required.items():
+            unknown = [n for n in names if n not in known]
+            if unknown:
+                raise ConfigError(
+                    f"{path}: stage {index} ({stage.name}): {key}: unknown score {unknown[0]!r} "
+                    f"(no earlier stage writes it; known: {', '.join(sorted(known)) or 'none'})"
+                )
+        known.update(stage.score_names() if hasattr(stage, "score_names") else [stage.name])
 
 
 def _table_list(data: dict[str, Any], key: str, path: str) -> list[dict[str, Any]]:

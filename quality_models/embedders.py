@@ -10,6 +10,7 @@ Names:
   trained length), so only a document's opening counts.
 - `minilm-bf16`: the same model under bf16 autocast on CPU (about twice as fast on CPUs with
   AVX512-BF16/AMX; same ranking of documents). Falls back to fp32 with a logged warning elsewhere.
+  Both MiniLM names run on the GPU in bf16 when torch sees a CUDA device (no recipe change).
 - `static`: a model2vec static model distilled locally from all-MiniLM-L6-v2 (256 dims, fp16
   vectors, shipped in `quality_models/models/static-minilm/`); mean of token vectors, truncated to
   the first 512 tokens; ~50x faster than MiniLM. Rebuild with
@@ -87,32 +88,43 @@ def _bf16_supported() -> bool:
     return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
 
 
-class MiniLMEmbedder(Embedder):
-    """all-MiniLM-L6-v2 through sentence-transformers, fp32 or bf16 autocast, on CPU."""
+def default_device() -> str:
+    """`cuda` when torch sees a CUDA device, else `cpu`."""
+    import torch
 
-    def __init__(self, bf16: bool) -> None:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 through sentence-transformers: on CPU fp32 or bf16 autocast, on CUDA bf16."""
+
+    def __init__(self, bf16: bool, device: str | None = None) -> None:
         import torch
         from sentence_transformers import SentenceTransformer
 
-        if bf16 and not _bf16_supported():
+        self.device = device or default_device()
+        if self.device.startswith("cuda"):
+            bf16 = True
+        elif bf16 and not _bf16_supported():
             log.warning("embedder minilm-bf16: this CPU has no native bf16 (AVX512-BF16/AMX); using fp32")
             bf16 = False
         self.bf16 = bf16
         self.name = "minilm-bf16" if bf16 else "minilm"
         self.max_tokens = MINILM_MAX_TOKENS
         self._torch = torch
-        self._model = SentenceTransformer(str(minilm_path()), device="cpu", local_files_only=True)
+        self._model = SentenceTransformer(str(minilm_path()), device=self.device, local_files_only=True)
         self._model.max_seq_length = MINILM_MAX_TOKENS
         self._model.eval()
         self.dim = int(self._model.get_embedding_dimension())
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         torch = self._torch
-        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bf16):
+        device_type = "cuda" if self.device.startswith("cuda") else "cpu"
+        with torch.inference_mode(), torch.autocast(device_type, dtype=torch.bfloat16, enabled=self.bf16):
             out = self._model.encode(
                 texts, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False
             )
-        return out.float().numpy()
+        return out.float().cpu().numpy()
 
 
 class StaticEmbedder(Embedder):
@@ -135,6 +147,27 @@ class StaticEmbedder(Embedder):
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         # Single process: Beam already parallelizes across workers, and order must stay stable.
         return self._model.encode(texts, batch_size=max(batch_size, 1024), use_multiprocessing=False)
+
+    def encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """`encode(texts)` and the coherence features of each text, from one tokenization.
+
+        Both come from the same first `max_tokens` token vectors (quality_models/coherence.py).
+        """
+        from quality_models import coherence
+
+        model = self._model
+        chars = self.max_tokens * model.median_token_length  # as model2vec's encode truncates
+        ids = model.tokenize([text[:chars] for text in texts])
+        boundary = np.array([model.tokenizer.token_to_id(t) for t in ".!?"], dtype=np.int64)
+        means = np.zeros((len(texts), self.dim), dtype=np.float32)
+        feats = np.zeros((len(texts), len(coherence.FEATURES)), dtype=np.float32)
+        for row, (text, token_ids) in enumerate(zip(texts, ids)):
+            token_ids = np.asarray(token_ids[: self.max_tokens], dtype=np.int64)
+            vectors = model.embedding[token_ids]
+            if len(token_ids):
+                means[row] = vectors.astype(np.float32).mean(axis=0)
+            feats[row] = coherence.features(text, vectors, token_ids, boundary)
+        return _normalize(means), feats
 
 
 def load_embedder(name: str) -> Embedder:

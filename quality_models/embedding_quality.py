@@ -1,7 +1,9 @@
-"""`embedding_quality`: sentence embedding + linear head (FineWeb-Edu style); writes scores[<name>].
+"""`embedding_quality`: one embedding pass, several linear heads (FineWeb-Edu style).
 
-The head is one safetensors file: tensors `weight` (dim,) and `bias` (1,), and a JSON header
-(`metadata["gristmill"]`) naming the embedder, dims, head kind, training data and metrics. No pickle.
+A head is one safetensors file: tensors `weight` (dim,) and `bias` (1,), and a JSON header
+(`metadata["gristmill"]`) naming the embedder, dims, head kind, input features, training data and
+metrics. No pickle. Inputs (`features`): `embedding` (the document vector) or
+`embedding+coherence` (plus quality_models/coherence.py's features, static embedder only).
 """
 
 from __future__ import annotations
@@ -16,10 +18,13 @@ import numpy as np
 from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
+from quality_models.coherence import FEATURES as COHERENCE_FEATURES
 from quality_models.embedders import EMBEDDER_NAMES, load_embedder
 
 DEFAULT_EMBEDDING_HEAD = MODELS_DIR / "embedding-quality-minilm" / "head.safetensors"
+HEADS_DIR = MODELS_DIR / "heads"
 HEAD_KINDS = ("logistic", "linear")
+HEAD_FEATURES = ("embedding", "embedding+coherence")
 
 
 @dataclass
@@ -31,13 +36,16 @@ class LinearHead:
     bias: float
     kind: str = "logistic"
     info: dict[str, Any] = field(default_factory=dict)
+    features: str = "embedding"
 
     @property
     def dim(self) -> int:
         return int(self.weight.shape[0])
 
-    def score(self, embeddings: np.ndarray) -> np.ndarray:
-        """Scores for an (n, dim) embedding array."""
+    def score(self, embeddings: np.ndarray, coherence: np.ndarray | None = None) -> np.ndarray:
+        """Scores for an (n, dim) embedding array (with coherence features when the head uses them)."""
+        if self.features == "embedding+coherence":
+            embeddings = np.hstack([embeddings, coherence])
         logits = embeddings.astype(np.float64) @ self.weight.astype(np.float64) + self.bias
         if self.kind == "logistic":
             return 1.0 / (1.0 + np.exp(-logits))
@@ -47,7 +55,13 @@ class LinearHead:
         """Write the head and its metadata as one safetensors file."""
         from safetensors.numpy import save_file
 
-        meta = {"embedder": self.embedder, "dim": self.dim, "kind": self.kind, **self.info}
+        meta = {
+            "embedder": self.embedder,
+            "dim": self.dim,
+            "kind": self.kind,
+            "features": self.features,
+            **self.info,
+        }
         tensors = {
             "weight": np.ascontiguousarray(self.weight, dtype=np.float32),
             "bias": np.array([self.bias], dtype=np.float32),
@@ -70,21 +84,41 @@ class LinearHead:
             raise RuntimeError(
                 f"embedding head file {path} is corrupt or not a gristmill head: {exc}"
             ) from exc
-        if meta.get("embedder") not in EMBEDDER_NAMES or meta.get("kind") not in HEAD_KINDS:
-            raise RuntimeError(f"embedding head {path}: bad embedder/kind in metadata {meta}")
+        features = meta.get("features", "embedding")
+        if (
+            meta.get("embedder") not in EMBEDDER_NAMES
+            or meta.get("kind") not in HEAD_KINDS
+            or features not in HEAD_FEATURES
+        ):
+            raise RuntimeError(f"embedding head {path}: bad embedder/kind/features in metadata {meta}")
         if weight.shape != (meta.get("dim"),):
             raise RuntimeError(f"embedding head {path}: weight shape {weight.shape} != dim {meta.get('dim')}")
-        info = {k: v for k, v in meta.items() if k not in ("embedder", "dim", "kind")}
-        return cls(meta["embedder"], weight, bias, meta["kind"], info)
+        info = {k: v for k, v in meta.items() if k not in ("embedder", "dim", "kind", "features")}
+        return cls(meta["embedder"], weight, bias, meta["kind"], info, features)
+
+    @property
+    def embedding_dim(self) -> int:
+        """Dimension of the document vector this head expects."""
+        return self.dim - (len(COHERENCE_FEATURES) if self.features == "embedding+coherence" else 0)
+
+
+def head_path(value: str) -> Path:
+    """A `heads` entry: the name of a shipped head (quality_models/models/heads/NAME.safetensors) or a path."""
+    if "/" not in value and not value.endswith(".safetensors"):
+        return HEADS_DIR / f"{value}.safetensors"
+    return resolve_model_path(value)
 
 
 @register("embedding_quality")
 class EmbeddingQuality(DocumentStage):
-    """Score documents with an embedding model plus a linear head (FineWeb-Edu style); writes scores[<name>].
+    """Score documents with one embedding pass and linear heads; writes scores[<name>] and scores[<name>.<head>].
 
-    The head file names its embedder (`minilm`, `minilm-bf16` or `static`); `embedder` overrides it
-    with a compatible one (same dims, e.g. `minilm` for a `minilm-bf16` head). Logistic heads give a
-    probability in [0, 1]. Never rejects (reasons: none); `score_threshold` decides.
+    `model` is the main head (scores[<name>]; "" for none); each of `heads` (a shipped head's name:
+    informative, coherent, depth, toxic, or a .safetensors path) writes scores["<name>.<head>"]. All
+    heads share one forward pass, so they must name the same embedder (`minilm`, `minilm-bf16`,
+    `static`); `embedder` overrides it with a compatible one (same dims). Logistic heads give a
+    probability in [0, 1]; `depth` is a linear grade (0 chat/spam .. 3 scholarly). Never rejects
+    (reasons: none); `score_threshold` decides.
     """
 
     reasons = ()
@@ -92,38 +126,70 @@ class EmbeddingQuality(DocumentStage):
         "model": Param(
             str,
             str(DEFAULT_EMBEDDING_HEAD.relative_to(PROJECT_DIR)),
-            "head (.safetensors) to score with (relative: to the project)",
+            'main head (.safetensors) writing scores[<name>] (relative: to the project; "": none)',
         ),
+        "heads": Param(list[str], [], "further heads on the same pass: shipped names or .safetensors paths"),
         "embedder": Param(
-            str, "", "embedder to use instead of the head's own (same dims)", choices=("", *EMBEDDER_NAMES)
+            str, "", "embedder to use instead of the heads' own (same dims)", choices=("", *EMBEDDER_NAMES)
         ),
         "batch_size": Param(int, 64, "documents embedded per batch", min=1),
     }
 
     def configure(self) -> None:
-        if not resolve_model_path(self.model).is_file():
-            raise ConfigError(f"model: embedding head file not found: {self.model}")
-        self._head: LinearHead | None = None
+        paths = {self.name: resolve_model_path(self.model)} if self.model else {}
+        for value in self.heads:
+            paths[f"{self.name}.{Path(value).name.removesuffix('.safetensors')}"] = head_path(value)
+        if not paths:
+            raise ConfigError("model: give a main head or at least one of `heads`")
+        for key, path in paths.items():
+            if not path.is_file():
+                raise ConfigError(
+                    f"{'model' if key == self.name else 'heads'}: embedding head file not found: {path}"
+                )
+        self._paths = paths
+        self._heads: dict[str, LinearHead] | None = None
         self._embedder = None
 
+    def score_names(self) -> list[str]:
+        """The scores this stage writes."""
+        return list(self._paths)
+
     def setup(self) -> None:
-        head = LinearHead.load(resolve_model_path(self.model))
-        embedder = load_embedder(self.embedder or head.embedder)
-        if embedder.dim != head.dim:
+        heads = {key: LinearHead.load(path) for key, path in self._paths.items()}
+        embedders = {head.embedder for head in heads.values()}
+        if len(embedders) > 1 and not self.embedder:
             raise RuntimeError(
-                f"embedding head {self.model} expects {head.dim} dims, embedder {embedder.name} gives {embedder.dim}"
+                f"embedding heads of {self.name} name different embedders: {sorted(embedders)}"
             )
-        self._head, self._embedder = head, embedder
+        embedder = load_embedder(self.embedder or embedders.pop())
+        for key, head in heads.items():
+            if head.embedding_dim != embedder.dim:
+                raise RuntimeError(
+                    f"embedding head {self._paths[key]} expects {head.embedding_dim} dims, "
+                    f"embedder {embedder.name} gives {embedder.dim}"
+                )
+            if head.features == "embedding+coherence" and not hasattr(embedder, "encode_with_coherence"):
+                raise RuntimeError(f"embedding head {self._paths[key]} needs the static embedder")
+        self._heads, self._embedder = heads, embedder
 
     def __getstate__(self) -> dict[str, Any]:
         # Models are loaded per worker in setup(); never pickle them with the stage.
-        return {**self.__dict__, "_head": None, "_embedder": None}
+        return {**self.__dict__, "_heads": None, "_embedder": None}
 
     def check(self, doc: Document) -> Verdict:
         return self.check_batch([doc])[0]
 
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
-        if self._head is None:
+        if self._heads is None:
             self.setup()
-        scores = self._head.score(self._embedder.encode([d.text for d in docs], batch_size=self.batch_size))
-        return [keep(doc.with_scores({self.name: float(score)})) for doc, score in zip(docs, scores)]
+        texts = [d.text for d in docs]
+        coherence = None
+        if any(head.features == "embedding+coherence" for head in self._heads.values()):
+            embeddings, coherence = self._embedder.encode_with_coherence(texts)
+        else:
+            embeddings = self._embedder.encode(texts, batch_size=self.batch_size)
+        columns = {key: head.score(embeddings, coherence) for key, head in self._heads.items()}
+        return [
+            keep(doc.with_scores({key: float(values[i]) for key, values in columns.items()}))
+            for i, doc in enumerate(docs)
+        ]

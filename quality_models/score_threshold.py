@@ -1,4 +1,4 @@
-"""`score_threshold`: keep documents by a score's value, or keep the top fraction of the whole input.
+"""`score_threshold`: keep documents by a score's value, a boolean expression over scores, or a top fraction.
 
 Scorers only write `doc.scores`; this stage decides, so a threshold can change without rescoring.
 Beam figures (namespace = the stage's name): counters `input`, `kept`, `rejected` and one per
@@ -19,6 +19,7 @@ from apache_beam.transforms.stats import ApproximateQuantiles
 from pipeline.document import Document, Failure, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
+from quality_models import score_expr
 
 DEFAULT_MIN = 0.5
 # 0.1% steps; Beam's ApproximateQuantiles then guarantees rank error below 0.1% of the input.
@@ -54,7 +55,10 @@ def cut_from_quantiles(
 
 
 class _Decide(beam.DoFn):
-    """Keep or reject each document; `cut` (keep-fraction mode) comes as a singleton side input."""
+    """(outcome, value) for each document; `cut` (keep-fraction mode) comes as a singleton side input.
+
+    The cut is computed from (score, id hash) keys only, so documents stream through this one pass.
+    """
 
     def __init__(self, stage: ScoreThreshold) -> None:
         self.stage = stage
@@ -91,15 +95,26 @@ class _Decide(beam.DoFn):
 
 @register("score_threshold")
 class ScoreThreshold(CollectionStage):
-    """Keep documents whose score lies within [min, max], or the top keep_fraction of all documents.
+    """Keep documents whose score lies within [min, max], that satisfy `expr`, or the top keep_fraction.
 
-    Absolute mode (`min`/`max`) decides per document. Keep-fraction mode computes the cut in the
-    pipeline with approximate quantiles over the whole input and keeps scores above the cut (ties
-    are split by a seeded hash of the id, so the kept fraction holds even with many equal scores). With no bound given, keeps scores >= 0.5 (the classifiers' decision boundary).
-    Reasons: `score_below_min`, `score_above_max`, `below_keep_fraction_cut`, `missing_score`.
+    Absolute mode (`min`/`max`) decides per document. Expression mode keeps documents for which a
+    boolean expression over scores holds (`quality >= 0.5 and embedding_quality.toxic < 0.2`;
+    `and`, `or`, `not`, parentheses, < <= > >= == !=; parsed, never eval'd; its score names must be
+    written by earlier stages, checked when the recipe loads). Keep-fraction mode computes the cut in
+    the pipeline with approximate quantiles over (score, id hash) keys of the whole input, never the
+    documents, and keeps scores above the cut (ties split by a seeded hash of the id, so the kept
+    fraction holds even with many equal scores). With nothing set, keeps scores >= 0.5.
+    Reasons: `score_below_min`, `score_above_max`, `expression_false`, `below_keep_fraction_cut`,
+    `missing_score`.
     """
 
-    reasons = ("score_below_min", "score_above_max", "below_keep_fraction_cut", "missing_score")
+    reasons = (
+        "score_below_min",
+        "score_above_max",
+        "expression_false",
+        "below_keep_fraction_cut",
+        "missing_score",
+    )
     params = {
         "score": Param(str, "fasttext_quality", "name of the score to threshold (a scorer stage's name)"),
         "min": Param(float, None, "keep documents with score >= min (default 0.5 when nothing is set)"),
@@ -111,9 +126,21 @@ class ScoreThreshold(CollectionStage):
             min=0.0,
             max=1.0,
         ),
+        "expr": Param(
+            str, "", "boolean expression over scores to keep (exclusive with score/min/max/keep_fraction)"
+        ),
     }
 
     def configure(self) -> None:
+        self._expr = None
+        if self.expr:
+            if self.keep_fraction is not None or self.min is not None or self.max is not None:
+                raise ConfigError("expr: cannot be combined with min, max or keep_fraction")
+            try:
+                self._expr = score_expr.parse(self.expr)
+            except score_expr.ExprError as exc:
+                raise ConfigError(f"expr: {exc} in {self.expr!r}") from None
+            return
         if self.keep_fraction is not None and (self.min is not None or self.max is not None):
             raise ConfigError("keep_fraction: cannot be combined with min or max")
         if self.min is not None and self.max is not None and self.min > self.max:
@@ -121,8 +148,22 @@ class ScoreThreshold(CollectionStage):
         if self.keep_fraction is None and self.min is None and self.max is None:
             self.min = DEFAULT_MIN
 
+    def required_scores(self) -> dict[str, list[str]]:
+        """Scores earlier stages must write, by parameter (checked when the recipe loads)."""
+        return {"expr": score_expr.names(self._expr)} if self._expr else {}
+
     def decide(self, doc: Document, cut: tuple[float, int] | None) -> tuple[str | None, str]:
         """(None, "") to keep, or (reason, detail)."""
+        if self._expr is not None:
+            try:
+                if score_expr.evaluate(self._expr, doc.scores):
+                    return None, ""
+            except score_expr.MissingScore as exc:
+                return "missing_score", f"no finite score {exc.args[0]!r}"
+            values = " ".join(
+                f"{n}={doc.scores[n]:.4g}" for n in score_expr.names(self._expr) if n in doc.scores
+            )
+            return "expression_false", f"{values}: not ({self.expr})"
         score = score_of(doc, self.score)
         if score is None:
             return "missing_score", f"no finite score {self.score!r} (got {doc.scores.get(self.score)!r})"
@@ -156,10 +197,10 @@ class ScoreThreshold(CollectionStage):
                 )
             )
             decided = docs | f"{label}/Decide" >> beam.ParDo(_Decide(self), cut=beam.pvalue.AsSingleton(cut))
-        return decided | f"{label}/Outcomes" >> SplitOutcomes()
+        return decided | f"{label}/Split" >> SplitOutcomes()
 
     def manifest_extra(self) -> dict[str, Any]:
-        mode = "keep_fraction" if self.keep_fraction is not None else "absolute"
+        mode = "keep_fraction" if self.keep_fraction is not None else "expr" if self.expr else "absolute"
         return {
             "mode": mode,
             "metrics": {

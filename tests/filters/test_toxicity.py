@@ -17,8 +17,34 @@ def test_profane_text_is_rejected_with_score_and_terms():
     doc = Document("d", "ordinary words about the weather: fuck this shit, fucking hell. Rain today")
     verdict = stage.check(doc)
     assert verdict.reason == "toxic"
-    assert verdict.detail == "score=0.2500>0.02 flagged=3/12 terms=fuck,shit,fucking"
+    assert verdict.detail == "score=0.2500>0.02 flagged=3/12 learned=1.000>=0.9 terms=fuck,shit,fucking"
     assert verdict.doc.scores["toxicity"] == pytest.approx(3 / 12)  # "hell" is ambiguous, not counted
+    lexicon_only = Toxicity("toxicity", learned=False).check(doc)
+    assert lexicon_only.detail == "score=0.2500>0.02 flagged=3/12 terms=fuck,shit,fucking"
+    assert "toxicity.learned" not in lexicon_only.doc.scores
+
+
+def test_learned_model_rejects_insults_the_word_lists_miss():
+    stage = Toxicity("tox")
+    insult = Document("d", "You are a pathetic moron and a worthless idiot, nobody wants you here, loser.")
+    verdict = stage.check(insult)
+    assert verdict.reason == "toxic" and verdict.detail.startswith("learned=")
+    assert verdict.doc.scores["tox"] == 0.0 and verdict.doc.scores["tox.learned"] >= 0.9
+    assert stage.score_names() == ["tox", "tox.learned"]
+    lexicon_only = Toxicity("tox", learned=False)
+    assert lexicon_only.check(insult).keep and lexicon_only.score_names() == ["tox"]
+
+
+def test_learned_model_keeps_clean_prose_in_a_batch():
+    stage = Toxicity("tox")
+    docs = [
+        Document("a", "The committee approved the budget for the new library after a long debate."),
+        Document("b", "Researchers measured the thickness of the ice sheet with airborne radar."),
+        Document("c", "fuck off you stupid bitch"),
+    ]
+    verdicts = stage.check_batch(docs)
+    assert [v.keep for v in verdicts] == [True, True, False]
+    assert all(v.doc.scores["tox.learned"] < 0.5 for v in verdicts[:2])
 
 
 def test_clean_prose_scores_zero_and_is_kept():
@@ -70,14 +96,16 @@ def test_ambiguous_entries_count_only_when_asked():
 
 
 def test_min_flagged_and_max_score():
+    # The word-list rule alone (the learned model would reject both: either rule rejects).
     one = Document("d", "what the fuck")
-    verdict = Toxicity("t").check(one)
+    verdict = Toxicity("t", learned=False).check(one)
     assert verdict.keep  # one hit is below min_flagged = 2
     assert verdict.doc.scores["t"] == pytest.approx(1 / 3)
-    assert Toxicity("t", min_flagged=1).check(one).reason == "toxic"
+    assert Toxicity("t", learned=False, min_flagged=1).check(one).reason == "toxic"
     two = Document("d", "fuck fuck")
-    verdict = Toxicity("t", max_score=1.0).check(two)
+    verdict = Toxicity("t", learned=False, max_score=1.0).check(two)
     assert verdict.keep and verdict.doc.scores["t"] == 1.0
+    assert Toxicity("t", max_score=1.0).check(two).detail.startswith("learned=")
 
 
 def test_document_language_list_applies():
@@ -120,5 +148,5 @@ def test_configuration_and_pickling():
     entries = stage.manifest_extra()["entries"]
     assert stage.manifest_extra()["languages"] == ["en"] and 600 < entries < 796  # en.txt minus ambiguous
     copy = pickle.loads(pickle.dumps(stage))
-    assert copy.matchers == {}
+    assert copy.matchers == {} and copy._predict is None
     assert copy.check(Document("d", "shit shit")).reason == "toxic"

@@ -43,3 +43,27 @@ def test_unknown_embedder_is_an_error_naming_the_choices():
 def test_missing_static_model_names_the_file(tmp_path):
     with pytest.raises(RuntimeError, match="model.safetensors"):
         StaticEmbedder(tmp_path)
+
+
+def test_default_device_is_cuda_only_when_torch_sees_one():
+    import torch
+
+    from quality_models.embedders import default_device
+
+    assert default_device() == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_minilm_on_cuda_runs_bf16_and_agrees_with_cpu():
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    from quality_models.embedders import MiniLMEmbedder
+
+    from .conftest import BAD, GOOD
+
+    gpu, cpu = MiniLMEmbedder(bf16=False, device="cuda"), MiniLMEmbedder(bf16=False, device="cpu")
+    assert gpu.bf16 and gpu.device == "cuda" and not cpu.bf16
+    texts = GOOD + BAD
+    agreement = (gpu.encode(texts) * cpu.encode(texts)).sum(axis=1)
+    assert agreement.min() > 0.98

@@ -1,0 +1,117 @@
+"""Coherence features from one static-embedding pass, and the corruptions that train the `coherent` head.
+
+A static embedder's document vector is the mean of its token vectors, so it cannot see sentence
+order. The same token vectors, pooled per sentence (split at `.`, `!`, `?` tokens), can: in real
+prose adjacent sentences are more alike than distant ones, and every sentence is close to the
+document as a whole; shuffled or interleaved text loses both. Truncation shows at the text's ends.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+MIN_SEGMENT_TOKENS = 3
+FEATURES = (
+    "segments_log",
+    "few_segments",
+    "adjacent_cos",
+    "distant_cos",
+    "adjacent_minus_distant",
+    "adjacent_z",
+    "min_adjacent_cos",
+    "doc_cos",
+    "min_doc_cos",
+    "ends_terminal",
+    "starts_lower",
+)
+_TERMINAL = (".", "!", "?", '"', "'", ")", "”", "’")
+
+
+def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * b).sum(axis=1) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-12)
+
+
+def features(text: str, vectors: np.ndarray, ids: np.ndarray, boundary_ids: np.ndarray) -> np.ndarray:
+    """The FEATURES of one text, from its token ids and their vectors (one row per token)."""
+    stripped = text.strip()
+    edges = [stripped.endswith(_TERMINAL), bool(stripped[:1].islower())]
+    ends = np.flatnonzero(np.isin(ids[:-1], boundary_ids)) + 1
+    bounds = np.concatenate([[0], ends, [len(ids)]]).astype(np.int64)
+    sums = np.add.reduceat(vectors.astype(np.float32), bounds[:-1], axis=0) if len(ids) else vectors
+    sizes = np.diff(bounds)
+    segments = sums[sizes >= MIN_SEGMENT_TOKENS] if len(ids) else sums
+    k = len(segments)
+    if k < 3:
+        return np.array([np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges], dtype=np.float32)
+    adjacent = _cos_rows(segments[:-1], segments[1:])
+    unit = segments / np.maximum(np.linalg.norm(segments, axis=1, keepdims=True), 1e-12)
+    sim = unit @ unit.T
+    distant = sim[np.triu_indices(k, 2)]
+    pairs = sim[np.triu_indices(k, 1)]
+    # Adjacent similarity against what a random order would give, in standard errors.
+    z = (adjacent.mean() - pairs.mean()) / (pairs.std() + 1e-6) * np.sqrt(k - 1)
+    to_doc = unit @ (segments.sum(axis=0) / max(np.linalg.norm(segments.sum(axis=0)), 1e-12))
+    return np.array(
+        [
+            np.log1p(k),
+            0.0,
+            adjacent.mean(),
+            distant.mean(),
+            adjacent.mean() - distant.mean(),
+            z,
+            adjacent.min(),
+            to_doc.mean(),
+            to_doc.min(),
+            *edges,
+        ],
+        dtype=np.float32,
+    )
+
+
+# --- Corruptions (self-supervised negatives) ------------------------------------------------------
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of plain prose: split after . ! ? followed by whitespace."""
+    out, start = [], 0
+    for i, char in enumerate(text):
+        if char in ".!?" and (i + 1 == len(text) or text[i + 1].isspace()):
+            piece = text[start : i + 1].strip()
+            if piece:
+                out.append(piece)
+            start = i + 1
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+def shuffled(text: str, rng: random.Random) -> str:
+    """The same sentences in a random order."""
+    parts = sentences(text)
+    rng.shuffle(parts)
+    return " ".join(parts)
+
+
+def truncated(text: str, rng: random.Random) -> str:
+    """Cut in the middle of words at both ends (a fragment of a page)."""
+    words = text.split()
+    if len(words) < 20:
+        return text
+    start = rng.randint(1, len(words) // 4)
+    end = rng.randint(len(words) * 3 // 4, len(words) - 1)
+    return " ".join(words[start:end])
+
+
+def interleaved(text: str, other: str, rng: random.Random) -> str:
+    """Sentences of `text` alternating, in runs of one or two, with sentences of `other`."""
+    mine, theirs = sentences(text), sentences(other)
+    out: list[str] = []
+    while mine or theirs:
+        for source in (mine, theirs):
+            take = rng.randint(1, 2)
+            out.extend(source[:take])
+            del source[:take]
+    return " ".join(out)

@@ -1,0 +1,133 @@
+"""Several heads on one embedding pass, coherence features, and the combined `quality` score."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from pipeline.document import Document
+from pipeline.stages import STAGES, ConfigError
+from quality_models import coherence
+from quality_models.combined import STATS, CombinedQuality, doc_stats
+from quality_models.embedders import load_embedder
+from quality_models.embedding_quality import HEADS_DIR, EmbeddingQuality, LinearHead
+
+from .conftest import BAD, GOOD
+
+HEADS = ["informative", "coherent", "depth", "toxic"]
+PROSE = (
+    "The river rises in the hills above the town. It gathers water from a dozen small streams. "
+    "By the time it reaches the town it is wide enough for boats. The old mill used its current "
+    "to grind grain for two hundred years. Today the mill is a museum, and its wheel still turns. "
+    "Visitors can watch the millstones and buy flour ground on the spot. The museum opens at ten."
+)
+
+
+def test_shipped_heads_carry_their_metrics_and_share_one_embedder():
+    for name in HEADS:
+        head = LinearHead.load(HEADS_DIR / f"{name}.safetensors")
+        assert head.embedder == "static" and head.embedding_dim == 256
+        assert head.info["metrics"]["heldout_auc"] > 0.7 and head.info["metrics"]["heldout_sources"]
+    assert LinearHead.load(HEADS_DIR / "coherent.safetensors").features == "embedding+coherence"
+    assert LinearHead.load(HEADS_DIR / "depth.safetensors").kind == "linear"
+
+
+class CountingEmbedder:
+    """The real static embedder, counting its passes over the texts."""
+
+    def __init__(self, embedder) -> None:
+        self.inner, self.name, self.dim, self.passes = embedder, embedder.name, embedder.dim, 0
+
+    def encode(self, texts, batch_size=64):
+        self.passes += 1
+        return self.inner.encode(texts, batch_size)
+
+    def encode_with_coherence(self, texts):
+        self.passes += 1
+        return self.inner.encode_with_coherence(texts)
+
+
+def test_all_heads_score_from_one_pass_per_batch():
+    stage = EmbeddingQuality("eq", model="", heads=HEADS)
+    stage.setup()
+    stage._embedder = CountingEmbedder(stage._embedder)
+    docs = [Document("good", " ".join(GOOD)), Document("spam", " ".join(BAD)), Document("empty", "")]
+    verdicts = stage.check_batch(docs)
+    assert stage._embedder.passes == 1
+    assert stage.score_names() == [f"eq.{h}" for h in HEADS]
+    good, spam, _ = (v.doc.scores for v in verdicts)
+    assert set(good) == {f"eq.{h}" for h in HEADS} and "eq" not in good
+    assert good["eq.informative"] > spam["eq.informative"]
+    assert all(np.isfinite(v) for s in (good, spam) for v in s.values())
+
+
+def test_main_head_and_heads_together_and_config_errors(tmp_path):
+    stage = EmbeddingQuality(
+        "eq", model="quality_models/models/embedding-quality-static/head.safetensors", heads=["depth"]
+    )
+    scores = stage.check(Document("d", PROSE)).doc.scores
+    assert set(scores) == {"eq", "eq.depth"}
+    with pytest.raises(ConfigError, match="heads: embedding head file not found"):
+        EmbeddingQuality("eq", heads=["no_such_head"])
+    with pytest.raises(ConfigError, match="model: give a main head"):
+        EmbeddingQuality("eq", model="")
+
+
+def test_coherence_pass_matches_the_plain_embedding():
+    embedder = load_embedder("static")
+    texts = [PROSE, " ".join(GOOD), "", "one"]
+    plain = embedder.encode(texts)
+    with_features, features = embedder.encode_with_coherence(texts)
+    assert np.abs(plain - with_features).max() < 2e-3
+    assert features.shape == (4, len(coherence.FEATURES)) and np.isfinite(features).all()
+
+
+def test_corruptions_keep_or_mix_the_sentences():
+    rng = random.Random(0)
+    parts = coherence.sentences(PROSE)
+    assert len(parts) == 7 and parts[0] == "The river rises in the hills above the town."
+    assert sorted(coherence.sentences(coherence.shuffled(PROSE, rng))) == sorted(parts)
+    cut = coherence.truncated(PROSE, rng)
+    assert cut in PROSE and cut != PROSE
+    mixed = coherence.interleaved(PROSE, " ".join(GOOD), rng)
+    assert set(parts) < set(coherence.sentences(mixed))
+
+
+def test_coherent_head_prefers_real_prose_to_its_interleaving():
+    stage = EmbeddingQuality("eq", model="", heads=["coherent"])
+    other = " ".join(GOOD)
+    rng = random.Random(1)
+    real = stage.check(Document("r", PROSE)).doc.scores["eq.coherent"]
+    broken = stage.check(Document("b", coherence.truncated(coherence.interleaved(PROSE, other, rng), rng)))
+    assert real > broken.doc.scores["eq.coherent"]
+
+
+def test_doc_stats_are_gopher_style_ratios():
+    stats = doc_stats("Hello world.\n\n- item one\n- item one\nABC 123")
+    assert set(stats) == set(STATS)
+    assert stats["bullet_lines"] == pytest.approx(2 / 4) and stats["duplicate_lines"] == pytest.approx(1 / 4)
+    assert stats["digit_fraction"] > 0 and 0 < stats["upper_fraction"] < 1
+    assert all(v == 0.0 for k, v in doc_stats("").items())
+
+
+def test_quality_combines_earlier_scores_into_a_probability():
+    assert STAGES["quality"] is CombinedQuality
+    stage = CombinedQuality("quality")
+    required = stage.required_scores()["model"]
+    assert "fasttext_quality" in required and "embedding_quality.informative" in required
+    scores = {name: 0.5 for name in required}
+    good = stage.check(Document("g", PROSE, scores={**scores, "fasttext_quality": 0.95}))
+    bad = stage.check(Document("b", PROSE, scores={**scores, "fasttext_quality": 0.05}))
+    assert 0.0 <= bad.doc.scores["quality"] < good.doc.scores["quality"] <= 1.0
+    with pytest.raises(KeyError, match="fasttext_quality"):
+        stage.check(Document("m", PROSE, scores={k: v for k, v in scores.items() if k != "fasttext_quality"}))
+
+
+def test_quality_weights_file_errors(tmp_path):
+    bad = tmp_path / "w.json"
+    bad.write_text(json.dumps({"features": ["a"], "mean": [0], "scale": [1, 2], "weight": [1], "bias": 0}))
+    with pytest.raises(ConfigError, match="differ in length"):
+        CombinedQuality("quality", model=str(bad))
+    with pytest.raises(ConfigError, match="not found"):
+        CombinedQuality("quality", model=str(tmp_path / "none.json"))

@@ -1,0 +1,119 @@
+"""Boolean score expressions: parsing without eval, evaluation, and the checks when a recipe loads."""
+
+import subprocess
+import sys
+
+import apache_beam as beam
+import pytest
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from pipeline.document import Document
+from pipeline.recipe import build_recipe
+from pipeline.stages import ConfigError
+from quality_models import score_expr
+from quality_models.score_threshold import ScoreThreshold
+
+
+def test_parse_names_and_evaluate():
+    node = score_expr.parse("quality >= 0.5 and not (embedding_quality.toxic > 0.2 or x-y == 1e-3)")
+    assert score_expr.names(node) == ["quality", "embedding_quality.toxic", "x-y"]
+    scores = {"quality": 0.7, "embedding_quality.toxic": 0.1, "x-y": 0.0}
+    assert score_expr.evaluate(node, scores)
+    assert not score_expr.evaluate(node, {**scores, "quality": 0.49})
+    assert not score_expr.evaluate(node, {**scores, "x-y": 0.001})
+    assert score_expr.evaluate(score_expr.parse("0.2 < a or a != a"), {"a": 0.3})
+    assert score_expr.evaluate(
+        score_expr.parse("a < 1 or b < 1 and b > 2"), {"a": 0, "b": 5}
+    )  # and binds first
+    with pytest.raises(score_expr.MissingScore, match="b"):
+        score_expr.evaluate(score_expr.parse("a > 0 and b > 0"), {"a": 1.0, "b": float("nan")})
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty expression"),
+        ("quality >=", "expected a score name or a number, found 'end of expression'"),
+        ("quality 0.5", "expected op"),
+        ("(a > 1", "missing ')'"),
+        ("a > 1 b", "unexpected 'b' after a complete expression"),
+        ("1 < 2", "comparison of two numbers"),
+        ("__import__('os') > 1", "unexpected"),
+        ("a > 1 and", "expected a score name or a number"),
+    ],
+)
+def test_syntax_errors(text, message):
+    with pytest.raises(score_expr.ExprError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        score_expr.parse(text)
+
+
+def test_threshold_expression_mode_in_a_pipeline():
+    stage = ScoreThreshold("thr", expr="q >= 0.5 and t < 0.2")
+    docs = [
+        Document("keep", "x", scores={"q": 0.9, "t": 0.1}),
+        Document("low", "x", scores={"q": 0.1, "t": 0.1}),
+        Document("toxic", "x", scores={"q": 0.9, "t": 0.5}),
+        Document("missing", "x", scores={"q": 0.9}),
+    ]
+    pipeline = TestPipeline()
+    out = stage.expand(pipeline | beam.Create(docs))
+    assert_that(out.kept | "Ids" >> beam.Map(lambda d: d.id), equal_to(["keep"]), label="kept")
+    assert_that(
+        out.rejected | "Why" >> beam.Map(lambda r: (r.doc.id, r.reason, r.detail)),
+        equal_to(
+            [
+                ("low", "expression_false", "q=0.1 t=0.1: not (q >= 0.5 and t < 0.2)"),
+                ("toxic", "expression_false", "q=0.9 t=0.5: not (q >= 0.5 and t < 0.2)"),
+                ("missing", "missing_score", "no finite score 't'"),
+            ]
+        ),
+        label="rejected",
+    )
+    assert_that(out.failed, equal_to([]), label="failed")
+    pipeline.run().wait_until_finish()
+    assert stage.manifest_extra()["mode"] == "expr"
+
+
+def test_expression_excludes_other_modes_and_reports_syntax_with_the_key():
+    with pytest.raises(ConfigError, match="expr: cannot be combined"):
+        ScoreThreshold("thr", expr="q > 1", min=0.5)
+    with pytest.raises(ConfigError, match=r"expr: missing '\)' in '\(q > 1'"):
+        ScoreThreshold("thr", expr="(q > 1")
+
+
+def recipe(stages):
+    return {"input": {"paths": ["x.jsonl"]}, "stage": stages}
+
+
+def test_recipe_rejects_scores_no_earlier_stage_writes():
+    heads = {"use": "embedding_quality", "model": "", "heads": ["informative", "toxic"]}
+    ok = {"use": "score_threshold", "expr": "embedding_quality.informative >= 0.5 and toxicity.learned < 0.9"}
+    build_recipe(recipe([heads, {"use": "toxicity"}, ok]), "r.toml")
+    bad = {
+        "use": "score_threshold",
+        "expr": "embedding_quality.informative >= 0.5 and embedding_quality.depth > 1",
+    }
+    with pytest.raises(ConfigError) as error:
+        build_recipe(recipe([heads, bad]), "r.toml")
+    assert str(error.value).startswith(
+        "r.toml: stage 2 (score_threshold): expr: unknown score 'embedding_quality.depth'"
+    )
+    with pytest.raises(ConfigError, match="stage 1 \\(score_threshold\\): expr: unknown score 'q'"):
+        build_recipe(recipe([{"use": "score_threshold", "expr": "q > 0.5"}, heads]), "r.toml")
+    with pytest.raises(ConfigError, match="stage 1 \\(quality\\): model: unknown score 'fasttext_quality'"):
+        build_recipe(recipe([{"use": "quality"}]), "r.toml")
+    with pytest.raises(
+        ConfigError, match="stage 1 \\(score_threshold\\): expr: expected a score name or a number, found"
+    ):
+        build_recipe(recipe([{"use": "score_threshold", "expr": "q >> 1"}]), "r.toml")
+
+
+def test_cli_exits_2_naming_recipe_stage_and_key(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text('[input]\npaths = ["x.jsonl"]\n[[stage]]\nuse = "score_threshold"\nexpr = "nope < 1"\n')
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "validate", str(path)], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert f"{path}: stage 1 (score_threshold): expr: unknown score 'nope'" in done.stderr
