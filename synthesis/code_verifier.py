@@ -95,11 +95,17 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
     if result.passed:
         return KEEP
     if result.outcome == "timeout":
-        return reject("timeout", f"wall time > {timeout_s:g}s")
+        return reject(
+            "timeout",
+            f"own time > {timeout_s:g}s (wall {result.elapsed_s:.1f}s, of which {result.waited_s:.1f}s "
+            "waiting for a CPU)",
+        )
     if result.outcome == "output_limit":
         return reject("output_limit", "stdout+stderr above max_output_bytes")
     if result.outcome == "runner_died":
-        return reject("crashed", "the sample killed the sandbox runner")
+        return reject(
+            "crashed", "the sample killed a fresh sandbox runner too: " + " | ".join(result.attempts)
+        )
     if result.signal is not None:
         if result.signal in CPU_SIGNALS:
             return reject("timeout", f"CPU time limit ({signal.Signals(result.signal).name})")
