@@ -10,8 +10,8 @@ from typing import Any
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import DocumentStage, Param, register
 from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
-from synthesis.math_verifier import REASONS as MATH_REASONS
-from synthesis.math_verifier import MathVerifier
+from synthesis.math.verifier import REASONS as MATH_REASONS
+from synthesis.math.verifier import MathVerifier
 from synthesis.sandbox import SANDBOXES, Limits, SandboxPool, default_python
 
 
