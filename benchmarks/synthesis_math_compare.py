@@ -41,10 +41,10 @@ def gsm8k_cases(rows: list[dict], rng: random.Random, restyled: bool) -> list[tu
         gold = tail.strip()
         if restyled:
             head = re.sub(r"<<[^<>]*>>", "", head).strip()
-        template = f"{head}\nThe answer is ${{}}." if restyled else f"{head}#### {{}}"
-        cases.append((f"gsm-{i}", template.format(gold), gold, True))
+        ending = "\nThe answer is ${}." if restyled else "#### {}"
+        cases.append((f"gsm-{i}", head + ending.format(gold), gold, True))
         altered = alter_number(gold.replace(",", ""), rng)
-        cases.append((f"gsm-{i}-altered", template.format(altered), gold, False))
+        cases.append((f"gsm-{i}-altered", head + ending.format(altered), gold, False))
     return cases
 
 

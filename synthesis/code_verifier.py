@@ -160,7 +160,7 @@ class CodeVerifier:
         elapsed = {}
         for i, result in zip(runnable, self.pool.run_many(jobs)):
             verdicts[i] = classify(result, self.pool.limits.timeout_s)
-            elapsed[i] = result.elapsed_s
+            elapsed[i] = result.elapsed_s - result.waited_s  # own time, as the limits count it
         if self.min_mutation_score > 0:
             self._mutation_gate(docs, verdicts, elapsed)
         return verdicts
@@ -174,7 +174,7 @@ class CodeVerifier:
         """Reject admitted samples whose tests let too many mutants of the solution pass.
 
         A mutant that runs far longer than the original (a loop whose exit condition was mutated)
-        counts as killed: its timeout is MUTANT_SLOWDOWN times the original's time, at least
+        counts as killed: its timeout is MUTANT_SLOWDOWN times the original's own time, at least
         MUTANT_MIN_TIMEOUT_S, so looping mutants do not each cost the full timeout.
         """
         owners: list[int] = []
