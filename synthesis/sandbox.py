@@ -20,7 +20,8 @@ Infrastructure faults are not verdicts: a runner that does not start (no `ready`
 again once, then `SandboxError`; a sample whose runner dies, hangs or hits the wall-clock backstop
 is retried once on a fresh runner. Only a sample that kills a fresh runner again gets the outcome
 `runner_died` (both attempts in `attempts`); a backstop or start-up fault that persists raises
-`SandboxError`, which the stage runtime records as a failure.
+`SandboxError`, which the stage runtime records as a failure (after a start-up fault the pool
+fails every later sample at once, rather than waiting for each one's start-up to fail too).
 
 `process` is the weaker fallback (rlimits and a scratch folder, no namespaces): used only when a
 recipe names it, and it logs a warning. Nothing falls back silently.
@@ -59,6 +60,10 @@ INFRASTRUCTURE = (*SAMPLE_KILLED_RUNNER, "backstop")  # outcomes retried once on
 
 class SandboxError(RuntimeError):
     """The sandbox cannot run samples (bubblewrap missing or refused, or a fault that persists)."""
+
+
+class StartError(SandboxError):
+    """No runner could be started, twice in a row: the pool fails every later sample at once."""
 
 
 @dataclass(frozen=True)
@@ -223,7 +228,7 @@ class Runner:
             else:
                 problems.append(self._exit_report("exited before `ready`"))
             self.close()
-        raise SandboxError(f"the {self.kind} sandbox runner could not start: {' | '.join(problems)}")
+        raise StartError(f"the {self.kind} sandbox runner could not start: {' | '.join(problems)}")
 
     def run(self, request: dict[str, Any], limits: Limits) -> RunResult:
         """Send one sample to the runner and wait for its reply; a runner that died is restarted."""
@@ -345,6 +350,7 @@ class SandboxPool:
         for runner in self._all:
             self._idle.put(runner)
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="sandbox")
+        self._broken: StartError | None = None
 
     def run(
         self, solution: str, tests: str, entry_point: str | None = None, timeout_s: float | None = None
@@ -357,21 +363,30 @@ class SandboxPool:
         request = {"solution": solution, "tests": tests, "entry_point": entry_point}
         runner = self._idle.get()
         try:
-            first = runner.run(request, limits)
-            if first.outcome not in INFRASTRUCTURE:
-                return first
-            log.warning("sandbox fault (%s); retrying the sample on a fresh runner", first.describe())
-            runner.close()
-            second = runner.run(request, limits)
-            attempts = (first.describe(), second.describe())
-            if second.outcome not in INFRASTRUCTURE:
-                return dataclasses.replace(second, attempts=attempts[:1])
-            if first.outcome in SAMPLE_KILLED_RUNNER and second.outcome in SAMPLE_KILLED_RUNNER:
-                return dataclasses.replace(second, outcome="runner_died", attempts=attempts)
-            runner.close()
-            raise SandboxError(f"sandbox fault persisted on a fresh runner: {' | '.join(attempts)}")
+            if self._broken is not None:  # do not wait for every later sample's start-up to fail too
+                raise StartError(f"{self._broken} (an earlier sample's attempt)")
+            return self._run_twice(runner, request, limits)
+        except StartError as error:
+            self._broken = self._broken or error
+            raise
         finally:
             self._idle.put(runner)
+
+    def _run_twice(self, runner: Runner, request: dict[str, Any], limits: Limits) -> RunResult:
+        """One run, and one more on a fresh runner after an infrastructure outcome."""
+        first = runner.run(request, limits)
+        if first.outcome not in INFRASTRUCTURE:
+            return first
+        log.warning("sandbox fault (%s); retrying the sample on a fresh runner", first.describe())
+        runner.close()
+        second = runner.run(request, limits)
+        attempts = (first.describe(), second.describe())
+        if second.outcome not in INFRASTRUCTURE:
+            return dataclasses.replace(second, attempts=attempts[:1])
+        if first.outcome in SAMPLE_KILLED_RUNNER and second.outcome in SAMPLE_KILLED_RUNNER:
+            return dataclasses.replace(second, outcome="runner_died", attempts=attempts)
+        runner.close()
+        raise SandboxError(f"sandbox fault persisted on a fresh runner: {' | '.join(attempts)}")
 
     def run_many(self, jobs: list[tuple]) -> list[RunResult]:
         """Run jobs (the arguments of `run`) in parallel; results in job order."""

@@ -119,13 +119,17 @@ def test_a_runner_that_hangs_at_start_up_is_replaced_then_an_error(monkeypatch):
     folder = tempfile.mkdtemp()
     try:
         os.chmod(folder, 0o755)  # the runner may run as nobody
-        hang = Path(folder) / "python"
-        hang.write_text("#!/bin/sh\nexec sleep 30\n")
-        hang.chmod(0o755)
+        hanging_python = Path(folder) / "python"
+        hanging_python.write_text("#!/bin/sh\nexec sleep 30\n")
+        hanging_python.chmod(0o755)
         started = time.monotonic()
-        with SandboxPool("process", workers=1, python=str(hang)) as hanging:
+        with SandboxPool("process", workers=1, python=str(hanging_python)) as hanging:
             with pytest.raises(SandboxError, match="no `ready` within 0.5s.*no `ready` within 0.5s"):
                 hanging.run("x = 1", "assert x == 1")
+            failed_at = time.monotonic()
+            with pytest.raises(SandboxError, match="an earlier sample's attempt"):
+                hanging.run("x = 2", "assert x == 2")  # at once: the pool is known not to start
+            assert time.monotonic() - failed_at < 0.4
         assert time.monotonic() - started < 10
     finally:
         shutil.rmtree(folder)
