@@ -1,10 +1,10 @@
 """Answer equivalence side by side: our math verifier against Hugging Face's `math-verify`.
 
-    .venv/bin/python benchmarks/synthesis_math_compare.py [--data DIR] [--limit N]
+    .venv/bin/python benchmarks/synthesis_math_compare.py [--data DIR] [--limit N] [--only gsm8k|math] [--show K]
 
 On GSM8K train and MATH test (`../shared/data/math`), each tool decides whether a solution's final
 answer equals the gold answer: for the reference solution it must (a miss is a false reject), and
-for the same solution with its final answer's number altered it must not (a match is a false
+for the same solution with a number of its final answer altered it must not (a match is a false
 accept). GSM8K is run as published (`#### 72`) and restyled like model output ("The answer is
 $72."). Ours is `MathVerifier(check_steps=False)` (answer extraction and equivalence only); theirs
 is `math_verify.verify(parse(gold), parse(solution))`. Prints a markdown table with the two tools'
@@ -48,8 +48,9 @@ def gsm8k_cases(rows: list[dict], rng: random.Random, restyled: bool) -> list[tu
     return cases
 
 
-def math_cases(rows: list[dict], rng: random.Random) -> list[tuple[str, str, str, bool]]:
-    """Reference solutions against their boxed answer; with a number in the boxed answer altered."""
+def math_cases(rows: list[dict]) -> list[tuple[str, str, str, bool]]:
+    """Reference solutions against their boxed answer; with the first number in it increased by 1
+    (never doubled: `\\frac12` doubled is `\\frac24`, the same value)."""
     cases = []
     for i, r in enumerate(rows):
         gold = last_boxed(r["solution"])
@@ -60,7 +61,9 @@ def math_cases(rows: list[dict], rng: random.Random) -> list[tuple[str, str, str
         boxed = "\\boxed{" + gold + "}"
         at = r["solution"].rfind(boxed)
         if found and at >= 0:
-            altered = gold[: found.start()] + alter_number(found.group(), rng) + gold[found.end() :]
+            number = found.group()
+            places = len(number.split(".")[1]) if "." in number else 0
+            altered = gold[: found.start()] + f"{float(number) + 1:.{places}f}" + gold[found.end() :]
             solution = r["solution"][:at] + "\\boxed{" + altered + "}" + r["solution"][at + len(boxed) :]
             cases.append((f"math-{i}-altered", solution, gold, False))
     return cases
@@ -94,6 +97,7 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--limit", type=int, default=None, help="problems per dataset (default: all)")
     parser.add_argument("--show", type=int, default=0, help="print this many wrong decisions per set")
+    parser.add_argument("--only", choices=["gsm8k", "math"], default=None)
     args = parser.parse_args()
     math_dir = args.data / "math"
     try:
@@ -110,11 +114,14 @@ def main() -> int:
             return [json.loads(line) for line in f][: args.limit]
 
     gsm, hendrycks = load("gsm8k_train.jsonl"), load("math_hendrycks_test.jsonl")
-    sets = {
-        "GSM8K train, as published (`#### x`)": gsm8k_cases(gsm, random.Random(0), restyled=False),
-        'GSM8K train, restyled ("The answer is $x.")': gsm8k_cases(gsm, random.Random(0), restyled=True),
-        "MATH test (`\\boxed{}`)": math_cases(hendrycks, random.Random(0)),
-    }
+    sets: dict[str, list] = {}
+    if args.only in (None, "gsm8k"):
+        sets |= {
+            "GSM8K train, as published (`#### x`)": gsm8k_cases(gsm, random.Random(0), restyled=False),
+            'GSM8K train, restyled ("The answer is $x.")': gsm8k_cases(gsm, random.Random(0), restyled=True),
+        }
+    if args.only in (None, "math"):
+        sets["MATH test (`\\boxed{}`)"] = math_cases(hendrycks)
     tools = {"ours": ours(), "math-verify": theirs()}
     print("| set | correct / altered | tool | false reject | false accept | CPU s |")
     print("|---|---|---|---|---|---|")
