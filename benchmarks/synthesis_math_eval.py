@@ -19,8 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 from pipeline.document import Document
+from synthesis.math.answers import last_boxed
+from synthesis.math.verifier import MathVerifier
 from synthesis.math_generators import MathGenerator
-from synthesis.math_verifier import MathVerifier, last_boxed
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ANNOTATION = re.compile(r"<<([^<>=]*)=([^<>]*)>>([^\s]*)")

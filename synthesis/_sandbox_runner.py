@@ -6,6 +6,11 @@ reply per line on fd 1. Each sample runs in a child forked from this warm interp
 cost), in its own fresh scratch folder, with rlimits, an empty environment and no inherited
 descriptors except its stdout/stderr pipes and a status pipe. After every sample, everything but
 this process is killed (inside a private PID namespace `kill(-1)` reaches exactly the sandbox).
+
+Time limits measure the sample's own time, not the machine's load: `own = wall - time spent waiting
+for a CPU` (the child's run-queue delay from /proc/PID/schedstat), plus RLIMIT_CPU on its CPU time.
+A generous wall-clock backstop (`backstop`) ends a sample that a starved machine could not run; the
+host treats that as an infrastructure fault, not a verdict. The first line written is `ready`.
 """
 
 import builtins
@@ -139,6 +144,33 @@ def _reap():
             return
 
 
+def _run_delay(pid):
+    """Seconds the process has waited on a run queue (0 when the kernel does not report it)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+class Clock:
+    """The sample's own time (wall minus the time it waited for a CPU) against its limits."""
+
+    def __init__(self, pid, timeout, backstop):
+        self.pid = pid
+        self.start = time.monotonic()
+        self.timeout = timeout
+        self.backstop = backstop
+        self.waited = 0.0
+
+    def left(self):
+        """(seconds left, the nearer limit): `timeout` for the sample's own time, `backstop` for wall."""
+        wall = time.monotonic() - self.start
+        self.waited = max(self.waited, _run_delay(self.pid))
+        own_left, wall_left = self.timeout - (wall - self.waited), self.backstop - wall
+        return (own_left, "timeout") if own_left <= wall_left else (wall_left, "backstop")
+
+
 def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
     """Run one sample and return the reply dict (status, exit, timing, captured output)."""
     scratch = os.path.join(scratch_root, f"s{seq}")
@@ -147,7 +179,6 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     st_r, st_w = os.pipe()
-    start = time.monotonic()
     pid = os.fork()
     if pid == 0:
         try:
@@ -162,15 +193,15 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
     cap = int(req["max_output_bytes"])
     buffers = {out_r: bytearray(), err_r: bytearray(), st_r: bytearray()}
     total = 0
-    deadline = start + float(req["timeout"])
+    clock = Clock(pid, float(req["timeout"]), float(req["backstop"]))
     outcome = None
     open_fds = set(buffers)
     status = None
     usage = None
     while open_fds:
-        remaining = deadline - time.monotonic()
+        remaining, limit = clock.left()
         if remaining <= 0:
-            outcome = "timeout"
+            outcome = limit
             break
         if status is not None:
             # The child has exited; a descendant still holds its pipes: take what is there and stop.
@@ -203,11 +234,12 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
             pid_done, status, usage = os.wait4(pid, os.WNOHANG)
             if pid_done:
                 break
-            if time.monotonic() > deadline:
-                outcome = "timeout"
+            remaining, limit = clock.left()
+            if remaining <= 0:
+                outcome = limit
                 break
             time.sleep(0.0005)
-    elapsed = time.monotonic() - start
+    elapsed = time.monotonic() - clock.start
     exit_code = None
     signal_number = None
     if outcome is None:
@@ -231,6 +263,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
         "signal": signal_number,
         "status": status_report,
         "elapsed": elapsed,
+        "waited": clock.waited,
         "cpu": usage.ru_utime + usage.ru_stime if usage else None,
         "runner_cpu": _runner_cpu_delta(),
         "stdout": bytes(buffers[out_r]).decode("utf-8", "replace"),
@@ -283,6 +316,8 @@ def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # Tasks already counted against this uid in the sandbox (init + us), so the child's limit is relative.
     base_tasks = _count_tasks(os.getuid()) if in_pid_namespace or os.getuid() != 0 else None
+    replies.write("ready\n")
+    replies.flush()
     for seq, line in enumerate(requests):
         reply = run_one(json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace)
         replies.write(json.dumps(reply) + "\n")

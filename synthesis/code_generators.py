@@ -32,15 +32,24 @@ class Task:
     edge_cases: tuple[tuple, ...]
 
 
+def _ask(rng: random.Random, signature: str) -> str:
+    """The opening of a prompt, in one of a few phrasings."""
+    return (
+        rng.choice(("Write a function", "Implement a function", "Define a Python function"))
+        + f" `{signature}`"
+    )
+
+
 def _sum_multiples(rng: random.Random) -> Task:
-    a, b = rng.sample(range(2, 10), 2)
+    a, b = rng.sample(range(2, 13), 2)
+    name = rng.choice(("sum_multiples", "sum_of_multiples", "multiples_total"))
     return Task(
         "sum_multiples",
-        "sum_multiples",
-        f"Write a function `sum_multiples(n)` that returns the sum of all positive integers below `n` "
+        name,
+        f"{_ask(rng, f'{name}(n)')} that returns the sum of all positive integers below `n` "
         f"that are divisible by {a} or by {b}. Return 0 when there are none.",
         "from math import lcm\n\n\n"
-        "def sum_multiples(n):\n"
+        f"def {name}(n):\n"
         "    def below(k):\n"
         "        m = (n - 1) // k\n"
         "        return k * m * (m + 1) // 2 if n > 0 else 0\n"
@@ -53,24 +62,29 @@ def _sum_multiples(rng: random.Random) -> Task:
 
 def _caesar(rng: random.Random) -> Task:
     k = rng.randint(1, 25)
+    forward = rng.random() < 0.5
+    shift = k if forward else 26 - k
+    name = rng.choice(("caesar_shift", "rotate_letters", "shift_letters"))
+    direction = "forward" if forward else "backward"
+    wrap = "from z to a" if forward else "from a to z"
     return Task(
         "caesar",
-        "caesar_shift",
-        f"Write a function `caesar_shift(text)` that shifts every ASCII letter of `text` forward by {k} "
-        "places in the alphabet, wrapping around from z to a and keeping upper and lower case; every "
+        name,
+        f"{_ask(rng, f'{name}(text)')} that shifts every ASCII letter of `text` {direction} by {k} "
+        f"places in the alphabet, wrapping around {wrap} and keeping upper and lower case; every "
         "other character is unchanged.",
         "import string\n\n"
-        f"_LOWER = string.ascii_lowercase[{k}:] + string.ascii_lowercase[:{k}]\n"
+        f"_LOWER = string.ascii_lowercase[{shift}:] + string.ascii_lowercase[:{shift}]\n"
         "_TABLE = str.maketrans(string.ascii_lowercase + string.ascii_uppercase, _LOWER + _LOWER.upper())\n\n\n"
-        "def caesar_shift(text):\n"
+        f"def {name}(text):\n"
         "    return text.translate(_TABLE)\n",
         "def _reference(text):\n"
         "    out = []\n"
         "    for ch in text:\n"
         "        if 'a' <= ch <= 'z':\n"
-        f"            ch = chr((ord(ch) - 97 + {k}) % 26 + 97)\n"
+        f"            ch = chr((ord(ch) - 97 {'+' if forward else '-'} {k}) % 26 + 97)\n"
         "        elif 'A' <= ch <= 'Z':\n"
-        f"            ch = chr((ord(ch) - 65 + {k}) % 26 + 65)\n"
+        f"            ch = chr((ord(ch) - 65 {'+' if forward else '-'} {k}) % 26 + 65)\n"
         "        out.append(ch)\n"
         "    return ''.join(out)\n",
         "def _random_input(rng):\n"
@@ -81,47 +95,58 @@ def _caesar(rng: random.Random) -> Task:
 
 
 def _window_sum(rng: random.Random) -> Task:
-    w = rng.randint(2, 5)
+    w = rng.randint(2, 8)
+    best, word = rng.choice((("max", "largest"), ("min", "smallest")))
+    name = rng.choice((f"{best}_window_sum", f"{best}_run_sum", f"{best}_consecutive_sum"))
     return Task(
         "window_sum",
-        "max_window_sum",
-        f"Write a function `max_window_sum(xs)` that returns the largest sum of {w} consecutive elements "
+        name,
+        f"{_ask(rng, f'{name}(xs)')} that returns the {word} sum of {w} consecutive elements "
         f"of the list of integers `xs`, or None when `xs` has fewer than {w} elements.",
-        "def max_window_sum(xs):\n"
+        f"def {name}(xs):\n"
         f"    if len(xs) < {w}:\n"
         "        return None\n"
         f"    best = current = sum(xs[:{w}])\n"
         f"    for i in range({w}, len(xs)):\n"
         f"        current += xs[i] - xs[i - {w}]\n"
-        "        best = max(best, current)\n"
+        f"        best = {best}(best, current)\n"
         "    return best\n",
         "def _reference(xs):\n"
         f"    sums = [sum(xs[i:i + {w}]) for i in range(len(xs) - {w} + 1)]\n"
-        "    return max(sums) if sums else None\n",
+        f"    return {best}(sums) if sums else None\n",
         "def _random_input(rng):\n    return ([rng.randint(-50, 50) for _ in range(rng.randint(0, 30))],)\n",
         (([],), ([1] * (w - 1),), (list(range(w)),), ([-5] * (w + 2),), ([3, -1, 4, -1, 5, -9, 2, 6],)),
     )
 
 
 def _count_primes(rng: random.Random) -> Task:
+    gap = rng.choice((0, 2, 4, 6))  # 0: plain primes; else primes p with p + gap prime (twin, cousin, sexy)
+    name = rng.choice(("count_primes", "prime_count", "primes_between"))
+    if gap:
+        name = rng.choice((f"count_prime_pairs_{gap}", f"prime_pairs_gap_{gap}"))
+        what = f"how many primes p with lo <= p <= hi have p + {gap} prime as well"
+        test = f"sieve[p] and sieve[p + {gap}]"
+    else:
+        what = "how many prime numbers p satisfy lo <= p <= hi"
+        test = "sieve[p]"
     return Task(
         "count_primes",
-        "count_primes",
-        "Write a function `count_primes(lo, hi)` that returns how many prime numbers p satisfy lo <= p <= hi "
-        "(0 when lo > hi).",
-        "def count_primes(lo, hi):\n"
+        name,
+        f"{_ask(rng, f'{name}(lo, hi)')} that returns {what} (0 when lo > hi).",
+        f"def {name}(lo, hi):\n"
         "    if hi < 2 or lo > hi:\n"
         "        return 0\n"
-        "    sieve = bytearray([1]) * (hi + 1)\n"
+        f"    top = hi + {gap}\n"
+        "    sieve = bytearray([1]) * (top + 1)\n"
         "    sieve[0:2] = b'\\x00\\x00'\n"
-        "    for p in range(2, int(hi**0.5) + 1):\n"
+        "    for p in range(2, int(top**0.5) + 1):\n"
         "        if sieve[p]:\n"
-        "            sieve[p * p :: p] = bytearray(len(range(p * p, hi + 1, p)))\n"
-        "    return sum(sieve[max(lo, 0) :])\n",
+        "            sieve[p * p :: p] = bytearray(len(range(p * p, top + 1, p)))\n"
+        f"    return sum(1 for p in range(max(lo, 2), hi + 1) if {test})\n",
         "def _reference(lo, hi):\n"
         "    def prime(n):\n"
         "        return n > 1 and all(n % d for d in range(2, int(n**0.5) + 1))\n"
-        "    return sum(1 for n in range(lo, hi + 1) if prime(n))\n",
+        f"    return sum(1 for n in range(lo, hi + 1) if prime(n) and prime(n + {gap}))\n",
         "def _random_input(rng):\n"
         "    lo = rng.randint(-10, 500)\n"
         "    return (lo, lo + rng.randint(-5, 400))\n",
@@ -129,16 +154,36 @@ def _count_primes(rng: random.Random) -> Task:
     )
 
 
+# Output shapes of run-length encoding: how a solution and the reference build their result.
+RUN_LENGTH_SHAPES = {
+    "pairs": (
+        "a list of (character, count) tuples",
+        "[(ch, len(list(run))) for ch, run in groupby(s)]",
+        "out",
+    ),
+    "counts_first": (
+        "a list of (count, character) tuples",
+        "[(len(list(run)), ch) for ch, run in groupby(s)]",
+        "[(n, ch) for ch, n in out]",
+    ),
+    "string": (
+        "a string of each character followed by its count (`'aaab'` gives `'a3b1'`)",
+        "''.join(f'{ch}{len(list(run))}' for ch, run in groupby(s))",
+        "''.join(ch + str(n) for ch, n in out)",
+    ),
+}
+
+
 def _run_length(rng: random.Random) -> Task:
     alphabet = "".join(rng.sample("abcdefgh", rng.randint(2, 4)))
+    shape, solution, reference = RUN_LENGTH_SHAPES[rng.choice(sorted(RUN_LENGTH_SHAPES))]
+    name = rng.choice(("run_length_encode", "rle", "encode_runs"))
     return Task(
         "run_length",
-        "run_length_encode",
-        "Write a function `run_length_encode(s)` that returns the run-length encoding of the string `s` as a "
-        "list of (character, count) tuples, one per maximal run of equal characters, in order.",
-        "from itertools import groupby\n\n\n"
-        "def run_length_encode(s):\n"
-        "    return [(ch, len(list(run))) for ch, run in groupby(s)]\n",
+        name,
+        f"{_ask(rng, f'{name}(s)')} that returns the run-length encoding of the string `s` as {shape}, "
+        f"one entry per maximal run of equal characters, in order. The strings use the letters {alphabet!r}.",
+        f"from itertools import groupby\n\n\ndef {name}(s):\n    return {solution}\n",
         "def _reference(s):\n"
         "    out = []\n"
         "    for ch in s:\n"
@@ -146,7 +191,7 @@ def _run_length(rng: random.Random) -> Task:
         "            out[-1] = (ch, out[-1][1] + 1)\n"
         "        else:\n"
         "            out.append((ch, 1))\n"
-        "    return out\n",
+        f"    return {reference}\n",
         "def _random_input(rng):\n"
         f"    return (''.join(rng.choice({alphabet!r}) for _ in range(rng.randint(0, 30))),)\n",
         (("",), ("a",), (alphabet,), (alphabet[0] * 5 + alphabet[-1] * 2,)),
@@ -154,18 +199,20 @@ def _run_length(rng: random.Random) -> Task:
 
 
 def _stairs(rng: random.Random) -> Task:
-    steps = sorted(rng.sample(range(1, 6), rng.randint(2, 3)))
+    steps = sorted(rng.sample(range(1, 7), rng.randint(2, 3)))
+    modulus = rng.choice(("1_000_000_007", "998_244_353"))
+    name = rng.choice(("count_ways", "climb_ways", "stair_paths"))
     return Task(
         "stairs",
-        "count_ways",
-        f"Write a function `count_ways(n)` that returns the number of ordered ways to climb exactly `n` stairs "
-        f"when each move climbs one of {steps} stairs, modulo 1_000_000_007 (count_ways(0) is 1).",
-        "def count_ways(n):\n"
+        name,
+        f"{_ask(rng, f'{name}(n)')} that returns the number of ordered ways to climb exactly `n` stairs "
+        f"when each move climbs one of {steps} stairs, modulo {modulus} ({name}(0) is 1).",
+        f"def {name}(n):\n"
         "    if n < 0:\n"
         "        return 0\n"
         "    ways = [1] + [0] * n\n"
         "    for i in range(1, n + 1):\n"
-        f"        ways[i] = sum(ways[i - s] for s in {steps} if s <= i) % 1_000_000_007\n"
+        f"        ways[i] = sum(ways[i - s] for s in {steps} if s <= i) % {modulus}\n"
         "    return ways[n]\n",
         "from functools import lru_cache\n\n\n"
         "@lru_cache(maxsize=None)\n"
@@ -174,7 +221,7 @@ def _stairs(rng: random.Random) -> Task:
         "        return 0\n"
         "    if n == 0:\n"
         "        return 1\n"
-        f"    return sum(_reference(n - s) for s in {steps}) % 1_000_000_007\n",
+        f"    return sum(_reference(n - s) for s in {steps}) % {modulus}\n",
         "def _random_input(rng):\n    return (rng.randint(0, 300),)\n",
         ((0,), (1,), (2,), (5,), (steps[-1],), (-1,)),
     )
@@ -182,19 +229,23 @@ def _stairs(rng: random.Random) -> Task:
 
 def _digit_sort(rng: random.Random) -> Task:
     base = rng.randint(2, 10)
+    descending = rng.random() < 0.5
+    sign = "-" if descending else ""
+    order = "largest digit sum first" if descending else "smallest digit sum first"
+    name = rng.choice(("sort_by_digit_sum", "order_by_digit_sum", "digit_sum_sort"))
     return Task(
         "digit_sort",
-        "sort_by_digit_sum",
-        f"Write a function `sort_by_digit_sum(xs)` that returns the non-negative integers of `xs` sorted by the "
-        f"sum of their digits in base {base}, ties broken by the smaller number first.",
-        "def sort_by_digit_sum(xs):\n"
+        name,
+        f"{_ask(rng, f'{name}(xs)')} that returns the non-negative integers of `xs` sorted by the "
+        f"sum of their digits in base {base}, {order}, ties broken by the smaller number first.",
+        f"def {name}(xs):\n"
         "    def digit_sum(n):\n"
         "        total = 0\n"
         "        while n:\n"
         f"            n, digit = divmod(n, {base})\n"
         "            total += digit\n"
         "        return total\n"
-        "    return sorted(xs, key=lambda n: (digit_sum(n), n))\n",
+        f"    return sorted(xs, key=lambda n: ({sign}digit_sum(n), n))\n",
         "def _reference(xs):\n"
         "    def digits(n):\n"
         "        out = []\n"
@@ -207,7 +258,7 @@ def _digit_sort(rng: random.Random) -> Task:
         "    while rest:\n"
         "        best = rest[0]\n"
         "        for n in rest[1:]:\n"
-        "            if (sum(digits(n)), n) < (sum(digits(best)), best):\n"
+        f"            if ({sign}sum(digits(n)), n) < ({sign}sum(digits(best)), best):\n"
         "                best = n\n"
         "        rest.remove(best)\n"
         "        result.append(best)\n"
@@ -219,12 +270,13 @@ def _digit_sort(rng: random.Random) -> Task:
 
 def _brackets(rng: random.Random) -> Task:
     pairs = "".join(rng.sample(["()", "[]", "{}", "<>"], rng.randint(2, 3)))
+    name = rng.choice(("is_balanced", "balanced", "brackets_match"))
     return Task(
         "brackets",
-        "is_balanced",
-        f"Write a function `is_balanced(s)` that returns True when the brackets {' '.join(pairs[i : i + 2] for i in range(0, len(pairs), 2))} "
+        name,
+        f"{_ask(rng, f'{name}(s)')} that returns True when the brackets {' '.join(pairs[i : i + 2] for i in range(0, len(pairs), 2))} "
         "in the string `s` are balanced and properly nested, and False otherwise; all other characters are ignored.",
-        "def is_balanced(s):\n"
+        f"def {name}(s):\n"
         f"    closing = {{{', '.join(f'{pairs[i + 1]!r}: {pairs[i]!r}' for i in range(0, len(pairs), 2))}}}\n"
         "    opening = set(closing.values())\n"
         "    stack = []\n"
@@ -310,6 +362,9 @@ class CodeGenerator(FamilyGenerator):
 
     FAMILIES = FAMILIES
     kind = "code"
+
+    def identity(self, task: Task) -> str:
+        return task.prompt + "\n" + task.solution
 
     def metadata(self, family: str, task: Task, rng: random.Random) -> dict:
         return {

@@ -95,11 +95,17 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
     if result.passed:
         return KEEP
     if result.outcome == "timeout":
-        return reject("timeout", f"wall time > {timeout_s:g}s")
+        return reject(
+            "timeout",
+            f"own time > {timeout_s:g}s (wall {result.elapsed_s:.1f}s, of which {result.waited_s:.1f}s "
+            "waiting for a CPU)",
+        )
     if result.outcome == "output_limit":
         return reject("output_limit", "stdout+stderr above max_output_bytes")
     if result.outcome == "runner_died":
-        return reject("crashed", "the sample killed the sandbox runner")
+        return reject(
+            "crashed", "the sample killed a fresh sandbox runner too: " + " | ".join(result.attempts)
+        )
     if result.signal is not None:
         if result.signal in CPU_SIGNALS:
             return reject("timeout", f"CPU time limit ({signal.Signals(result.signal).name})")
@@ -154,7 +160,7 @@ class CodeVerifier:
         elapsed = {}
         for i, result in zip(runnable, self.pool.run_many(jobs)):
             verdicts[i] = classify(result, self.pool.limits.timeout_s)
-            elapsed[i] = result.elapsed_s
+            elapsed[i] = result.elapsed_s - result.waited_s  # own time, as the limits count it
         if self.min_mutation_score > 0:
             self._mutation_gate(docs, verdicts, elapsed)
         return verdicts
@@ -168,7 +174,7 @@ class CodeVerifier:
         """Reject admitted samples whose tests let too many mutants of the solution pass.
 
         A mutant that runs far longer than the original (a loop whose exit condition was mutated)
-        counts as killed: its timeout is MUTANT_SLOWDOWN times the original's time, at least
+        counts as killed: its timeout is MUTANT_SLOWDOWN times the original's own time, at least
         MUTANT_MIN_TIMEOUT_S, so looping mutants do not each cost the full timeout.
         """
         owners: list[int] = []

@@ -322,6 +322,9 @@ class MathGenerator(FamilyGenerator):
     FAMILIES = FAMILIES
     kind = "math"
 
+    def identity(self, problem: Problem) -> str:
+        return problem[0] + "\n" + problem[1]
+
     def metadata(self, family: str, problem: Problem, rng: random.Random) -> dict:
         question, solution, answer = problem
         return {"family": family, "problem": question, "solution": solution, "answer": answer}

@@ -11,9 +11,17 @@ uid 0, so this is what makes the process limit real. That needs unprivileged use
 default on Debian 12 and on this machine's 6.x kernel; Ubuntu's AppArmor userns restriction would
 need a bwrap profile). Inside, one warm interpreter (`_sandbox_runner.py`) forks a fresh child per
 sample, sets rlimits (CPU seconds, address space, processes, file size, open files), enforces the
-wall-clock timeout, caps the captured stdout/stderr, and afterwards kills every process left in the
-namespace. A host-side watchdog kills the whole bubblewrap process group if the runner itself
-stops answering (e.g. a sample stopped it with SIGSTOP).
+time limit on the sample's own time (wall time minus the time it waited for a CPU, so a loaded
+machine does not time out correct samples), caps the captured stdout/stderr, and afterwards kills
+every process left in the namespace. A host-side watchdog kills the whole bubblewrap process group
+if the runner itself stops answering (e.g. a sample stopped it with SIGSTOP).
+
+Infrastructure faults are not verdicts: a runner that does not start (no `ready` line) is started
+again once, then `SandboxError`; a sample whose runner dies, hangs or hits the wall-clock backstop
+is retried once on a fresh runner. Only a sample that kills a fresh runner again gets the outcome
+`runner_died` (both attempts in `attempts`); a backstop or start-up fault that persists raises
+`SandboxError`, which the stage runtime records as a failure (after a start-up fault the pool
+fails every later sample at once, rather than waiting for each one's start-up to fail too).
 
 `process` is the weaker fallback (rlimits and a scratch folder, no namespaces): used only when a
 recipe names it, and it logs a warning. Nothing falls back silently.
@@ -33,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,11 +52,18 @@ log = logging.getLogger(__name__)
 SANDBOXES = ("bubblewrap", "process")
 RUNNER_SOURCE = (Path(__file__).with_name("_sandbox_runner.py")).read_text(encoding="utf-8")
 NOBODY = 65534
-WATCHDOG_GRACE_S = 5.0
+WATCHDOG_GRACE_S = 30.0  # host-side, beyond the runner's own wall-clock backstop
+STARTUP_TIMEOUT_S = 60.0  # a runner that has not said `ready` by then is replaced
+SAMPLE_KILLED_RUNNER = ("runner_died", "runner_hung")
+INFRASTRUCTURE = (*SAMPLE_KILLED_RUNNER, "backstop")  # outcomes retried once on a fresh runner
 
 
 class SandboxError(RuntimeError):
-    """The sandbox cannot be started (bubblewrap missing or refused by the kernel)."""
+    """The sandbox cannot run samples (bubblewrap missing or refused, or a fault that persists)."""
+
+
+class StartError(SandboxError):
+    """No runner could be started, twice in a row: the pool fails every later sample at once."""
 
 
 @dataclass(frozen=True)
@@ -61,9 +77,15 @@ class Limits:
     max_open_files: int = 64
     max_file_mb: int = 16
 
+    @property
+    def backstop_s(self) -> float:
+        """Wall-clock backstop: ends a sample the machine was too loaded to run (then retried)."""
+        return max(60.0, 10 * self.timeout_s)
+
     def request_fields(self) -> dict[str, Any]:
         return {
             "timeout": self.timeout_s,
+            "backstop": self.backstop_s,
             "memory_mb": self.memory_mb,
             "max_output_bytes": self.max_output_bytes,
             "max_processes": self.max_processes,
@@ -76,10 +98,13 @@ class Limits:
 class RunResult:
     """What happened to one sample.
 
-    `outcome`: `finished` (the child exited; see `status`, `exit_code`, `signal`), `timeout`,
-    `output_limit`, or `runner_died` (the sample killed the sandbox's runner, which is restarted).
-    `status` is the runner's report: `{"phase": "ok"}` only when solution, tests and check all
-    completed; otherwise the phase that failed and the exception's type and message.
+    `outcome`: `finished` (the child exited; see `status`, `exit_code`, `signal`), `timeout` (its own
+    time ran out), `output_limit`, or, from `Runner.run`, the infrastructure outcomes `runner_died`,
+    `runner_hung` and `backstop`; `SandboxPool.run` retries those once, so it returns `runner_died`
+    only for a sample that killed a fresh runner too. `status` is the runner's report:
+    `{"phase": "ok"}` only when solution, tests and check all completed; otherwise the phase that
+    failed and the exception's type and message. `attempts` describes earlier attempts that hit an
+    infrastructure fault.
     """
 
     outcome: str
@@ -87,10 +112,17 @@ class RunResult:
     exit_code: int | None = None
     signal: int | None = None
     elapsed_s: float = 0.0
+    waited_s: float = 0.0  # of elapsed_s, time the sample waited for a CPU (machine load)
     cpu_s: float | None = None  # the sample process's CPU time (None when it was killed)
     runner_cpu_s: float | None = None  # the runner's own CPU time spent on this sample (overhead)
     stdout: str = ""
     stderr: str = ""
+    attempts: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for an infrastructure outcome: what happened and what the runner left on stderr."""
+        text = f"{self.outcome} after {self.elapsed_s:.1f}s"
+        return f"{text}: {self.stderr.strip()[:300]}" if self.stderr.strip() else text
 
     @property
     def passed(self) -> bool:
@@ -162,7 +194,7 @@ class Runner:
         self.scratch: str | None = None
         self._buffer = b""
 
-    def _start(self) -> None:
+    def _spawn(self) -> None:
         popen_args: dict[str, Any] = {
             "stdin": subprocess.PIPE,
             "stdout": subprocess.PIPE,
@@ -183,24 +215,40 @@ class Runner:
         self.proc = subprocess.Popen(cmd, env=env, **popen_args)
         self._buffer = b""
 
+    def _start(self) -> None:
+        """Start the runner and wait for its `ready` line; one more try, then SandboxError."""
+        problems = []
+        for _ in range(2):
+            self._spawn()
+            line = self._read_line(STARTUP_TIMEOUT_S)
+            if line == b"ready":
+                return
+            if line == b"timeout":
+                problems.append(f"no `ready` within {STARTUP_TIMEOUT_S:g}s")
+            else:
+                problems.append(self._exit_report("exited before `ready`"))
+            self.close()
+        raise StartError(f"the {self.kind} sandbox runner could not start: {' | '.join(problems)}")
+
     def run(self, request: dict[str, Any], limits: Limits) -> RunResult:
-        """Send one sample to the runner and wait for its reply, or kill the runner."""
+        """Send one sample to the runner and wait for its reply; a runner that died is restarted."""
         if self.proc is None or self.proc.poll() is not None:
             self.close()
             self._start()
         assert self.proc is not None and self.proc.stdin is not None
         line = json.dumps({**request, **limits.request_fields()}) + "\n"
+        sent = time.monotonic()
         try:
             self.proc.stdin.write(line.encode())
             self.proc.stdin.flush()
         except BrokenPipeError:
-            return self._died()
-        reply = self._read_line(limits.timeout_s + WATCHDOG_GRACE_S)
+            return self._died("its input pipe broke", sent)
+        reply = self._read_line(limits.backstop_s + WATCHDOG_GRACE_S)
         if reply is None:
-            return self._died()
+            return self._died("it exited mid-sample", sent)
         if reply == b"timeout":
             self.close()
-            return RunResult("timeout", elapsed_s=limits.timeout_s)
+            return RunResult("runner_hung", elapsed_s=limits.backstop_s + WATCHDOG_GRACE_S)
         data = json.loads(reply)
         if not data["clean"]:
             self.close()  # the runner exits: its /tmp holds something the sample made undeletable
@@ -210,6 +258,7 @@ class Runner:
             exit_code=data["exit_code"],
             signal=data["signal"],
             elapsed_s=data["elapsed"],
+            waited_s=data["waited"],
             cpu_s=data["cpu"],
             runner_cpu_s=data["runner_cpu"],
             stdout=data["stdout"],
@@ -231,21 +280,25 @@ class Runner:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
 
-    def _died(self) -> RunResult:
-        """The runner vanished mid-sample (e.g. the sample killed it); report why, then restart later."""
-        detail = ""
-        if self.proc is not None:
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.close()
-                return RunResult("runner_died", stderr="the runner stopped answering")
-            if self.proc.stderr is not None:
-                detail = self.proc.stderr.read(4000).decode("utf-8", "replace")
+    def _exit_report(self, what: str) -> str:
+        """`what`, how the runner ended, and the start of its stderr (bubblewrap's own errors)."""
+        assert self.proc is not None
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return f"{what}; its output closed but it did not exit"
+        if code < 0 or code > 128:  # bubblewrap reports its child's death by signal N as 128 + N
+            ended = f"killed by {signal.Signals(abs(code) % 128).name}"
+        else:
+            ended = f"exit status {code}"
+        detail = self.proc.stderr.read(2000).decode("utf-8", "replace").strip() if self.proc.stderr else ""
+        return f"{what} ({ended}){': ' + detail if detail else ''}"
+
+    def _died(self, how: str, sent: float) -> RunResult:
+        """The runner vanished mid-sample; report how (the pool retries on a fresh runner)."""
+        report = self._exit_report(f"the runner died: {how}")
         self.close()
-        if detail.startswith("bwrap:"):  # samples cannot write there: the runner's stderr is /dev/null
-            raise SandboxError(f"bubblewrap could not start the sandbox: {detail.strip()}")
-        return RunResult("runner_died", stderr=detail)
+        return RunResult("runner_died", elapsed_s=time.monotonic() - sent, stderr=report)
 
     def close(self) -> None:
         """Kill the runner's whole process group and remove its scratch folder."""
@@ -297,6 +350,7 @@ class SandboxPool:
         for runner in self._all:
             self._idle.put(runner)
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="sandbox")
+        self._broken: StartError | None = None
 
     def run(
         self, solution: str, tests: str, entry_point: str | None = None, timeout_s: float | None = None
@@ -306,11 +360,33 @@ class SandboxPool:
         limits = self.limits
         if timeout_s is not None and timeout_s < limits.timeout_s:
             limits = dataclasses.replace(limits, timeout_s=timeout_s)
+        request = {"solution": solution, "tests": tests, "entry_point": entry_point}
         runner = self._idle.get()
         try:
-            return runner.run({"solution": solution, "tests": tests, "entry_point": entry_point}, limits)
+            if self._broken is not None:  # do not wait for every later sample's start-up to fail too
+                raise StartError(f"{self._broken} (an earlier sample's attempt)")
+            return self._run_twice(runner, request, limits)
+        except StartError as error:
+            self._broken = self._broken or error
+            raise
         finally:
             self._idle.put(runner)
+
+    def _run_twice(self, runner: Runner, request: dict[str, Any], limits: Limits) -> RunResult:
+        """One run, and one more on a fresh runner after an infrastructure outcome."""
+        first = runner.run(request, limits)
+        if first.outcome not in INFRASTRUCTURE:
+            return first
+        log.warning("sandbox fault (%s); retrying the sample on a fresh runner", first.describe())
+        runner.close()
+        second = runner.run(request, limits)
+        attempts = (first.describe(), second.describe())
+        if second.outcome not in INFRASTRUCTURE:
+            return dataclasses.replace(second, attempts=attempts[:1])
+        if first.outcome in SAMPLE_KILLED_RUNNER and second.outcome in SAMPLE_KILLED_RUNNER:
+            return dataclasses.replace(second, outcome="runner_died", attempts=attempts)
+        runner.close()
+        raise SandboxError(f"sandbox fault persisted on a fresh runner: {' | '.join(attempts)}")
 
     def run_many(self, jobs: list[tuple]) -> list[RunResult]:
         """Run jobs (the arguments of `run`) in parallel; results in job order."""

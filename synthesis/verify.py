@@ -10,8 +10,8 @@ from typing import Any
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import DocumentStage, Param, register
 from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
-from synthesis.math_verifier import REASONS as MATH_REASONS
-from synthesis.math_verifier import MathVerifier
+from synthesis.math.verifier import REASONS as MATH_REASONS
+from synthesis.math.verifier import MathVerifier
 from synthesis.sandbox import SANDBOXES, Limits, SandboxPool, default_python
 
 
@@ -23,7 +23,8 @@ class Verify(DocumentStage):
     `check(<entry_point>)` when the tests define `check`. Math (`kind = "math"`) is checked by the
     math verifier (final answer up to symbolic equivalence, every checkable step). Admitted
     candidates get `text` = their training rendering and keep `kind`; documents without `kind` pass
-    untouched. Reasons: `tests_failed`, `timeout`, `memory_limit`, `crashed`, `syntax_error`,
+    untouched. A sandbox fault (a runner that dies, hangs or cannot start) is retried on a fresh
+    runner; one that persists raises `SandboxError`, a failure record, never a rejection. Reasons: `tests_failed`, `timeout`, `memory_limit`, `crashed`, `syntax_error`,
     `no_tests`, `output_limit`, `weak_tests`, `unsupported`, `wrong_answer`, `bad_step`,
     `no_answer`, `unparseable`.
     """
@@ -37,7 +38,13 @@ class Verify(DocumentStage):
             "`bubblewrap` (namespaces, read-only system, no network), or `process` (rlimits only; weak, logs a warning)",
             choices=SANDBOXES,
         ),
-        "timeout_s": Param(float, 5.0, "wall-clock (and CPU) seconds per code sample", min=0.1, max=3600),
+        "timeout_s": Param(
+            float,
+            5.0,
+            "seconds of a code sample's own time (running or sleeping, not waiting for a CPU on a loaded machine)",
+            min=0.1,
+            max=3600,
+        ),
         "memory_mb": Param(int, 512, "address-space limit per code sample, MiB", min=64),
         "max_output_bytes": Param(
             int, 1 << 20, "stdout+stderr a sample may print before `output_limit`", min=1024
@@ -62,7 +69,9 @@ class Verify(DocumentStage):
         "max_mutants": Param(
             int, 20, "mutants tried per sample when the mutation gate is on", min=1, max=1000
         ),
-        "math_timeout_s": Param(float, 2.0, "sympy time limit per math equivalence check", min=0.1, max=600),
+        "math_timeout_s": Param(
+            float, 2.0, "sympy's own-time limit per math equivalence check", min=0.1, max=600
+        ),
         "check_steps": Param(bool, True, "math: also check calculator annotations and equation chains"),
     }
 

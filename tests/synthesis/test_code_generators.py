@@ -55,3 +55,17 @@ def test_every_family_passes_its_tests_and_the_tests_catch_wrong_solutions():
         stage._code.pool.close()
     assert [v.reason for v in verdicts[: len(docs)]] == [None] * len(docs)
     assert [v.reason for v in verdicts[len(docs) :]] == ["tests_failed"] * len(docs)
+
+
+@needs_bwrap
+def test_every_variant_of_the_shipped_recipe_passes_its_own_tests():
+    """Parameters and phrasings vary per task (names, output shapes, directions): all stay correct."""
+    docs = list(CodeGenerator("code", count=64, seed=0, differential_cases=10).generate())
+    assert len({d.metadata["entry_point"] for d in docs}) > 2 * len(FAMILIES)
+    stage = Verify("verify", timeout_s=2.0, workers=2)
+    stage.setup()
+    try:
+        verdicts = stage.check_batch(docs)
+    finally:
+        stage._code.pool.close()
+    assert [(d.id, v.reason) for d, v in zip(docs, verdicts) if not v.keep] == []

@@ -1,8 +1,9 @@
 import pytest
 
 from pipeline.stages import ConfigError
+from synthesis.math.steps import check_steps
+from synthesis.math.verifier import MathVerifier
 from synthesis.math_generators import FAMILIES, MathGenerator
-from synthesis.math_verifier import MathVerifier, check_steps
 
 
 @pytest.fixture(scope="module")

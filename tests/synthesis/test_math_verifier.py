@@ -4,7 +4,11 @@ import time
 import pytest
 
 from pipeline.document import Document
-from synthesis.math_verifier import MathVerifier, NotArithmetic, check_steps, evaluate_text, extract_answer
+from synthesis.math.answers import extract_answer
+from synthesis.math.latex import NotArithmetic
+from synthesis.math.parse import evaluate_text
+from synthesis.math.steps import check_steps
+from synthesis.math.verifier import MathVerifier
 
 
 @pytest.fixture(scope="module")
@@ -187,4 +191,4 @@ def test_plain_numbers_never_start_sympy():
     assert fresh.check(math_doc("She sold 48/2 = <<48/2=24>>24 clips.\n#### 24", "24.0")).keep
     assert fresh.check(math_doc("So \\boxed{\\frac{3}{4}}", "0.75")).keep
     assert fresh.check(math_doc("So \\boxed{2\\sqrt{2}}", "\\sqrt{8}")).keep  # closed forms: numerically
-    assert fresh._worker._proc is None
+    assert fresh._equivalence._worker._proc is None

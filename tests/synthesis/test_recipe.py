@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
+from synthesis.candidate_dedup import training_text
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +29,15 @@ def rows(out: Path, part: str) -> list[dict]:
 def test_shipped_synthesis_recipe_loads():
     recipe = load_recipe(ROOT / "recipes" / "synthesis.toml")
     assert {g.registry_name for g in recipe.generators} >= {"code", "math"}
-    assert [s.registry_name for s in recipe.stages] == ["verify"]
+    assert [s.registry_name for s in recipe.stages] == ["candidate_dedup", "verify"]
+
+
+def test_every_generated_sample_of_the_shipped_synthesis_recipe_is_distinct():
+    recipe = load_recipe(ROOT / "recipes" / "synthesis.toml")
+    for generator in recipe.generators:
+        texts = [training_text(doc) for doc in generator.generate()]
+        assert len(texts) == generator.count >= 64
+        assert len(set(texts)) == len(texts), generator.registry_name
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed (make sandbox-deps)")

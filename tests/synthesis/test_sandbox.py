@@ -6,11 +6,16 @@ import logging
 import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from synthesis import sandbox as sandbox_module
+from synthesis.code_verifier import classify
 from synthesis.sandbox import NOBODY, Limits, SandboxError, SandboxPool
 
 needs_bwrap = pytest.mark.skipif(
@@ -71,10 +76,91 @@ def test_run_many_keeps_job_order(pool):
     assert [r.stdout.strip() for r in pool.run_many(jobs)] == [str(i) for i in range(12)]
 
 
+KILL_RUNNER = "import os\nos.kill(os.getppid(), 9)"
+# Kills its runner unless it runs as the first sample of a fresh runner (scratch folder s0).
+KILL_WARM_RUNNER = "import os\nif os.path.basename(os.getcwd()) != 's0':\n    os.kill(os.getppid(), 9)"
+
+
 @needs_bwrap
 def test_a_killed_runner_is_restarted(pool):
-    assert pool.run("import os\nos.kill(os.getppid(), 9)", "assert True").outcome == "runner_died"
+    assert pool.run(KILL_RUNNER, "assert True").outcome == "runner_died"
     assert all(r.passed for r in pool.run_many([("x = 1", "assert x == 1", None)] * 4))
+
+
+@needs_bwrap
+def test_a_sample_whose_runner_dies_once_is_retried_on_a_fresh_runner_and_admitted():
+    with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=1.0)) as one:
+        assert one.run(
+            "x = 1", "assert x == 1"
+        ).passed  # the runner is warm: the next sample is not its first
+        result = one.run(KILL_WARM_RUNNER, "assert True")
+    assert result.passed
+    assert len(result.attempts) == 1 and result.attempts[0].startswith("runner_died")
+
+
+@needs_bwrap
+def test_a_sample_that_kills_a_fresh_runner_too_is_rejected_crashed_with_both_attempts(pool):
+    result = pool.run(KILL_RUNNER, "assert True")
+    assert result.outcome == "runner_died" and len(result.attempts) == 2
+    verdict = classify(result, 1.0)
+    assert verdict.reason == "crashed"
+    assert verdict.detail.count("runner_died") == 2 and "SIGKILL" in verdict.detail
+
+
+@needs_bwrap
+def test_a_sandbox_that_cannot_start_is_an_error_not_a_verdict():
+    with SandboxPool("bubblewrap", workers=1, python="/nonexistent/bin/python3") as broken:
+        with pytest.raises(SandboxError, match="could not start"):
+            broken.run("x = 1", "assert x == 1")
+
+
+def test_a_runner_that_hangs_at_start_up_is_replaced_then_an_error(monkeypatch):
+    monkeypatch.setattr(sandbox_module, "STARTUP_TIMEOUT_S", 0.5)
+    folder = tempfile.mkdtemp()
+    try:
+        os.chmod(folder, 0o755)  # the runner may run as nobody
+        hanging_python = Path(folder) / "python"
+        hanging_python.write_text("#!/bin/sh\nexec sleep 30\n")
+        hanging_python.chmod(0o755)
+        started = time.monotonic()
+        with SandboxPool("process", workers=1, python=str(hanging_python)) as hanging:
+            with pytest.raises(SandboxError, match="no `ready` within 0.5s.*no `ready` within 0.5s"):
+                hanging.run("x = 1", "assert x == 1")
+            failed_at = time.monotonic()
+            with pytest.raises(SandboxError, match="an earlier sample's attempt"):
+                hanging.run("x = 2", "assert x == 2")  # at once: the pool is known not to start
+            assert time.monotonic() - failed_at < 0.4
+        assert time.monotonic() - started < 10
+    finally:
+        shutil.rmtree(folder)
+
+
+@needs_bwrap
+@pytest.mark.skipif(
+    not os.path.exists("/proc/self/schedstat"),
+    reason="the kernel reports no run-queue delay (CONFIG_SCHED_INFO)",
+)
+def test_time_limits_count_the_samples_own_time_not_the_machines_load():
+    """Three busy loops share the sandbox's one CPU: a sample needing 0.3 s of CPU takes > 1 s of wall."""
+    cpu = min(os.sched_getaffinity(0))
+    hog = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
+    hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(3)]
+    affinity = os.sched_getaffinity(0)
+    busy = "import time\nstart = time.process_time()\nwhile time.process_time() - start < 0.3:\n    pass\n"
+    try:
+        os.sched_setaffinity(0, {cpu})  # the runner started from this thread inherits it
+        with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=0.8)) as loaded:
+            result = loaded.run(busy, "assert True")
+            looping = loaded.run("while True:\n    pass\n", "assert True")
+    finally:
+        os.sched_setaffinity(0, affinity)
+        for process in hogs:
+            process.kill()
+            process.wait()
+    assert result.passed, result
+    assert result.elapsed_s > 0.8 and result.waited_s > 0.3  # a wall-clock limit would have rejected it
+    assert looping.outcome == "timeout"
+    assert classify(looping, 0.8).reason == "timeout"
 
 
 def test_process_sandbox_only_by_name_and_with_a_warning(caplog):

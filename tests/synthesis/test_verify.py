@@ -217,6 +217,22 @@ def test_missing_bubblewrap_is_a_clear_error_not_a_silent_fallback(monkeypatch):
 
 
 @needs_bwrap
+def test_a_sandbox_that_cannot_start_fails_the_stage_instead_of_rejecting_samples():
+    """The runtime records an exception from the stage as a failure; no sample gets a verdict."""
+    from synthesis.sandbox import SandboxError
+
+    broken = Verify("verify", workers=1, python="/nonexistent/bin/python3")
+    broken.setup()
+    try:
+        with pytest.raises(SandboxError, match="could not start"):
+            broken.check_batch([code("good", "x = 1", "assert x == 1")])
+        with pytest.raises(SandboxError, match="could not start"):
+            broken.check(code("next", "x = 1", "assert x == 1"))
+    finally:
+        broken._code.pool.close()
+
+
+@needs_bwrap
 def test_math_candidates_go_to_the_math_verifier(stage):
     right = Document(
         "m1",

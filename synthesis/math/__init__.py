@@ -1,0 +1,1 @@
+"""Math candidate verification (see `verifier`): LaTeX, parsing, steps, answers, equivalence."""

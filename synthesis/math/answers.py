@@ -1,0 +1,195 @@
+"""The final answer: extracted from a solution (`\\boxed{}`, `####`, an answer phrase) and normalised."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from synthesis.math.latex import DROPPED_COMMANDS, SPACING, NotArithmetic, matching_close
+from synthesis.math.parse import evaluate_text
+from synthesis.math.steps import ANNOTATION
+
+_BOXED = re.compile(r"\\(?:boxed|fbox)\s*")
+_HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.M)
+_PHRASE = re.compile(
+    r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|would\s+be|will\s+be|should\s+be|=|:)\s*:?\s*(.+)",
+    re.I,
+)
+_PHRASE_CUT = re.compile(
+    r"\.(?:\s|$)|;|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that)\b", re.I
+)
+
+
+def last_boxed(text: str) -> str | None:
+    """Content of the last `\\boxed{...}` / `\\fbox{...}` (nested braces), or `\\boxed 5`."""
+    matches = list(_BOXED.finditer(text))
+    for m in reversed(matches):
+        i = m.end()
+        if i < len(text) and text[i] == "{":
+            j = matching_close(text, i)
+            if j >= 0:
+                return text[i + 1 : j].strip()
+            continue
+        tail = re.match(r"[^\s$]+", text[i:])
+        if tail:
+            return tail.group()
+    return None
+
+
+def extract_answer(solution: str) -> str | None:
+    """The final answer written in a solution, or None when it states none.
+
+    The last-written of `\\boxed{}`, `#### x` and an answer phrase wins (a solution may box an
+    intermediate result and state its answer after it).
+    """
+    boxed_at = max((m.start() for m in _BOXED.finditer(solution)), default=-1)
+    hashes = list(_HASHES.finditer(solution))
+    if hashes and hashes[-1].start() > boxed_at:
+        return hashes[-1].group(1)
+    for m in reversed(list(_PHRASE.finditer(solution))):
+        if m.start() < boxed_at or "\\boxed" in m.group(1):
+            break
+        tail = _phrase_answer(m.group(1))
+        # After a boxed answer, only a phrase stating math overrides it (not "our answer is correct").
+        if tail and (boxed_at < 0 or re.search(r"[\d$\\]", tail)):
+            return tail
+    return last_boxed(solution)
+
+
+def _phrase_answer(text: str) -> str:
+    """The answer stated after "the answer is": up to the end of its sentence or clause."""
+    tail = text.strip()
+    while inner := _PHRASE.search(tail):  # `Final Answer: The final answer is 72.`
+        tail = inner.group(1).strip()
+    cut = _PHRASE_CUT.search(tail)
+    return (tail[: cut.start()] if cut else tail).strip().strip("*").strip()
+
+
+def last_number(solution: str) -> str | None:
+    """The last number written in the solution (a fallback when it states no answer explicitly)."""
+    numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+", ANNOTATION.sub("", solution))
+    return numbers[-1].rstrip(",") if numbers else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Answer normalisation and equivalence
+# ---------------------------------------------------------------------------------------------
+
+_WORD_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+        " sixteen seventeen eighteen nineteen".split()
+    )
+}
+_WORD_NUMBERS.update(
+    {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+)
+_WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_UNIT_TAIL = re.compile(r"^(.*?\d\)?)\s+(?:[A-Za-z]{2,}[A-Za-z.'’]*\s*)+(?:\^?\d)?$")
+_PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
+_SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")
+
+
+def words_to_number(text: str) -> int | None:
+    """`twenty-one` → 21, `one hundred five` → 105; None if `text` is not a number in words."""
+    words = text.lower().replace("-", " ").replace(" and ", " ").split()
+    if not words:
+        return None
+    total = current = 0
+    for w in words:
+        if w in _WORD_NUMBERS:
+            current += _WORD_NUMBERS[w]
+        elif w in _WORD_SCALES:
+            current = max(current, 1) * _WORD_SCALES[w]
+            if _WORD_SCALES[w] >= 1000:
+                total, current = total + current, 0
+        else:
+            return None
+    return total + current
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A normalised final answer: its string, its exact value when it is a plain number."""
+
+    text: str
+    percent: bool = False
+    value: Fraction | None = None
+
+
+def normalize_answer(raw: str) -> Answer:
+    """Strip presentation (math delimiters, `\\text` units, currency, degrees, separators, `x =`)."""
+    s = raw.strip().replace("−", "-")
+    s = re.sub(r"^\$+|\$+$|^\\[(\[]|\\[)\]]$", "", s).strip()
+    s = s.replace("\\$", "").replace("$", "").replace("**", "")
+    s = DROPPED_COMMANDS.sub("", s)
+    s = SPACING.sub(" ", s)
+    s = re.sub(r"\\[dtc]frac", r"\\frac", s)
+    s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\\degree|°|\\circ", "", s)
+    s = re.sub(r"\\(?:text|textbf|textit|mbox|mathrm|textrm)\s*\{([^{}]*)\}", r" \1 ", s)
+    s = s.replace("{,}", ",").replace("\\!", "").strip()
+    s = re.sub(r"(?<![\d.])(\d+)\s+(?=\\frac\{?\d+\}?\{?\d+\}?$)", r"\1", s)  # `3 \frac{3}{8}`: mixed
+    s = re.sub(r"(?<=\d)\\?,(?=\d{3}\b)", ",", s)
+    percent = False
+    if re.search(r"\\?%|\bpercent\b", s):
+        percent = True
+        s = re.sub(r"\\?%|\bpercent(age)?\b", "", s).strip()
+    s = s.rstrip(".").strip()
+    m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in\b)\s*([^=]+)$", s)
+    if m:
+        s = m.group(1).strip()
+    elif s.count("=") == 1 and _is_arithmetic(s.split("=")[0]):  # `2+3=5`: the computed value
+        s = s.split("=")[1].strip()
+    if ", " not in s and not re.search(r"[(\[]", s):  # `5,525` (not a list or interval): thousands
+        s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
+    if re.search(r"\d", s):
+        s = re.sub(r"\s*,?\s*\band\b\s*", ", ", s)  # `19 and 43`: a list
+    m = _UNIT_TAIL.match(s)
+    if m and re.search(r"\d", m.group(1)) and not re.search(r"[A-Za-z\\]", m.group(1)):
+        s = m.group(1).strip()
+    s = re.sub(r"^(?:USD|Rs\.?|€|£|¥)\s*", "", s).strip()
+    s = re.sub(r"\s+", " ", s).strip()
+    words = s.split(" ")
+    numbers = [w for w in words if re.fullmatch(r"-?\d+(?:\.\d+)?", w)]
+    if (
+        len(numbers) == 1
+        and len(words) > 1
+        and all(w in numbers or re.fullmatch(r"[A-Za-z][A-Za-z'’]+", w) for w in words)
+    ):
+        s = numbers[0]  # `She sold 72 clips`: prose around one number
+    if re.fullmatch(r"[A-Za-z][A-Za-z \-]*", s):
+        n = words_to_number(s)
+        if n is not None:
+            return Answer(str(n), percent, Fraction(n))
+    return Answer(s, percent, _plain_value(s))
+
+
+def _is_arithmetic(text: str) -> bool:
+    try:
+        evaluate_text(text)
+    except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
+        return False
+    return True
+
+
+def _plain_value(s: str) -> Fraction | None:
+    """Exact value of a plain number, `a/b`, `\\frac{a}{b}`, or mixed number; else None (cheap)."""
+    compact = s.replace(" ", "")
+    if _PLAIN_NUMBER.match(compact):
+        return Fraction(compact)
+    m = _SIMPLE_FRACTION.match(compact)
+    if m:
+        den = Fraction(m.group(3))
+        if den == 0:
+            return None
+        value = Fraction(m.group(2)) / den
+        return -value if m.group(1) == "-" else value
+    if "\\frac" in compact and re.fullmatch(r"[-+]?\d*\\frac\{?\d+\}?\{?\d+\}?", compact):
+        try:
+            value = evaluate_text(compact)
+        except NotArithmetic:
+            return None
+        return value if isinstance(value, Fraction) else None
+    return None

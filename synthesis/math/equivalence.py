@@ -1,0 +1,315 @@
+"""Answer equivalence: strings, exact numbers, structures, closed forms, then sympy in a worker process."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import select
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from synthesis.math.answers import Answer, normalize_answer
+from synthesis.math.latex import NotArithmetic, delatex, matching_close
+from synthesis.math.parse import evaluate_text
+from synthesis.own_time import OwnClock
+
+_CHOICE = re.compile(r"^\(?([A-Ea-e])\)?$")
+
+
+def _split_top_level(s: str, sep: str = ",") -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(s):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == sep and depth == 0:
+            parts.append(s[start:i])
+            start = i + 1
+    parts.append(s[start:])
+    return [p.strip() for p in parts]
+
+
+@dataclass(frozen=True, slots=True)
+class _Structure:
+    """A compound answer: an ordered tuple/interval (with its brackets) or an unordered list."""
+
+    open: str
+    items: tuple[str, ...]
+    close: str
+    ordered: bool
+
+
+def _structure(s: str) -> _Structure | None:
+    s = s.strip()
+    matrix = re.fullmatch(r"\\begin\{[pbvB]?matrix\}(.*)\\end\{[pbvB]?matrix\}", s, re.S)
+    if matrix:
+        rows = [r for r in re.split(r"\\\\", matrix.group(1)) if r.strip()]
+        return _Structure("M", tuple(c.strip() for r in rows for c in r.split("&")), str(len(rows)), True)
+    if s.count("\\pm") == 1:  # `1 \pm \sqrt{19}`: both solutions, in any order
+        a, b = (p.strip() for p in s.split("\\pm"))
+        return _Structure("", (f"{a}+{b}", f"{a}-{b}") if a else (b, f"-{b}"), "", False)
+    if re.fullmatch(r"[\d.\s]+(?::[\d.\s]+)+", s):  # a ratio `3:1`
+        return _Structure(":", tuple(p.strip() for p in s.split(":")), ":", True)
+    if "\\cup" in s:
+        return _Structure("U", tuple(p.strip() for p in s.split("\\cup")), "U", True)
+    set_braces = re.fullmatch(r"\\\{(.*)\\\}", s)
+    if set_braces:
+        return _Structure("{", tuple(_split_top_level(set_braces.group(1))), "}", False)
+    if s[:1] in "([" and s[-1:] in ")]" and matching_close(s, 0, "([{", ")]}") in (len(s) - 1, -1):
+        items = _split_top_level(s[1:-1])
+        if len(items) > 1:
+            return _Structure(s[0], tuple(items), s[-1], True)
+    items = _split_top_level(s)
+    if len(items) > 1 and all(items):
+        return _Structure("", tuple(items), "", False)
+    return None
+
+
+def _text_key(s: str) -> str:
+    m = _CHOICE.match(s.strip())
+    if m:
+        return m.group(1).lower()
+    return re.sub(r"[\s{}\\]|\b(?:text|mathrm)\b", "", s).lower()
+
+
+def to_sympy_source(s: str) -> str:
+    """A string `sympy.parse_expr` understands, from a normalised LaTeX answer."""
+    s = delatex(s)
+    s = re.sub(r"\\(?:pi)\b", " pi ", s)
+    s = re.sub(r"\\infty\b|∞", " oo ", s)
+    s = re.sub(r"\\ln\b", " log ", s)
+    s = re.sub(r"\\(sin|cos|tan|cot|sec|csc|log|exp|arcsin|arccos|arctan)\b", r" \1 ", s)
+    s = s.replace("π", " pi ").replace("√", "sqrt")
+    if "\\" in s:
+        raise NotArithmetic(f"unknown command in {s!r}")
+    return s.replace("^", "**")
+
+
+class AnswerUnparseable(Exception):
+    """An answer that cannot be read as math (detail in the message)."""
+
+
+class _SympyWorker:
+    """sympy equivalence in a child process that is killed (and restarted) when it overruns.
+
+    The time limit counts the worker's own time (see `synthesis.own_time`), not time it waited for
+    a CPU on a loaded machine; a wall-clock backstop that runs out is an error, not a verdict.
+
+    A plain `python -c` child speaking JSON lines: no dependence on multiprocessing start methods
+    or on the caller's `__main__`, and it exits when its stdin closes (the parent went away).
+    """
+
+    def __init__(self, timeout_s: float) -> None:
+        self.timeout_s = timeout_s
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+
+    def _start(self) -> None:
+        root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                "from synthesis.math.equivalence import sympy_worker_loop; sympy_worker_loop()",
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+            bufsize=1,
+        )
+        if not _readable(proc.stdout, 120) or proc.stdout.readline().strip() != '"ready"':
+            proc.kill()
+            proc.wait()
+            raise RuntimeError("sympy worker did not start")
+        self._proc = proc
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.wait()
+            self._proc.stdin.close()
+            self._proc.stdout.close()
+        self._proc = None
+
+    def equal(self, a: str, b: str) -> bool | str:
+        """True/False, or a string saying why it could not be decided (timeout, parse error)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._start()
+            self._proc.stdin.write(json.dumps([a, b]) + "\n")
+            self._proc.stdin.flush()
+            clock = OwnClock(self._proc.pid)
+            backstop = max(60.0, 10 * self.timeout_s)
+            while (left := min(self.timeout_s - clock.own(), backstop - clock.wall())) > 0:
+                if _readable(self._proc.stdout, min(left, 0.05)):
+                    line = self._proc.stdout.readline()
+                    if not line:
+                        self.stop()
+                        raise RuntimeError("the sympy worker died mid-comparison")
+                    return json.loads(line)
+            self.stop()
+            if clock.wall() >= backstop:  # the machine, not the comparison, was too slow
+                raise RuntimeError(
+                    f"sympy worker did not answer within the {backstop:g}s wall-clock backstop"
+                )
+            return f"sympy timed out after {self.timeout_s}s"
+
+
+def _readable(stream, timeout_s: float) -> bool:
+    return bool(select.select([stream], [], [], timeout_s)[0])
+
+
+def sympy_worker_loop() -> None:  # pragma: no cover - runs in the child process
+    """The worker's main loop: one JSON `[a, b]` per line in, one JSON result per line out."""
+    import sympy  # noqa: F401  (paid once, before "ready")
+
+    print('"ready"', flush=True)
+    for line in sys.stdin:
+        a, b = json.loads(line)
+        try:
+            result = sympy_equal(a, b)
+        except Exception as exc:  # noqa: BLE001 - any sympy failure is an undecidable comparison
+            result = f"sympy could not compare: {type(exc).__name__}"
+        print(json.dumps(result), flush=True)
+
+
+def sympy_equal(a: str, b: str) -> bool | str:
+    """Symbolic equivalence of two sympy-source strings (runs inside the worker process)."""
+    import sympy
+    from sympy.parsing.sympy_parser import (
+        convert_xor,
+        implicit_multiplication_application,
+        parse_expr,
+        standard_transformations,
+    )
+
+    transformations = standard_transformations + (implicit_multiplication_application, convert_xor)
+    names = {"e": sympy.E, "i": sympy.I, "pi": sympy.pi, "oo": sympy.oo}
+
+    def parse(src: str):
+        if "=" in src:
+            lhs, rhs = src.split("=", 1)
+            return parse(lhs) - parse(rhs)
+        return parse_expr(src, local_dict=names, transformations=transformations, evaluate=True)
+
+    try:
+        y = parse(b)
+    except Exception:  # noqa: BLE001 - a reference sympy cannot read was already compared as text
+        return False
+    try:
+        x = parse(a)
+    except Exception as exc:  # noqa: BLE001
+        return f"unparseable: {type(exc).__name__}"
+    if x == y:
+        return True
+    diff = sympy.simplify(x - y)
+    if diff == 0:
+        return True
+    if not diff.free_symbols:
+        scale = sympy.Max(1, sympy.Abs(sympy.N(y, 30)))
+        return bool(sympy.Abs(sympy.N(diff, 30)) <= scale / 10**9)
+    return False
+
+
+class Equivalence:
+    """Compares final answers: normalised strings, exact numbers, structures, closed forms, sympy."""
+
+    def __init__(self, sympy_timeout_s: float) -> None:
+        self._worker = _SympyWorker(sympy_timeout_s)
+
+    def close(self) -> None:
+        """Stop the sympy worker process (it is restarted on demand)."""
+        self._worker.stop()
+
+    def equivalent(self, predicted: str, reference: str) -> bool:
+        """Whether two final answers are the same up to presentation and symbolic equivalence."""
+        return self._equivalent(normalize_answer(predicted), normalize_answer(reference))
+
+    def _equivalent(self, a: Answer, b: Answer) -> bool:
+        if a.text == b.text:
+            return True
+        if a.value is not None and b.value is not None:
+            return _same_number(a, b)
+        sa, sb = _structure(a.text), _structure(b.text)
+        if sa is not None or sb is not None:
+            return sa is not None and sb is not None and self._same_structure(sa, sb)
+        if _text_key(a.text) == _text_key(b.text):
+            return True
+        textual = [bool(re.fullmatch(r"[A-Za-z][A-Za-z ,.'\-]*", x.text)) for x in (a, b)]
+        if any(textual):
+            return False
+        numeric = _numeric_equal(a, b)
+        if numeric is not None:
+            return numeric
+        try:
+            sb_src = to_sympy_source(b.text)
+        except NotArithmetic:
+            return False  # a reference that is not math (`\overline{CD}`) was compared as text
+        try:
+            sa_src = to_sympy_source(a.text)
+        except NotArithmetic as exc:
+            raise AnswerUnparseable(str(exc)) from None
+        pairs = [(sa_src, sb_src)]
+        if a.percent != b.percent:  # `25%` against `0.25`
+            pct_a, pct_b = (f"({sa_src})/100", sb_src) if a.percent else (sa_src, f"({sb_src})/100")
+            pairs.append((pct_a, pct_b))
+        for x, y in pairs:
+            result = self._worker.equal(x, y)
+            if result is True:
+                return True
+            if isinstance(result, str):
+                raise AnswerUnparseable(result)
+        return False
+
+    def _same_structure(self, a: _Structure, b: _Structure) -> bool:
+        if len(a.items) != len(b.items):
+            return False
+        if a.ordered or b.ordered:
+            if (a.open, a.close) != (b.open, b.close):
+                return False
+            return all(self.equivalent(x, y) for x, y in zip(a.items, b.items))
+        remaining = list(b.items)
+        for x in a.items:
+            match = next((k for k, y in enumerate(remaining) if self.equivalent(x, y)), None)
+            if match is None:
+                return False
+            remaining.pop(match)
+        return True
+
+
+def _numeric_equal(a: Answer, b: Answer) -> bool | None:
+    """Compare two closed-form numbers (`\\frac{\\sqrt{3}}{2}`, `2^{10}`) without sympy; None if
+    either is not plain arithmetic. Irrational values agree when equal to 1e-12 relative."""
+    try:
+        x, y = evaluate_text(a.text), evaluate_text(b.text)
+    except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+    candidates = [(x, y)]
+    if a.percent != b.percent:
+        candidates.append((x / 100, y) if a.percent else (x, y / 100))
+    for u, v in candidates:
+        if isinstance(u, Fraction) and isinstance(v, Fraction):
+            if u == v:
+                return True
+        elif math.isclose(float(u), float(v), rel_tol=1e-12, abs_tol=1e-15):
+            return True
+    return False
+
+
+def _same_number(a: Answer, b: Answer) -> bool:
+    """Exact comparison; a percentage also matches its fraction (`25%` vs `0.25`)."""
+    if a.value == b.value:
+        return True
+    if a.percent != b.percent:
+        pct, other = (a, b) if a.percent else (b, a)
+        return pct.value / 100 == other.value
+    return False

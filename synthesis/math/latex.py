@@ -1,0 +1,113 @@
+"""LaTeX arithmetic rewritten in plain syntax, and the one bracket scanner every reader uses."""
+
+from __future__ import annotations
+
+import re
+
+
+class NotArithmetic(ValueError):
+    """The text is not a (safely evaluable) arithmetic expression."""
+
+
+_FRAC_COMMANDS = ("\\dfrac", "\\tfrac", "\\cfrac", "\\frac")
+_MAX_NESTING = 40  # deeper LaTeX or parentheses are not read (no real step nests this deep)
+DROPPED_COMMANDS = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|limits)(?![A-Za-z])")
+SPACING = re.compile(r"(?<!\\)\\[,;: ]|~|\\quad|\\qquad")
+
+
+def matching_close(s: str, start: int, opens: str = "{", closes: str = "}") -> int:
+    """Index of the bracket that closes the one at `s[start]` (nesting counted); -1 if unbalanced."""
+    depth = 0
+    for j in range(start, len(s)):
+        if s[j] in opens:
+            depth += 1
+        elif s[j] in closes:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _read_arg(s: str, i: int) -> tuple[str, int]:
+    """One LaTeX argument at `s[i:]`: a `{...}` group (nested), a command, or one character."""
+    while i < len(s) and s[i] == " ":
+        i += 1
+    if i >= len(s):
+        raise NotArithmetic("missing argument")
+    if s[i] == "{":
+        j = matching_close(s, i)
+        if j < 0:
+            raise NotArithmetic("unbalanced braces")
+        return s[i + 1 : j], j + 1
+    if s[i] == "\\":
+        m = re.match(r"\\[A-Za-z]+", s[i:])
+        if m:
+            return m.group(), i + m.end()
+    return s[i], i + 1
+
+
+def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
+    """Rewrite LaTeX arithmetic (`\\frac`, `\\sqrt`, `\\cdot`, `^{}`, groups) in plain syntax.
+
+    `2\\frac{1}{2}` becomes the mixed number `(2+1/2)` if `mixed`, else an ambiguous `\\juxt`
+    (it is a product in `80\\frac{1}{2}\\frac{1}{5}`). Unknown commands are left in place.
+    """
+    if "\\" not in s and "{" not in s:
+        return s
+    if _depth > _MAX_NESTING:
+        raise NotArithmetic("nesting too deep")
+    s = DROPPED_COMMANDS.sub("", s)
+    s = SPACING.sub(" ", s.replace("\\!", "")).replace("{,}", ",")
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if c == "\\":
+            frac = next((f for f in _FRAC_COMMANDS if s.startswith(f, i)), None)
+            if frac and not s[i + len(frac) : i + len(frac) + 1].isalpha():
+                num, i = _read_arg(s, i + len(frac))
+                den, i = _read_arg(s, i)
+                whole = re.search(r"(?<![\d.^_])(\d+)$", "".join(out[-12:]))
+                if whole and not mixed:
+                    out.append(" \\juxt ")
+                if whole and mixed and num.strip().isdigit() and den.strip().isdigit():
+                    digits = whole.group(1)
+                    del out[len(out) - len(digits) :]
+                    out.append(f"({digits}+{num.strip()}/{den.strip()})")
+                else:
+                    out.append(f"(({delatex(num, mixed, _depth + 1)})/({delatex(den, mixed, _depth + 1)}))")
+                continue
+            if s.startswith("\\sqrt", i) and not s[i + 5 : i + 6].isalpha():
+                i += 5
+                index = None
+                if s[i : i + 1] == "[":
+                    close = s.find("]", i)
+                    if close < 0:
+                        raise NotArithmetic("unbalanced \\sqrt[")
+                    index, i = s[i + 1 : close], close + 1
+                arg, i = _read_arg(s, i)
+                if index is None:
+                    out.append(f"sqrt({delatex(arg, mixed, _depth + 1)})")
+                else:
+                    out.append(
+                        f"(({delatex(arg, mixed, _depth + 1)})^(1/({delatex(index, mixed, _depth + 1)})))"
+                    )
+                continue
+            m = re.match(r"\\([A-Za-z]+)", s[i:])
+            if m:
+                name = m.group(1)
+                out.append({"cdot": "*", "times": "*", "div": "/", "ast": "*"}.get(name, m.group()))
+                if name not in ("cdot", "times", "div", "ast"):
+                    out.append(" ")  # a command never glues to what follows
+                i += m.end()
+                continue
+            if s[i + 1 : i + 2] in ("{", "}"):  # set braces are not grouping
+                out.append(" \\set ")
+                i += 2
+                continue
+            out.append(s[i : i + 2])
+            i += 2
+            continue
+        out.append({"{": "(", "}": ")"}.get(c, c))
+        i += 1
+    return "".join(out)

@@ -1,0 +1,120 @@
+"""Math candidate verification: final answer up to symbolic equivalence, and every checkable step.
+
+`MathVerifier.check(doc)` reads `doc.metadata["problem"]`, `["solution"]` and optionally `["answer"]`:
+
+1. The final answer is extracted from the solution: the last-written of `\\boxed{}` (nested braces), a
+   `#### x` line and a "final answer / the answer is / Answer:" phrase; failing those, and only when
+   there is a reference to compare with, the last number written (`last_number_fallback`).
+2. Every checkable step is evaluated with exact rational arithmetic (a small parser, never `eval`):
+   GSM8K calculator annotations `<<48/2=24>>` and equation chains `a = b = c` in prose or LaTeX whose
+   sides are all arithmetic. A side whose context makes it ambiguous (a variable, `2\\pi`, `f(2)`, a
+   label such as `Day 1`) is not checked, nor are unit conversions or problems with their own
+   operations or modular arithmetic; unit words inside an expression are dropped (`4 houses * 3`); a
+   written value may be a rounding or truncation of the true value to its shown decimals; "running"
+   chains (`5 + 3 = 8 * 2 = 16`) are read as intended.
+3. The extracted answer is compared with the reference: normalised strings, then exact numbers
+   (fractions, decimals, percentages, thousands separators, currency, units, number words), then
+   structures (tuples, intervals, unordered answer lists, `\\pm`, ratios, matrices), then closed forms
+   evaluated numerically (`\\frac{\\sqrt{3}}{2}`), and only then sympy in a worker process with a
+   wall-clock timeout (sympy can hang; the worker is killed and restarted).
+
+Without a reference answer a solution is admitted only if an answer can be extracted and at least one
+step was checked and all checked steps are correct: otherwise nothing would have been verified.
+
+Reasons: `wrong_answer`, `bad_step`, `no_answer`, `unparseable`.
+"""
+
+from __future__ import annotations
+
+from pipeline.document import KEEP, Document, Verdict, reject
+from synthesis.math.answers import extract_answer, last_number
+from synthesis.math.equivalence import AnswerUnparseable, Equivalence
+from synthesis.math.steps import ANNOTATION, check_steps
+
+REASONS = ("wrong_answer", "bad_step", "no_answer", "unparseable")
+
+
+def render_math(doc: Document, keep_annotations: bool = False) -> str:
+    """Training text: the problem, a blank line, the solution (calculator annotations removed)."""
+    solution = doc.metadata.get("solution", "")
+    if not keep_annotations:
+        solution = ANNOTATION.sub("", solution)
+    return f"{doc.metadata.get('problem', '').strip()}\n\n{solution.strip()}"
+
+
+class MathVerifier:
+    """Admit a math candidate only if its final answer matches and every checkable step is right.
+
+    `sympy_timeout_s` bounds one symbolic comparison; `check_steps` turns step checking off;
+    `keep_annotations` keeps `<<...>>` in the rendered training text; `last_number_fallback` reads
+    the last number as the answer when a solution states none (only with a reference answer).
+    """
+
+    reasons = REASONS
+
+    def __init__(
+        self,
+        sympy_timeout_s: float = 2.0,
+        check_steps: bool = True,
+        keep_annotations: bool = False,
+        last_number_fallback: bool = True,
+    ):
+        self.sympy_timeout_s = sympy_timeout_s
+        self.check_steps = check_steps
+        self.keep_annotations = keep_annotations
+        self.last_number_fallback = last_number_fallback
+        self._equivalence = Equivalence(sympy_timeout_s)
+
+    def __getstate__(self) -> dict:
+        keys = ("sympy_timeout_s", "check_steps", "keep_annotations", "last_number_fallback")
+        return {k: getattr(self, k) for k in keys}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(**state)
+
+    def close(self) -> None:
+        """Stop the sympy worker process (it is restarted on demand)."""
+        self._equivalence.close()
+
+    def check(self, doc: Document) -> Verdict:
+        try:
+            return self._check(doc)
+        except RecursionError:  # absurdly deep nesting of braces or parentheses
+            return reject("unparseable", "nesting too deep to read")
+
+    def _check(self, doc: Document) -> Verdict:
+        meta = doc.metadata
+        solution = meta.get("solution")
+        if not isinstance(solution, str) or not solution.strip():
+            return reject("no_answer", "empty solution")
+        reference = meta.get("answer")
+        if reference is not None and not str(reference).strip():
+            reference = None
+        raw = extract_answer(solution)
+        if raw is None and reference is not None and self.last_number_fallback:
+            raw = last_number(solution)
+        if raw is None:
+            return reject("no_answer", "no \\boxed{}, '####' or 'the answer is' in the solution")
+        checked = 0
+        if self.check_steps:
+            checked, bad = check_steps(solution, str(meta.get("problem") or ""))
+            if bad:
+                return reject("bad_step", bad)
+        if reference is None:
+            if checked == 0:
+                return reject("no_answer", "no reference answer and no checkable step: nothing verified")
+            return KEEP
+        try:
+            same = self.equivalent(raw, str(reference))
+        except AnswerUnparseable as exc:
+            return reject("unparseable", f"answer {raw!r}: {exc}")
+        if not same:
+            return reject("wrong_answer", f"{raw!r} != {str(reference)!r}")
+        return KEEP
+
+    def render(self, doc: Document) -> str:
+        return render_math(doc, self.keep_annotations)
+
+    def equivalent(self, predicted: str, reference: str) -> bool:
+        """Whether two final answers are the same up to presentation and symbolic equivalence."""
+        return self._equivalence.equivalent(predicted, reference)
