@@ -25,7 +25,12 @@ def random_text(rng: random.Random, size: int) -> str:
     parts = []
     for _ in range(size):
         if rng.random() < 0.1:
-            parts.append("".join(chr(rng.randrange(1, 0x2FFFF)) for _ in range(rng.randrange(1, 6))))
+            parts.append(
+                "".join(
+                    chr(rng.choice((rng.randrange(1, 0xD800), rng.randrange(0xE000, 0x2FFFF))))
+                    for _ in range(rng.randrange(1, 6))
+                )
+            )
         else:
             parts.append(rng.choice(PIECES))
         parts.append(rng.choice(SPACES))
