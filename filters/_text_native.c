@@ -4,6 +4,7 @@
  *   split_words(text, cache, tokens)  whitespace chunks (str.split()), each looked up in the dict
  *                                     `cache` or passed to `tokens(chunk)`; their tokens, flattened
  *                                     (known chunks are memoized here too, see MemoSlot)
+ *   split_newline_runs(text, shortest) text split at runs of at least `shortest` newlines
  *   set_punctuation(chars)            the characters that make a "symbol word" (called once)
  *   content_words(words)              words with a character outside that set
  *   alpha_word_count(words)           words with an alphabetic character (str.isalpha per char)
@@ -148,6 +149,44 @@ static PyObject *split_words(PyObject *self, PyObject *args) {
     }
     return out;
 fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* ---- lines and paragraphs -------------------------------------------------------------------- */
+
+static PyObject *split_newline_runs(PyObject *self, PyObject *args) {
+    PyObject *text;
+    Py_ssize_t shortest;
+    if (!PyArg_ParseTuple(args, "Un:split_newline_runs", &text, &shortest)) return NULL;
+    if (shortest < 1) {
+        PyErr_SetString(PyExc_ValueError, "split_newline_runs: shortest must be at least 1");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), start = 0, i = 0;
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    PyObject *out = PyList_New(0), *piece;
+    if (out == NULL) return NULL;
+    while (i < n) {
+        if (PyUnicode_READ(kind, data, i) != '\n') {
+            i++;
+            continue;
+        }
+        Py_ssize_t run = i;
+        while (i < n && PyUnicode_READ(kind, data, i) == '\n') i++;
+        if (i - run < shortest) continue;
+        piece = PyUnicode_Substring(text, start, run);
+        if (piece == NULL || PyList_Append(out, piece) < 0) goto fail;
+        Py_DECREF(piece);
+        start = i;
+    }
+    piece = PyUnicode_Substring(text, start, n);
+    if (piece == NULL || PyList_Append(out, piece) < 0) goto fail;
+    Py_DECREF(piece);
+    return out;
+fail:
+    Py_XDECREF(piece);
     Py_DECREF(out);
     return NULL;
 }
@@ -479,6 +518,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"split_words", split_words, METH_VARARGS, "Tokens of the whitespace chunks of text (cache, else tokens(chunk))."},
+    {"split_newline_runs", split_newline_runs, METH_VARARGS, "re.split('\\n{shortest,}', text)."},
     {"set_punctuation", set_punctuation, METH_VARARGS, "Set the characters of symbol words."},
     {"content_words", content_words, METH_VARARGS, "Words with a character outside the punctuation set."},
     {"alpha_word_count", alpha_word_count, METH_VARARGS, "Number of words with an alphabetic character."},

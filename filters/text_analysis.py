@@ -197,6 +197,13 @@ class Reference:
         return words
 
     @staticmethod
+    def split_newline_runs(text: str, shortest: int) -> list[str]:
+        """`text` split at each run of at least `shortest` newlines."""
+        if shortest < 1:
+            raise ValueError("split_newline_runs: shortest must be at least 1")
+        return re.split(f"\n{{{shortest},}}", text)
+
+    @staticmethod
     def content_words(words: list[str]) -> list[str]:
         """Words with at least one character that is not punctuation."""
         return [w for w in words if not PUNCTUATION_SET.issuperset(w)]
@@ -318,18 +325,14 @@ def splitlines(doc: Document) -> list[str]:
     return doc.cached("splitlines", str.splitlines)
 
 
-_NEWLINES = re.compile("\n+")
-_PARAGRAPH_BREAK = re.compile(r"\n{2,}")
-
-
 def newline_runs(doc: Document) -> list[str]:
     """Lines split on runs of `\\n` (Gopher duplicate lines)."""
-    return doc.cached("newline_runs", _NEWLINES.split)
+    return doc.cached("newline_runs", lambda text: ANALYSIS.split_newline_runs(text, 1))
 
 
 def paragraphs(doc: Document) -> list[str]:
     """Paragraphs split on two or more `\\n` after stripping the text (Gopher duplicate paragraphs)."""
-    return doc.cached("paragraphs", lambda text: _PARAGRAPH_BREAK.split(text.strip()))
+    return doc.cached("paragraphs", lambda text: ANALYSIS.split_newline_runs(text.strip(), 2))
 
 
 def nonblank_lines(doc: Document) -> list[str]:

@@ -41,6 +41,8 @@ def assert_same(text: str) -> None:
     tokenizer = ta._tokenizer()
     words = native.split_words(text, tokenizer.cache, tokenizer.tokens)
     assert words == ta.Reference.split_words(text, tokenizer.cache, tokenizer.tokens)
+    for shortest in (1, 2, 3):
+        assert native.split_newline_runs(text, shortest) == ta.Reference.split_newline_runs(text, shortest)
     for name in FUNCTIONS:
         assert getattr(native, name)(words) == getattr(ta.Reference, name)(words), name
     assert_same_ngrams(words)
@@ -79,6 +81,8 @@ def test_native_rejects_bad_input():
         native.alpha_word_count(["a", 1])
     with pytest.raises(ValueError):
         native.top_ngram_chars(["a"], 0)
+    with pytest.raises(ValueError):
+        native.split_newline_runs("a", 0)
     with pytest.raises(ValueError):
         native.dup_ngram_chars(["a"], (3, 0))
 
