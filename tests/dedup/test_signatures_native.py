@@ -1,6 +1,7 @@
 """The native MinHash hot paths (`dedup._minhash_native`) equal their numpy/Python reference."""
 
 import random
+import sys
 import unicodedata
 
 import numpy as np
@@ -94,3 +95,12 @@ st = hypothesis.strategies
 @hypothesis.given(st.text(max_size=200))
 def test_native_equals_reference_on_any_unicode(text):
     assert_same(text, sig.shingle_hasher(5, 1))
+
+
+def test_missing_extension_falls_back_to_reference_with_a_warning(monkeypatch):
+    import dedup
+
+    monkeypatch.delattr(dedup, "_minhash_native")
+    monkeypatch.setitem(sys.modules, "dedup._minhash_native", None)
+    with pytest.warns(RuntimeWarning, match="not built"):
+        assert sig._load_native() is sig.Reference

@@ -1,6 +1,7 @@
 """The native text analysis (`filters._text_native`) equals its pure-Python reference."""
 
 import random
+import sys
 
 import pytest
 
@@ -101,3 +102,12 @@ def test_native_equals_reference_on_any_unicode(text):
 @hypothesis.given(st.lists(st.sampled_from(["a", "b", "ab", "ba", "", "é", "😀"]), max_size=60))
 def test_ngram_statistics_on_repetitive_word_lists(words):
     assert_same_ngrams(words)
+
+
+def test_missing_extension_falls_back_to_reference_with_a_warning(monkeypatch):
+    import filters
+
+    monkeypatch.delattr(filters, "_text_native")
+    monkeypatch.setitem(sys.modules, "filters._text_native", None)
+    with pytest.warns(RuntimeWarning, match="not built"):
+        assert ta._load_native() is ta.Reference
