@@ -52,7 +52,7 @@ def _run(records: list[dict]) -> tuple[int, float]:
     start = time.process_time()
     docs = [Document(id=r["id"], text=r["text"]) for r in records]
     for stage in _STAGES:
-        docs = [doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
+        docs = [verdict.doc or doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
     return len(docs), time.process_time() - start
 
 

@@ -66,7 +66,7 @@ def stage_runner(names: tuple[str, ...], records: list[dict]):
     def run() -> None:
         docs = [Document(id=r["id"], text=r["text"]) for r in records]
         for stage in stages:
-            docs = [doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
+            docs = [verdict.doc or doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
 
     return run
 

@@ -48,7 +48,7 @@ def outcomes(records: list[dict]) -> list[tuple]:
         for stage in stages:
             copy = Document(id=r["id"], text=r["text"])
             verdict = stage.check(copy)
-            edited = getattr(verdict, "doc", None) or copy  # immutable documents: the verdict carries it
+            edited = verdict.doc or copy
             verdicts.append((verdict.keep, verdict.reason, verdict.detail, edited.text))
         out.append((stats, verdicts))
     return out

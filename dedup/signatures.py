@@ -32,8 +32,13 @@ _BLOCK = 512  # shingles per (shingles × perms) block: keeps the block in cache
 
 # datatrove.utils.text: PUNCTUATION (+ control characters) become spaces, numbers become "0".
 _PUNCTUATION_SORTED = "".join(sorted(set(PUNCTUATION)))
-_PUNCTUATION_TRANS = str.maketrans(PUNCTUATION, " " * len(PUNCTUATION))
 _NUMBERS = re.compile(r"\d+([.,،٫⎖⎗⎘]\d+)?")  # str-pattern \d is Unicode category Nd
+
+
+@cache
+def _blanking(characters: str) -> dict[int, str]:
+    """A `str.translate` table turning each of `characters` into a space."""
+    return str.maketrans(characters, " " * len(characters))
 
 
 def _fmix64(x: np.ndarray) -> np.ndarray:
@@ -59,12 +64,7 @@ class Reference:
     @staticmethod
     def simplify(lowered: str, punctuation: str) -> str:
         """Numbers → "0", `punctuation` → spaces, whitespace runs → one space, stripped."""
-        table = (
-            _PUNCTUATION_TRANS
-            if punctuation == _PUNCTUATION_SORTED
-            else str.maketrans(punctuation, " " * len(punctuation))
-        )
-        return " ".join(_NUMBERS.sub("0", lowered).translate(table).split())
+        return " ".join(_NUMBERS.sub("0", lowered).translate(_blanking(punctuation)).split())
 
     @staticmethod
     def shingle_hashes(data: bytes, ngram: int, base: int) -> bytes:
