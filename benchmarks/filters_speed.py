@@ -8,7 +8,10 @@ figure compares filter cost only. Our side shares one text analysis between the 
 Besides wall time it sums each worker's CPU time, which is steadier on a shared, loaded machine.
 The reference side runs `filters_reference.py chain` in the throwaway venv (see that file).
 
-    .venv/bin/python benchmarks/filters_speed.py [--data ../shared/data] [--workers 2] [--every 4]
+    .venv/bin/python benchmarks/filters_speed.py [--data ../shared/data] [--workers 2] [--every 4] [--repeat 1]
+
+`--repeat N` passes each document N times (ids suffixed), to reach a corpus size the shared data
+alone does not have; both sides see the same repeated documents.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ def _run(records: list[dict]) -> tuple[int, float]:
     start = time.process_time()
     docs = [Document(id=r["id"], text=r["text"]) for r in records]
     for stage in _STAGES:
-        docs = [doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
+        docs = [verdict.doc or doc for doc, verdict in zip(docs, stage.check_batch(docs)) if verdict.keep]
     return len(docs), time.process_time() - start
 
 
@@ -91,9 +94,13 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--every", type=int, default=4, help="take every N-th document of the corpus")
+    parser.add_argument("--repeat", type=int, default=1, help="pass each document this many times")
     parser.add_argument("--reference-python", default="/tmp/dt-venv-filters/bin/python")
     args = parser.parse_args()
-    records = load_corpus(args.data)[:: args.every]
+    corpus = load_corpus(args.data)[:: args.every]
+    records = [
+        {**r, "id": f"{r['id']}#{copy}" if copy else r["id"]} for copy in range(args.repeat) for r in corpus
+    ]
     if not records:
         print(f"no data under {args.data}; nothing to measure")
         return
@@ -101,10 +108,12 @@ def main() -> None:
     print(
         f"{len(records)} documents, {chars / 1e6:.1f} M characters, {args.workers} workers, {os.cpu_count()} cores"
     )
-    results = {
-        "gristmill": run_ours(records, args.workers),
-        "datatrove 0.10": run_reference(records, args.workers, args.reference_python),
-    }
+    results = {"gristmill": run_ours(records, args.workers)}
+    print("gristmill:", json.dumps(results["gristmill"]), flush=True)
+    if not Path(args.reference_python).exists():
+        print(f"datatrove skipped: no {args.reference_python}")
+        return
+    results["datatrove 0.10"] = run_reference(records, args.workers, args.reference_python)
     print("side            kept   wall s   docs/s  docs/s per core   CPU s  docs per CPU-second")
     for name, r in results.items():
         rate = r["docs"] / r["seconds"]

@@ -4,20 +4,26 @@ Pipeline per document, as FineWeb/datatrove do it: normalize the text (`simplify
 into words, take word n-grams (shingles) and hash each one to 64 bits, then apply `num_perm`
 hash permutations `(a * x + b) mod p` (p = 2**61 - 1) and keep each permutation's minimum.
 
-Speed: all n-gram hashes of a text come from one prefix sum over its bytes (`ShingleHasher`),
-with no Python call per word or n-gram. The permutations run over a batch of documents in
-cache-sized (shingles × perms) blocks with `minimum.reduceat` per document, and the modulo uses
-the Mersenne-prime identity x mod p ≡ (x & p) + (x >> 61) instead of a division.
+Speed: the text simplification, the n-gram hashes (one prefix hash over the bytes, no Python
+call per word or n-gram) and the permutations run in the C extension `dedup._minhash_native`;
+the modulo uses the Mersenne-prime identity x mod p ≡ (x & p) + (x >> 61) instead of a division.
+`Reference` is the numpy/Python version of the same functions (vectorized: a prefix sum per text,
+permutations over batches in cache-sized blocks): the tests hold the two equal, and it is used,
+with a warning, when the extension was not built.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
-from functools import lru_cache
+import warnings
+from functools import cache, lru_cache
 
 import numpy as np
 import xxhash
+
+from filters.text_analysis import PUNCTUATION
 
 MERSENNE_PRIME = np.uint64((1 << 61) - 1)
 _MAX_HASH = np.uint64((1 << 64) - 1)
@@ -25,21 +31,14 @@ _POLY = np.uint64(0x9E3779B97F4A7C15)  # odd: the n-gram polynomial is injective
 _BLOCK = 512  # shingles per (shingles × perms) block: keeps the block in cache
 
 # datatrove.utils.text: PUNCTUATION (+ control characters) become spaces, numbers become "0".
-_PUNCTUATION = (
-    "!/—”:％１〈&(、━\\【#%「」，】；+^]~“《„';’{|∶´[=-`*．（–？！：$～«〉,><》)?）。…@_.\"}►»"
-    + "".join(map(chr, (x for a, b in ((0, 9), (11, 13), (13, 32), (127, 160)) for x in range(a, b))))
-)
-_PUNCTUATION_TRANS = str.maketrans(_PUNCTUATION, " " * len(_PUNCTUATION))
+_PUNCTUATION_SORTED = "".join(sorted(set(PUNCTUATION)))
 _NUMBERS = re.compile(r"\d+([.,،٫⎖⎗⎘]\d+)?")  # str-pattern \d is Unicode category Nd
 
 
-def normalize_text(text: str) -> str:
-    """datatrove's `simplify_text` with its defaults: lowercase, numbers → 0, punctuation removed,
-    whitespace collapsed to single spaces, diacritics stripped (NFD, combining marks dropped)."""
-    text = " ".join(_NUMBERS.sub("0", text.lower()).translate(_PUNCTUATION_TRANS).split())
-    if not text.isascii():
-        text = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
-    return text
+@cache
+def _blanking(characters: str) -> dict[int, str]:
+    """A `str.translate` table turning each of `characters` into a space."""
+    return str.maketrans(characters, " " * len(characters))
 
 
 def _fmix64(x: np.ndarray) -> np.ndarray:
@@ -59,52 +58,132 @@ def _power_table(base: int, size: int) -> np.ndarray:
     return table
 
 
-class ShingleHasher:
-    """64-bit hashes of the word n-grams of normalized text, all n-grams of a text at once.
+class Reference:
+    """numpy/Python reference of `dedup._minhash_native`: the same functions, the same results."""
 
-    Normalized text has single spaces between words, so an n-gram is the byte range from its first
-    word's start to its last word's end. Its hash is the polynomial Σ c_j·B^(end-1-j) mod 2**64
-    (seeded odd base B), read off a prefix sum of c_j·B^-j (B is invertible mod 2**64), plus the
-    length, through fmix64. Distinct short strings collide with negligible probability.
-    """
+    @staticmethod
+    def simplify(lowered: str, punctuation: str) -> str:
+        """Numbers → "0", `punctuation` → spaces, whitespace runs → one space, stripped."""
+        return " ".join(_NUMBERS.sub("0", lowered).translate(_blanking(punctuation)).split())
 
-    def __init__(self, ngram: int, seed: int) -> None:
-        self.ngram = ngram
-        self.base = int(np.random.Generator(np.random.PCG64(seed)).integers(1 << 62)) * 2 + 1
-        self._tables = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
-
-    def _power_tables(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """(B**i, B**-i) tables at least n long; grown by doubling and swapped in as one tuple, so
-        threads sharing this hasher (it is cached per process) never see a half-updated pair."""
-        tables = self._tables
-        if n > tables[0].size:
-            size = max(n, 2 * tables[0].size)
-            tables = (_power_table(self.base, size), _power_table(pow(self.base, -1, 1 << 64), size))
-            self._tables = tables
-        return tables
-
-    def __call__(self, text: str) -> np.ndarray:
-        """Sorted unique shingle hashes. Fewer than `ngram` words: one shingle of all the words,
-        so short duplicates still match; empty normalized text: no shingles."""
-        data = np.frombuffer(normalize_text(text).encode(), dtype=np.uint8)
+    @staticmethod
+    def shingle_hashes(data: bytes, ngram: int, base: int) -> bytes:
+        """Sorted unique hashes of the word n-grams of space-separated `data` (see ShingleHasher)."""
+        if ngram < 1:
+            raise ValueError("shingle_hashes: ngram must be at least 1")
+        data = np.frombuffer(data, dtype=np.uint8)
         n = data.size
         if n == 0:
-            return np.empty(0, dtype=np.uint64)
-        powers, inverse_powers = self._power_tables(n)
+            return b""
+        powers, inverse_powers = _power_table(base, n), _power_table(pow(base, -1, 1 << 64), n)
         spaces = np.flatnonzero(data == 32)
-        width = min(self.ngram, spaces.size + 1)
+        width = min(ngram, spaces.size + 1)
         starts = np.concatenate(([0], spaces + 1))[: spaces.size + 2 - width]
         ends = np.concatenate((spaces, [n]))[width - 1 :]
         prefix = np.zeros(n + 1, dtype=np.uint64)
         np.cumsum(data * inverse_powers[:n], out=prefix[1:])
         hashes = (prefix[ends] - prefix[starts]) * powers[ends - 1]
         hashes += (ends - starts).astype(np.uint64) * _POLY
-        return np.unique(_fmix64(hashes))
+        return np.unique(_fmix64(hashes)).tobytes()
+
+    @staticmethod
+    def minhash(shingle_sets: list, a: np.ndarray, b: np.ndarray) -> bytes:
+        """(documents × permutations) minima of (a·x + b) folded mod 2**61-1, as bytes; a set
+        without shingles gets all 2**64-1. Runs over cache-sized (shingles × perms) blocks."""
+        sets = [np.frombuffer(s, dtype=np.uint64) for s in shingle_sets]
+        out = np.full((len(sets), a.size), _MAX_HASH, dtype=np.uint64)
+        group: list[int] = []
+        size = 0
+        for i, shingles in enumerate(sets):
+            if shingles.size == 0:
+                continue
+            if group and size + shingles.size > _BLOCK:
+                _fill(out, sets, group, a, b)
+                group, size = [], 0
+            group.append(i)
+            size += shingles.size
+        if group:
+            _fill(out, sets, group, a, b)
+        return out.tobytes()
+
+
+def _permute_min(shingles: np.ndarray, starts: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-document minimum of the permuted shingles (documents begin at `starts`)."""
+    v = np.multiply.outer(shingles, a)  # wraps mod 2**64, as datasketch and datatrove do
+    v += b
+    low = v & MERSENNE_PRIME
+    v >>= np.uint64(61)
+    v += low  # ≡ v mod p, in [0, p + 7): the canonical residue but for 8 of 2**61 values
+    return np.minimum.reduceat(v, starts, axis=0)
+
+
+def _fill(out: np.ndarray, sets: list[np.ndarray], group: list[int], a: np.ndarray, b: np.ndarray) -> None:
+    if len(group) == 1:  # one document, possibly longer than a block: running minimum
+        shingles = sets[group[0]]
+        for lo in range(0, shingles.size, _BLOCK):
+            block_min = _permute_min(shingles[lo : lo + _BLOCK], np.zeros(1, dtype=np.intp), a, b)[0]
+            np.minimum(out[group[0]], block_min, out=out[group[0]])
+        return
+    sizes = np.array([sets[i].size for i in group])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    out[group] = _permute_min(np.concatenate([sets[i] for i in group]), starts, a, b)
+
+
+def _load_native():
+    """`dedup._minhash_native`, or `Reference` (with a one-time warning) if it was not built."""
+    try:
+        from dedup import _minhash_native
+    except ImportError as error:
+        warnings.warn(
+            f"dedup._minhash_native is not built ({error}); MinHash signatures run in numpy (slower)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return Reference
+    return _minhash_native
+
+
+SIGNATURES = _load_native()
+
+
+@cache
+def _combining_marks() -> dict[int, None]:
+    """A `str.translate` table deleting every combining mark (Unicode category Mn)."""
+    return dict.fromkeys(c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Mn")
+
+
+def normalize_text(text: str) -> str:
+    """datatrove's `simplify_text` with its defaults: lowercase, numbers → 0, punctuation removed,
+    whitespace collapsed to single spaces, diacritics stripped (NFD, combining marks dropped)."""
+    text = SIGNATURES.simplify(text.lower(), _PUNCTUATION_SORTED)
+    if not text.isascii():
+        text = unicodedata.normalize("NFD", text).translate(_combining_marks())
+    return text
+
+
+class ShingleHasher:
+    """64-bit hashes of the word n-grams of normalized text, all n-grams of a text at once.
+
+    Normalized text has single spaces between words, so an n-gram is the byte range from its first
+    word's start to its last word's end. Its hash is the polynomial Σ c_j·B^(end-1-j) mod 2**64
+    (seeded odd base B) plus the length·P, through fmix64. Distinct short strings collide with
+    negligible probability.
+    """
+
+    def __init__(self, ngram: int, seed: int) -> None:
+        self.ngram = ngram
+        self.base = int(np.random.Generator(np.random.PCG64(seed)).integers(1 << 62)) * 2 + 1
+
+    def __call__(self, text: str) -> np.ndarray:
+        """Sorted unique shingle hashes. Fewer than `ngram` words: one shingle of all the words,
+        so short duplicates still match; empty normalized text: no shingles."""
+        data = normalize_text(text).encode()
+        return np.frombuffer(SIGNATURES.shingle_hashes(data, self.ngram, self.base), dtype=np.uint64)
 
 
 @lru_cache(maxsize=8)
 def shingle_hasher(ngram: int, seed: int) -> ShingleHasher:
-    """One shared hasher per setting (its power tables are reused across documents)."""
+    """One shared hasher per setting."""
     return ShingleHasher(ngram, seed)
 
 
@@ -139,42 +218,10 @@ class MinHasher:
         self.b = rng.integers(0, MERSENNE_PRIME, size=num_perm, dtype=np.uint64)
         self.num_perm = num_perm
 
-    def _permute_min(self, shingles: np.ndarray, starts: np.ndarray) -> np.ndarray:
-        """Per-document minimum of the permuted shingles (documents begin at `starts`)."""
-        v = np.multiply.outer(shingles, self.a)  # wraps mod 2**64, as datasketch and datatrove do
-        v += self.b
-        low = v & MERSENNE_PRIME
-        v >>= np.uint64(61)
-        v += low  # ≡ v mod p, in [0, p + 7): the canonical residue but for 8 of 2**61 values
-        return np.minimum.reduceat(v, starts, axis=0)
-
     def signatures(self, shingle_sets: list[np.ndarray]) -> np.ndarray:
         """A (documents × num_perm) uint64 array; a document without shingles gets all 2**64-1."""
-        out = np.full((len(shingle_sets), self.num_perm), _MAX_HASH, dtype=np.uint64)
-        group: list[int] = []
-        size = 0
-        for i, shingles in enumerate(shingle_sets):
-            if shingles.size == 0:
-                continue
-            if group and size + shingles.size > _BLOCK:
-                self._fill(out, shingle_sets, group)
-                group, size = [], 0
-            group.append(i)
-            size += shingles.size
-        if group:
-            self._fill(out, shingle_sets, group)
-        return out
-
-    def _fill(self, out: np.ndarray, shingle_sets: list[np.ndarray], group: list[int]) -> None:
-        if len(group) == 1:  # one document, possibly longer than a block: running minimum
-            shingles = shingle_sets[group[0]]
-            for lo in range(0, shingles.size, _BLOCK):
-                block_min = self._permute_min(shingles[lo : lo + _BLOCK], np.zeros(1, dtype=np.intp))[0]
-                np.minimum(out[group[0]], block_min, out=out[group[0]])
-            return
-        sizes = np.array([shingle_sets[i].size for i in group])
-        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-        out[group] = self._permute_min(np.concatenate([shingle_sets[i] for i in group]), starts)
+        out = SIGNATURES.minhash(shingle_sets, self.a, self.b)
+        return np.frombuffer(out, dtype=np.uint64).reshape(len(shingle_sets), self.num_perm)
 
 
 def band_keys(signatures: np.ndarray, bands: int, rows: int, seed: int) -> np.ndarray:

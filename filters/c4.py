@@ -64,9 +64,9 @@ class C4Quality(DocumentStage):
         for line in ta.splitlines(doc):
             line = line.strip()
             words = line.split()
-            if self.max_word_length and any(len(word) > self.max_word_length for word in words):
+            if self.max_word_length and max(map(len, words), default=0) > self.max_word_length:
                 continue
-            if self.remove_citations:
+            if self.remove_citations and "[" in line:
                 line = CITATION.sub("", line)
             if self.filter_no_terminal_punct and (not line.endswith(END_PUNCTUATION) or line.endswith("...")):
                 continue

@@ -97,7 +97,7 @@ class GopherQuality(DocumentStage):
                 "too_many_ellipsis_lines",
                 f"ellipsis_lines={ellipsis_lines:.3f}>{self.max_ellipsis_lines_ratio}",
             )
-        alpha = sum(any(ch.isalpha() for ch in word) for word in words) / n_words
+        alpha = ta.alpha_word_count(doc) / n_words
         if alpha < self.min_alpha_words_ratio:
             return reject("too_few_alpha_words", f"alpha_words={alpha:.3f}<{self.min_alpha_words_ratio}")
         stop_words = len(self._stop_words.intersection(words))
@@ -193,8 +193,9 @@ class GopherRepetition(DocumentStage):
             fraction = ta.top_ngram_chars(doc, n) / length
             if fraction > limit:
                 return reject("top_ngram_chars", f"n={n} top_{n}gram_chars={fraction:.3f}>{limit}")
-        for n, limit in self._dup:
-            fraction = ta.duplicated_ngram_chars(doc, n) / length
+        repeated = ta.duplicated_ngram_chars(doc, tuple(n for n, _ in self._dup))
+        for (n, limit), chars in zip(self._dup, repeated):
+            fraction = chars / length
             if fraction > limit:
                 return reject("dup_ngram_chars", f"n={n} dup_{n}gram_chars={fraction:.3f}>{limit}")
         return KEEP

@@ -10,6 +10,11 @@ prefixes/suffixes, then URLs, then infixes) with spaCy's own patterns and except
 (`data/spacy_en_tokenizer.json`, MIT, see `data/LICENSE.md`) on each whitespace-separated chunk,
 and memoizes chunks, so common words cost one dict lookup. `benchmarks/filters_fidelity.py`
 measures its agreement with spaCy.
+
+Speed: the hot loops (the chunk walk of `split_words`, symbol/alphabetic word counts, n-gram
+statistics) run in the C extension `filters._text_native`, built by `pip install` from
+`_text_native.c`. `Reference` is the pure-Python version of the same functions: the tests hold the
+two equal, and it is used, with a warning, when the extension was not built.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+import warnings
 from collections import Counter
 from functools import lru_cache
 from itertools import accumulate
@@ -27,7 +33,8 @@ from pipeline.document import Document
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 # datatrove.utils.text.PUNCTUATION and TERMINAL_PUNCTUATION (Apache-2.0), which decide what a
-# "symbol word" is (gopher_quality) and which line endings count as punctuation (fineweb_quality).
+# "symbol word" is (gopher_quality) and which line endings count as punctuation (fineweb_quality);
+# PUNCTUATION is also what MinHash's text normalization blanks out (`dedup.signatures`).
 PUNCTUATION = (
     "!/—”:％１〈&(、━\\【#%「」，】；+^]~“《„';’{|∶´[=-`*．（–？！：$～«〉,><》)?）。…@_.\"}►»"
     + "".join(map(chr, (x for a, b in ((0, 9), (11, 13), (13, 32), (127, 160)) for x in range(a, b))))
@@ -176,15 +183,98 @@ def _tokenizer() -> _SpacyEnglishTokenizer:
     return _SpacyEnglishTokenizer()
 
 
+class Reference:
+    """The pure-Python reference of `filters._text_native`: the same functions, the same results."""
+
+    @staticmethod
+    def split_words(text: str, cache: dict[str, tuple[str, ...]], tokens) -> list[str]:
+        """Tokens of each whitespace chunk of `text`: `cache[chunk]`, else `tokens(chunk)`."""
+        cached = cache.get
+        words: list[str] = []
+        for chunk in text.split():
+            found = cached(chunk)
+            words += found if found is not None else tokens(chunk)
+        return words
+
+    @staticmethod
+    def split_newline_runs(text: str, shortest: int) -> list[str]:
+        """`text` split at each run of at least `shortest` newlines."""
+        if shortest < 1:
+            raise ValueError("split_newline_runs: shortest must be at least 1")
+        return re.split(f"\n{{{shortest},}}", text)
+
+    @staticmethod
+    def content_words(words: list[str]) -> list[str]:
+        """Words with at least one character that is not punctuation."""
+        return [w for w in words if not PUNCTUATION_SET.issuperset(w)]
+
+    @staticmethod
+    def alpha_word_count(words: list[str]) -> int:
+        """Words with at least one alphabetic character."""
+        return sum(any(ch.isalpha() for ch in word) for word in words)
+
+    @staticmethod
+    def top_ngram_chars(words: list[str], n: int) -> int:
+        """len(" ".join(g)) × count of the most frequent word n-gram g, ties to the first seen
+        (as `Counter.most_common`)."""
+        if n < 1:
+            raise ValueError("top_ngram_chars: n must be at least 1")
+        if len(words) < n:
+            return 0
+        gram, count = Counter(zip(*(words[i:] for i in range(n)))).most_common(1)[0]
+        return (sum(map(len, gram)) + n - 1) * count
+
+    @staticmethod
+    def dup_ngram_chars(words: list[str], sizes: tuple[int, ...]) -> tuple[int, ...]:
+        """For each n in `sizes`: characters in word n-grams that repeat an earlier n-gram,
+        skipping past each repeat.
+
+        As in the reference (Gopher), an n-gram is keyed by its words concatenated without a
+        separator (here a slice of all words concatenated, which is the same string).
+        """
+        joined = "".join(words)
+        offsets = [0, *accumulate(map(len, words))]
+        out = []
+        for n in sizes:
+            if n < 1:
+                raise ValueError("dup_ngram_chars: n must be at least 1")
+            seen: set[str] = set()
+            repeated = idx = 0
+            last = len(offsets) - n
+            while idx < last:
+                gram = joined[offsets[idx] : offsets[idx + n]]
+                if gram in seen:
+                    repeated += len(gram)
+                    idx += n
+                else:
+                    seen.add(gram)
+                    idx += 1
+            out.append(repeated)
+        return tuple(out)
+
+
+def _load_native():
+    """`filters._text_native` ready to use, or `Reference` (with a one-time warning) if not built."""
+    try:
+        from filters import _text_native
+    except ImportError as error:
+        warnings.warn(
+            f"filters._text_native is not built ({error}); text analysis runs in pure Python (slower)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return Reference
+    _text_native.set_punctuation("".join(sorted(PUNCTUATION_SET)))
+    return _text_native
+
+
+ANALYSIS = _load_native()
+
+
 def split_words(text: str) -> list[str]:
     """Words as spaCy's English tokenizer splits them (punctuation split off, whitespace dropped)."""
     tokenizer = _tokenizer()
-    cached = tokenizer.cache.get
-    words: list[str] = []
-    for chunk in text.split():
-        found = cached(chunk)
-        words += found if found is not None else tokenizer.tokens(chunk)
-    return words
+    return ANALYSIS.split_words(text, tokenizer.cache, tokenizer.tokens)
 
 
 def is_punct(token: str) -> bool:
@@ -222,9 +312,12 @@ def words(doc: Document) -> list[str]:
 
 def non_symbol_words(doc: Document) -> list[str]:
     """Words with at least one character that is not punctuation (Gopher's word count)."""
-    return doc.cached(
-        "non_symbol_words", lambda _: [w for w in words(doc) if not PUNCTUATION_SET.issuperset(w)]
-    )
+    return doc.cached("non_symbol_words", lambda _: ANALYSIS.content_words(words(doc)))
+
+
+def alpha_word_count(doc: Document) -> int:
+    """Words with at least one alphabetic character (Gopher's alphabetic-word ratio)."""
+    return doc.cached("alpha_word_count", lambda _: ANALYSIS.alpha_word_count(words(doc)))
 
 
 def splitlines(doc: Document) -> list[str]:
@@ -232,18 +325,14 @@ def splitlines(doc: Document) -> list[str]:
     return doc.cached("splitlines", str.splitlines)
 
 
-_NEWLINES = re.compile("\n+")
-_PARAGRAPH_BREAK = re.compile(r"\n{2,}")
-
-
 def newline_runs(doc: Document) -> list[str]:
     """Lines split on runs of `\\n` (Gopher duplicate lines)."""
-    return doc.cached("newline_runs", _NEWLINES.split)
+    return doc.cached("newline_runs", lambda text: ANALYSIS.split_newline_runs(text, 1))
 
 
 def paragraphs(doc: Document) -> list[str]:
     """Paragraphs split on two or more `\\n` after stripping the text (Gopher duplicate paragraphs)."""
-    return doc.cached("paragraphs", lambda text: _PARAGRAPH_BREAK.split(text.strip()))
+    return doc.cached("paragraphs", lambda text: ANALYSIS.split_newline_runs(text.strip(), 2))
 
 
 def nonblank_lines(doc: Document) -> list[str]:
@@ -265,47 +354,11 @@ def duplicates(items: list[str]) -> tuple[int, int]:
 
 
 def top_ngram_chars(doc: Document, n: int) -> int:
-    """Characters covered by the most frequent word n-gram: len(" ".join(ngram)) × its count.
-
-    Ties between equally frequent n-grams go to the first seen, as `Counter.most_common` does.
-    """
-
-    def compute(_: str) -> int:
-        ws = words(doc)
-        if len(ws) < n:
-            return 0
-        counts = Counter(zip(*(ws[i:] for i in range(n))))
-        gram, count = counts.most_common(1)[0]
-        return (sum(map(len, gram)) + n - 1) * count
-
-    return doc.cached(f"top_{n}gram_chars", compute)
+    """Characters covered by the most frequent word n-gram: len(" ".join(ngram)) × its count."""
+    return doc.cached(f"top_{n}gram_chars", lambda _: ANALYSIS.top_ngram_chars(words(doc), n))
 
 
-def _joined_words(doc: Document) -> tuple[str, list[int]]:
-    """The words concatenated, and each word's start offset in it (plus the end)."""
-    return doc.cached("joined_words", lambda _: ("".join(words(doc)), [0, *accumulate(map(len, words(doc)))]))
-
-
-def duplicated_ngram_chars(doc: Document, n: int) -> int:
-    """Characters in word n-grams that repeat an earlier n-gram, skipping past each repeat (Gopher).
-
-    As in the reference, an n-gram is keyed by its words concatenated without a separator
-    (here a slice of all words concatenated, which is the same string, made faster).
-    """
-
-    def compute(_: str) -> int:
-        joined, offsets = _joined_words(doc)
-        seen: set[str] = set()
-        repeated = idx = 0
-        last = len(offsets) - n
-        while idx < last:
-            gram = joined[offsets[idx] : offsets[idx + n]]
-            if gram in seen:
-                repeated += len(gram)
-                idx += n
-            else:
-                seen.add(gram)
-                idx += 1
-        return repeated
-
-    return doc.cached(f"dup_{n}gram_chars", compute)
+def duplicated_ngram_chars(doc: Document, sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """For each n in `sizes`, characters in word n-grams that repeat an earlier n-gram, skipping
+    past each repeat (Gopher); one pass over the words serves every n."""
+    return doc.cached(f"dup_ngram_chars{sizes}", lambda _: ANALYSIS.dup_ngram_chars(words(doc), sizes))

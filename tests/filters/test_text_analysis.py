@@ -38,8 +38,8 @@ def test_ngram_measures():
     doc = Document(id="d", text="a b a b a b c")
     assert ta.top_ngram_chars(doc, 2) == 3 * 3  # "a b" three times
     doc = Document(id="d", text="x y z w v x y z w v")
-    assert ta.duplicated_ngram_chars(doc, 5) == 5
-    assert ta.duplicated_ngram_chars(Document(id="d", text="x y"), 5) == 0
+    assert ta.duplicated_ngram_chars(doc, (5,)) == (5,)
+    assert ta.duplicated_ngram_chars(Document(id="d", text="x y"), (5, 1)) == (0, 0)
 
 
 def test_analysis_is_shared_and_reset_on_edit():

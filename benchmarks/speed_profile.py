@@ -1,0 +1,81 @@
+"""cProfile summaries of the speed-critical paths (saved under benchmarks/results/profiles/).
+
+    .venv/bin/python benchmarks/speed_profile.py chain      # the 4 FineWeb filters, every 4th document
+    .venv/bin/python benchmarks/speed_profile.py chain-cold # the same, profiling the first pass of a
+                                                            #   fresh process (word-split memo empty)
+    .venv/bin/python benchmarks/speed_profile.py minhash    # signatures + band keys, 3,000 docs of 3 KB
+    .venv/bin/python benchmarks/speed_profile.py language   # for py-spy: py-spy record --native -r 200
+                                                            #   -f raw -o OUT -- python THIS language
+
+Prints CPU-seconds per pass (min of 3, warm caches) and the top functions by own time
+(chain-cold: the cold pass's CPU-seconds, profiled, and the top functions by cumulative time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
+from speed import FILTERS, cpu_seconds, signature_runner, stage_runner  # noqa: E402
+
+
+def three_kb(records: list[dict], count: int) -> list[dict]:
+    """Documents of 3,000 characters made from the longer real documents (newlines as spaces)."""
+    docs = [r for r in records if len(r["text"]) > 1000][:count]
+    return [{"id": r["id"], "text": (r["text"].replace("\n", " ") * 3)[:3000]} for r in docs]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["chain", "chain-cold", "minhash", "language"])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    args = parser.parse_args()
+    records = load_corpus(args.data)
+    if not records:
+        print(f"no data under {args.data}; nothing to profile")
+        return
+    if args.what in ("chain", "chain-cold"):
+        docs = records[::4]
+        run = stage_runner(FILTERS, docs)
+    elif args.what == "minhash":
+        docs = three_kb(records, 3000)
+        run = signature_runner(docs)
+    else:
+        docs = three_kb(records, 1500)
+        run = stage_runner(("language",), docs)
+    if args.what == "chain-cold":
+        profile = cProfile.Profile()
+        start = time.process_time()
+        profile.runcall(run)
+        print(f"cold pass (profiled): {time.process_time() - start:.2f} CPU-s for {len(docs)} docs")
+        out = io.StringIO()
+        pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats("filters", 15)
+        print(out.getvalue())
+        return
+    seconds = cpu_seconds(run, 3)
+    print(
+        f"{args.what}: {len(docs)} docs, {seconds:.2f} CPU-s per pass, {len(docs) / seconds:,.0f} docs/CPU-s"
+    )
+    if args.what == "language":
+        return
+    profile = cProfile.Profile()
+    profile.enable()
+    run()
+    profile.disable()
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(20)
+    print(out.getvalue())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+"""The C extensions against their Python references on every real document of ../shared/data.
+
+For each document: the word split, each n-gram statistic, the verdict, reason and edited text of
+gopher_repetition, gopher_quality, c4_quality and fineweb_quality (each on the original document),
+and the MinHash shingle hashes must be identical with `filters._text_native` / `dedup._minhash_native`
+and with the Python references (which `filters_fidelity.py` compares with datatrove and spaCy).
+
+    .venv/bin/python benchmarks/text_analysis_parity.py [--data ../shared/data]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
+from speed import FILTERS, use_python_references  # noqa: E402
+
+
+def outcomes(records: list[dict]) -> list[tuple]:
+    """Per document: words, n-gram statistics, each filter's (keep, reason, text), shingle hashes."""
+    from dedup.signatures import shingle_hashes
+    from filters import text_analysis as ta
+    from pipeline.document import Document
+    from pipeline.stages import STAGES, load_builtin_stages
+
+    load_builtin_stages()
+    stages = [STAGES[name](name) for name in FILTERS]
+    out = []
+    for r in records:
+        doc = Document(id=r["id"], text=r["text"])
+        stats = (
+            ta.words(doc),
+            ta.non_symbol_words(doc),
+            ta.alpha_word_count(doc),
+            ta.newline_runs(doc),
+            ta.paragraphs(doc),
+            [ta.top_ngram_chars(doc, n) for n in (2, 3, 4)],
+            ta.duplicated_ngram_chars(doc, (5, 6, 7, 8, 9, 10)),
+            shingle_hashes(r["text"], 5, 1).tobytes(),
+        )
+        verdicts = []
+        for stage in stages:
+            copy = Document(id=r["id"], text=r["text"])
+            verdict = stage.check(copy)
+            edited = verdict.doc or copy
+            verdicts.append((verdict.keep, verdict.reason, verdict.detail, edited.text))
+        out.append((stats, verdicts))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    args = parser.parse_args()
+    records = load_corpus(args.data)
+    if not records:
+        print(f"no data under {args.data}; nothing to compare")
+        return
+    use_python_references(True)
+    reference = outcomes(records)
+    use_python_references(False)
+    native = outcomes(records)
+    words = sum(len(stats[0]) for stats, _ in reference)
+    same_stats = sum(a[0] == b[0] for a, b in zip(reference, native))
+    same_verdicts = sum(a[1] == b[1] for a, b in zip(reference, native))
+    print(f"{len(records)} documents, {words:,} words")
+    print(f"analysis identical (words, n-grams, lines, paragraphs, shingles): {same_stats}/{len(records)}")
+    print(f"4 filters' verdicts, reasons, details and edited texts identical: {same_verdicts}/{len(records)}")
+    for i, (a, b) in enumerate(zip(reference, native)):
+        if a != b:
+            print("first difference:", records[i]["id"])
+            break
+
+
+if __name__ == "__main__":
+    main()
