@@ -7,6 +7,7 @@ folders into place and writes `manifest.json` last, so a folder with a manifest 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -24,6 +25,7 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 from pipeline.beam_fixes import apply_local_runner_fixes
 from pipeline.beam_stages import ApplyStages, LostElements
 from pipeline.document import Document, Failure, Rejection
+from pipeline.progress import Channel, ConsoleProgress, read_step
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
 from pipeline.recipe import Recipe
 from pipeline.writers import (
@@ -151,8 +153,10 @@ def _write_count(directory: str, name: str):
     return write
 
 
-def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> None:
-    """Add the whole recipe to `pipeline`, writing into `staging`."""
+def build_pipeline(
+    pipeline: beam.Pipeline, recipe: Recipe, staging: str, channel: Channel | None = None
+) -> None:
+    """Add the whole recipe to `pipeline`, writing into `staging`; `channel` adds progress taps."""
     config = recipe.input
     splits: list[Split] = []
     for path in expand_paths(config.paths) if config.paths else []:
@@ -163,7 +167,7 @@ def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> Non
             pipeline
             | "Splits" >> beam.Create(splits)
             | "SpreadSplits" >> beam.Reshuffle()
-            | "Read" >> beam.FlatMap(read_split, config)
+            | "Read" >> read_step(read_split, config, channel)
         )
     if recipe.generators:
         sources.append(
@@ -178,9 +182,18 @@ def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> Non
     read = records | "ByOutcome" >> beam.Map(_to_document_stream).with_outputs(
         "rejected", "failed", main="docs"
     )
-    outputs = read.docs | "Stages" >> ApplyStages(recipe.stages, recipe.run.batch_size)
+    tap = channel.tap_stage_output if channel else None
+    outputs = read.docs | "Stages" >> ApplyStages(recipe.stages, recipe.run.batch_size, tap)
     rejected = (read.rejected, outputs.rejected) | "Rejected" >> beam.Flatten()
     failed = (read.failed, outputs.failed) | "Failed" >> beam.Flatten()
+    if channel:
+        for pcoll, prefix in (
+            (records, "read"),
+            (rejected, "rejected"),
+            (failed, "failed"),
+            (outputs.kept, "kept"),
+        ):
+            channel.tap(pcoll, prefix, f"Progress_{prefix}")
     out = recipe.output
     keep_text = recipe.run.keep_rejected_text
     infos = [
@@ -224,8 +237,12 @@ def _stage_metrics(result, recipe: Recipe) -> dict[str, dict[str, int]]:
     return figures
 
 
-def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) -> RunResult:
-    """Run a recipe into `output`; raises RunFailed after publishing if a rule is broken."""
+def run_recipe(
+    recipe: Recipe, output: str, beam_args: list[str] | None = None, progress: ConsoleProgress | None = None
+) -> RunResult:
+    """Run a recipe into `output`; raises RunFailed after publishing if a rule is broken.
+
+    `progress` shows live figures while the pipeline runs."""
     beam_args = list(beam_args or [])
     output = output.rstrip("/") or "."
     os.makedirs(output, exist_ok=True)
@@ -234,10 +251,12 @@ def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) 
     options = pipeline_options(beam_args)
     try:
         pipeline = beam.Pipeline(runner=make_runner(options), options=options)
-        build_pipeline(pipeline, recipe, staging)
+        channel = Channel.for_recipe(recipe, staging) if progress else None
+        build_pipeline(pipeline, recipe, staging, channel)
         try:
-            result = pipeline.run()
-            result.wait_until_finish()
+            with progress.running(channel) if progress else contextlib.nullcontext():
+                result = pipeline.run()
+                result.wait_until_finish()
         except Exception as error:
             raise PipelineFailed(error_summary(error)) from error
         metrics = _stage_metrics(result, recipe)
@@ -264,25 +283,8 @@ def finalize(
     """Check the staged output, publish it in place of any previous run, write the manifest."""
     read_count = _read_json(f"{staging}/read_count.json", {"count": 0})["count"]
     shards = _read_json(f"{staging}/shards.json", [])
-    kept_shards = recipe.output.shards or max([s["of"] for s in shards if s["kind"] == "kept"], default=1)
-    present = {s["shard"] for s in shards if s["kind"] == "kept"}
-    for index in range(kept_shards):
-        if index not in present:  # a shard that got no rows still exists, so part-i-of-N is complete
-            data = encode_shard("kept", [], recipe.output.compression, recipe.output.row_group_mb)
-            name = shard_name(index, kept_shards)
-            write_file(f"{staging}/kept/{name}", data)
-            shards.append(
-                {
-                    "kind": "kept",
-                    "file": f"kept/{name}",
-                    "shard": index,
-                    "of": kept_shards,
-                    "rows": 0,
-                    "bytes": len(data),
-                    "sha256": hashlib.sha256(data).hexdigest(),
-                    "counts": {},
-                }
-            )
+    for part in OUTPUT_PARTS:  # every part holds a file with the schema, even with no rows
+        shards.extend(_empty_shards(recipe, staging, part, shards))
     shards.sort(key=lambda s: s["file"])
     totals = {part: sum(s["rows"] for s in shards if s["kind"] == part) for part in OUTPUT_PARTS}
     outcome_counts: dict[str, dict[str, int]] = {"rejected": {}, "failed": {}}
@@ -322,6 +324,30 @@ def finalize(
     manifest = json.loads(json.dumps(manifest, default=str))  # exactly what manifest.json will hold
     _publish(output, staging, manifest)
     return manifest
+
+
+def _empty_shards(recipe: Recipe, staging: str, part: str, shards: list[dict]) -> list[dict[str, Any]]:
+    """Write the shards of `part` that got no rows, so part-i-of-N is complete; their infos."""
+    count = recipe.output.shards or max([s["of"] for s in shards if s["kind"] == part], default=1)
+    present = {s["shard"] for s in shards if s["kind"] == part}
+    infos = []
+    for index in sorted(set(range(count)) - present):
+        data = encode_shard(part, [], recipe.output.compression, recipe.output.row_group_mb)
+        name = shard_name(index, count)
+        write_file(f"{staging}/{part}/{name}", data)
+        infos.append(
+            {
+                "kind": part,
+                "file": f"{part}/{name}",
+                "shard": index,
+                "of": count,
+                "rows": 0,
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "counts": {},
+            }
+        )
+    return infos
 
 
 def stage_figures(recipe: Recipe, read_count: int, outcomes: dict, metrics: dict) -> list[dict[str, Any]]:

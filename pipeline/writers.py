@@ -38,6 +38,8 @@ KEPT_SCHEMA = pa.schema(
         ("metadata", pa.string()),
     ]
 )
+# Rejected rows also carry what was known about the document when it was removed (url,
+# language, scores, kind, metadata), so thresholds can be tuned from the rejected set.
 REJECTED_SCHEMA = pa.schema(
     [
         ("id", pa.string()),
@@ -47,6 +49,12 @@ REJECTED_SCHEMA = pa.schema(
         ("detail", pa.string()),
         ("duplicate_of", pa.string()),
         ("text", pa.string()),
+        ("url", pa.string()),
+        ("language", pa.string()),
+        ("language_score", pa.float64()),
+        ("scores", pa.map_(pa.string(), pa.float64())),
+        ("kind", pa.string()),
+        ("metadata", pa.string()),
     ]
 )
 FAILED_SCHEMA = pa.schema(
@@ -65,12 +73,8 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def kept_row(doc: Document) -> dict[str, Any]:
-    """A kept document as a `kept/` row."""
+def _document_columns(doc: Document) -> dict[str, Any]:
     return {
-        "id": doc.id,
-        "text": doc.text,
-        "source": doc.source,
         "url": doc.url,
         "language": doc.language,
         "language_score": doc.language_score,
@@ -80,8 +84,14 @@ def kept_row(doc: Document) -> dict[str, Any]:
     }
 
 
+def kept_row(doc: Document) -> dict[str, Any]:
+    """A kept document as a `kept/` row."""
+    return {"id": doc.id, "text": doc.text, "source": doc.source, **_document_columns(doc)}
+
+
 def rejected_row(rejection: Rejection, keep_text: bool) -> dict[str, Any]:
-    """A rejection as a `rejected/` row; text only when the recipe keeps rejected text."""
+    """A rejection as a `rejected/` row: why, plus the document as known when it was removed
+    (text only when the recipe keeps rejected text)."""
     doc = rejection.doc
     return {
         "id": doc.id,
@@ -91,7 +101,39 @@ def rejected_row(rejection: Rejection, keep_text: bool) -> dict[str, Any]:
         "detail": rejection.detail,
         "duplicate_of": rejection.duplicate_of,
         "text": doc.text if keep_text else None,
+        **_document_columns(doc),
     }
+
+
+OUTPUT_COLUMNS = ("scores", "language", "language_score", "metadata")
+
+
+def restore_output_columns(record: dict[str, Any]) -> dict[str, Any]:
+    """The document fields of a gristmill output row read back as input (the inverse of
+    `_document_columns`): scores, language and language_score as such, metadata unpacked.
+    Only records with all of `OUTPUT_COLUMNS` count as output rows (a code candidate's own
+    `language` field stays in its metadata); others give {}."""
+    if not all(name in record for name in OUTPUT_COLUMNS):
+        return {}
+    restored: dict[str, Any] = {}
+    scores = record.get("scores")
+    if isinstance(scores, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in scores):
+        scores = dict(scores)
+    if isinstance(scores, dict) and all(isinstance(v, (int, float)) for v in scores.values()):
+        restored["scores"] = {str(k): float(v) for k, v in scores.items()}
+    if isinstance(record.get("language"), str):
+        restored["language"] = record["language"]
+    if isinstance(record.get("language_score"), (int, float)):
+        restored["language_score"] = float(record["language_score"])
+    metadata = record.get("metadata")
+    if isinstance(metadata, str) and metadata.startswith("{"):
+        try:
+            restored["metadata"] = json.loads(metadata)
+        except ValueError:
+            pass
+    elif isinstance(metadata, dict):
+        restored["metadata"] = metadata
+    return restored
 
 
 def failed_row(failure: Failure) -> dict[str, Any]:
