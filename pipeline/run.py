@@ -417,9 +417,11 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
             os.replace(source, target)
         else:
             os.makedirs(target)
+    from pipeline.dataset_card import write_card
     from pipeline.report import write_report
 
     write_report(output, manifest)
+    write_card(output, manifest)
     temporary = manifest_path + ".tmp"
     with open(temporary, "w") as handle:
         json.dump(manifest, handle, indent=2, sort_keys=False)
