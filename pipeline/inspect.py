@@ -307,7 +307,10 @@ def _rows_with_id(parquet, doc_id: str) -> list[dict[str, Any]]:
     column = parquet.schema_arrow.get_field_index("id")
     rows = []
     for group in range(parquet.num_row_groups):
-        stats = parquet.metadata.row_group(group).column(column).statistics
+        metadata = parquet.metadata.row_group(group)
+        stats = metadata.column(column).statistics
+        if not metadata.num_rows:  # (pyarrow 25 crashes comparing an empty chunked array)
+            continue
         if stats is not None and stats.has_min_max and not (stats.min <= doc_id <= stats.max):
             continue
         ids = parquet.read_row_group(group, columns=["id"]).column("id")
