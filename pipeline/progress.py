@@ -62,9 +62,9 @@ class _Tally:
 
 
 def record_key(prefix: str, record) -> str:
-    """`prefix` alone, or `prefix.<stage>` for rejections and failures (they carry their stage)."""
+    """`prefix.<stage>` for rejections and failures (they carry their stage), else `prefix`."""
     stage = getattr(record, "stage", None)
-    return f"{prefix}.{stage}" if stage else prefix
+    return f"{prefix}.{stage}" if stage and prefix in ("rejected", "failed") else prefix
 
 
 class _TapFn(beam.DoFn):
@@ -267,17 +267,21 @@ class ConsoleProgress:
         finally:
             stop.set()
             thread.join()
-            close()
+            close(snapshot(channel, channel.read(), time.monotonic() - started))
 
     def _display(self):
-        if not self.terminal:
-            return (lambda figures: print(plain_line(figures), file=self.stream, flush=True)), (lambda: None)
+        if not self.terminal:  # a last line with the final figures when the pipeline stops
+
+            def line(figures: dict) -> None:
+                print(plain_line(figures), file=self.stream, flush=True)
+
+            return line, line
         from rich.console import Console
         from rich.live import Live
 
         live = Live(console=Console(file=self.stream), refresh_per_second=2, transient=True)
         live.start()
-        return (lambda figures: live.update(rich_view(figures))), live.stop
+        return (lambda figures: live.update(rich_view(figures))), (lambda figures: live.stop())
 
 
 def console_progress(interval: float | None = None) -> ConsoleProgress:
