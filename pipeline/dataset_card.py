@@ -25,11 +25,12 @@ def _rate(part: int, whole: int | None) -> str:
     return f"{part / whole:.1%}" if whole else "-"
 
 
-def _schema_table() -> str:
-    from pipeline.writers import SCHEMAS
+def _schema_table(score_names: list[str]) -> str:
+    from pipeline.writers import SCHEMAS, shard_schema
 
     lines = []
-    for part, schema in SCHEMAS.items():
+    for part in SCHEMAS:
+        schema = shard_schema(part, score_names)
         columns = ", ".join(f"`{f.name}` {f.type}" for f in schema)
         lines.append(f"- `{part}/`: {columns}")
     return "\n".join(lines)
@@ -92,10 +93,11 @@ Conservation (read = kept + rejected + failed): {"holds" if manifest["conservati
 
 ## Schema
 
-Every part is sharded Parquet (`part-SSSSS-of-NNNNN.parquet`); `scores` maps scorer name to
-value, `metadata` is a JSON string of the other input fields.
+Every part is sharded Parquet (`part-SSSSS-of-NNNNN.parquet`); `scores` is a struct with one
+float field per score of this run (null where a document has none), `metadata` a JSON string of
+the other input fields.
 
-{_schema_table()}
+{_schema_table(manifest.get("score_names", []))}
 
 ## Loading
 

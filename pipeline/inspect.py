@@ -131,14 +131,21 @@ def scan(directory: str) -> Scan:
 
 
 def _add_scores(samples: dict[str, BoundedSample], column) -> None:
+    """Scores from a struct column (one field per score), or a map column (older outputs)."""
     import numpy as np
+    import pyarrow as pa
 
-    keys = np.asarray(column.keys.to_pylist(), dtype=object)
-    if not len(keys):
-        return
-    values = column.items.to_numpy(zero_copy_only=False)
-    for name in sorted(set(keys)):
-        samples.setdefault(name, BoundedSample()).extend(values[keys == name])
+    if pa.types.is_struct(column.type):
+        for index in range(column.type.num_fields):
+            values = column.field(index).drop_null()
+            if len(values):
+                name = column.type.field(index).name
+                samples.setdefault(name, BoundedSample()).extend(values.to_numpy(zero_copy_only=False))
+    elif pa.types.is_map(column.type):
+        keys = np.asarray(column.keys.to_pylist(), dtype=object)
+        values = column.items.to_numpy(zero_copy_only=False)
+        for name in sorted(set(keys)):
+            samples.setdefault(name, BoundedSample()).extend(values[keys == name])
 
 
 def _add_clusters(clusters: dict[str, Counter], batch) -> None:
@@ -290,8 +297,11 @@ def _short_path(path: str) -> str:
 
 def _decoded(row: dict[str, Any]) -> dict[str, Any]:
     """A Parquet row for display: scores as a dict, metadata parsed."""
-    if isinstance(row.get("scores"), list):
-        row["scores"] = dict(row["scores"])
+    scores = row.get("scores")
+    if isinstance(scores, list):  # a map column (older outputs)
+        scores = dict(scores)
+    if isinstance(scores, dict):
+        row["scores"] = {k: v for k, v in scores.items() if v is not None}
     if isinstance(row.get("metadata"), str):
         try:
             row["metadata"] = json.loads(row["metadata"])

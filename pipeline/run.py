@@ -29,6 +29,7 @@ from pipeline.progress import Channel, ConsoleProgress, read_step
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
 from pipeline.recipe import Recipe
 from pipeline.writers import (
+    ScoreNames,
     WriteShards,
     encode_shard,
     failed_row,
@@ -196,18 +197,17 @@ def build_pipeline(
             channel.tap(pcoll, prefix, f"Progress_{prefix}")
     out = recipe.output
     keep_text = recipe.run.keep_rejected_text
+    kept_rows = outputs.kept | "KeptRows" >> beam.Map(kept_row)
+    rejected_rows = rejected | "RejectedRows" >> beam.Map(rejected_row, keep_text)
+    names = (kept_rows, rejected_rows) | ScoreNames()
+    _ = names | "WriteScoreNames" >> beam.Map(
+        lambda n: write_file(f"{staging}/score_names.json", json.dumps(n).encode())
+    )
+    shard_options = (out.shards, out.target_shard_mb, out.compression, out.row_group_mb)
     infos = [
-        outputs.kept
-        | "KeptRows" >> beam.Map(kept_row)
-        | WriteShards(staging, "kept", out.shards, out.target_shard_mb, out.compression, out.row_group_mb),
-        rejected
-        | "RejectedRows" >> beam.Map(rejected_row, keep_text)
-        | WriteShards(
-            staging, "rejected", out.shards, out.target_shard_mb, out.compression, out.row_group_mb
-        ),
-        failed
-        | "FailedRows" >> beam.Map(failed_row)
-        | WriteShards(staging, "failed", out.shards, out.target_shard_mb, out.compression, out.row_group_mb),
+        kept_rows | WriteShards(staging, "kept", *shard_options, names),
+        rejected_rows | WriteShards(staging, "rejected", *shard_options, names),
+        failed | "FailedRows" >> beam.Map(failed_row) | WriteShards(staging, "failed", *shard_options),
     ]
     _ = (
         tuple(infos)
@@ -283,8 +283,9 @@ def finalize(
     """Check the staged output, publish it in place of any previous run, write the manifest."""
     read_count = _read_json(f"{staging}/read_count.json", {"count": 0})["count"]
     shards = _read_json(f"{staging}/shards.json", [])
+    score_names = _read_json(f"{staging}/score_names.json", [])
     for part in OUTPUT_PARTS:  # every part holds a file with the schema, even with no rows
-        shards.extend(_empty_shards(recipe, staging, part, shards))
+        shards.extend(_empty_shards(recipe, staging, part, shards, score_names))
     shards.sort(key=lambda s: s["file"])
     totals = {part: sum(s["rows"] for s in shards if s["kind"] == part) for part in OUTPUT_PARTS}
     outcome_counts: dict[str, dict[str, int]] = {"rejected": {}, "failed": {}}
@@ -317,6 +318,7 @@ def finalize(
         "failed_fraction": failed_fraction,
         "problems": problems,
         "stages": stages,
+        "score_names": score_names,
         "rejected_by_reason": outcome_counts["rejected"],
         "failed_by_error": outcome_counts["failed"],
         "shards": shards,
@@ -326,13 +328,15 @@ def finalize(
     return manifest
 
 
-def _empty_shards(recipe: Recipe, staging: str, part: str, shards: list[dict]) -> list[dict[str, Any]]:
+def _empty_shards(
+    recipe: Recipe, staging: str, part: str, shards: list[dict], score_names: list[str]
+) -> list[dict[str, Any]]:
     """Write the shards of `part` that got no rows, so part-i-of-N is complete; their infos."""
     count = recipe.output.shards or max([s["of"] for s in shards if s["kind"] == part], default=1)
     present = {s["shard"] for s in shards if s["kind"] == part}
     infos = []
     for index in sorted(set(range(count)) - present):
-        data = encode_shard(part, [], recipe.output.compression, recipe.output.row_group_mb)
+        data = encode_shard(part, [], recipe.output.compression, recipe.output.row_group_mb, score_names)
         name = shard_name(index, count)
         write_file(f"{staging}/{part}/{name}", data)
         infos.append(

@@ -50,7 +50,7 @@ def test_id_gives_the_fate_of_kept_rejected_and_failed(curated_output, capsys):
     code, out, _ = _inspect(capsys, curated_output, "--id", kept["id"], "--json")
     (found,) = json.loads(out)["found"]
     assert code == 0 and found["fate"] == "kept" and found["file"].startswith("kept/part-")
-    assert found["scores"] == dict(kept["scores"])
+    assert found["scores"] == kept["scores"]
 
     duplicate = next(r for r in _rows(curated_output, "rejected") if r["stage"] == "exact_dedup")
     code, out, _ = _inspect(capsys, curated_output, "--id", duplicate["id"], "--json")
