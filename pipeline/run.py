@@ -100,7 +100,7 @@ def _local_runner_class():
         @_default_environment.setter
         def _default_environment(self, environment):
             if isinstance(environment, environments.SubprocessSDKEnvironment):
-                command = f"{sys.executable} -m pipeline.worker"
+                command = f"exec {sys.executable} -m pipeline.worker"  # no shell in between: Ctrl-C reaches the worker
                 environment = environments.SubprocessSDKEnvironment.from_command_string(
                     command_string=command
                 )
