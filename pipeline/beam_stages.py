@@ -59,9 +59,11 @@ def run_stage_on_batch(stage: DocumentStage, docs: list[Document]) -> tuple[list
             removed.append(verdict)
             counts["failed"] += 1
         elif verdict.keep:
-            kept.append(doc)
+            kept.append(verdict.doc or doc)
         else:
-            removed.append(Rejection(doc, stage.name, verdict.reason or "rejected", verdict.detail or ""))
+            removed.append(
+                Rejection(verdict.doc or doc, stage.name, verdict.reason or "rejected", verdict.detail or "")
+            )
             counts[f"rejected.{verdict.reason}"] += 1
     counts["kept"] = len(kept)
     return kept + bypass, removed, counts
@@ -101,13 +103,12 @@ class _DocumentStagesFn(beam.DoFn):
                 self._count(stage.name, name, value)
             for record in removed:
                 if isinstance(record, Rejection):
-                    record.doc.cache = None
+                    record.doc.without_cache()
                     yield beam.pvalue.TaggedOutput(REJECTED, record)
                 else:
                     yield beam.pvalue.TaggedOutput(FAILED, record)
         for doc in docs:
-            doc.cache = None
-            yield doc
+            yield doc.without_cache()
 
     def process(self, doc: Document) -> Iterator:
         self._buffer.append(doc)
