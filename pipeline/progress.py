@@ -67,33 +67,37 @@ def record_key(prefix: str, record) -> str:
     return f"{prefix}.{stage}" if stage and prefix in ("rejected", "failed") else prefix
 
 
-class _TapFn(beam.DoFn):
-    """Counts the elements of a PCollection under `prefix` (per stage for removals); outputs nothing."""
+class _TallyFn(beam.DoFn):
+    """A DoFn with its own tally in the channel, flushed at the end of every bundle."""
 
-    def __init__(self, channel: str, prefix: str) -> None:
+    def __init__(self, channel: str) -> None:
         self.channel = channel
-        self.prefix = prefix
 
     def setup(self) -> None:
         self.tally = _Tally(self.channel)
-
-    def process(self, record):
-        self.tally.add(record_key(self.prefix, record))
-        return ()
 
     def finish_bundle(self) -> None:
         self.tally.flush()
 
 
-class _ReadWithProgressFn(beam.DoFn):
+class _TapFn(_TallyFn):
+    """Counts the elements of a PCollection under `prefix` (per stage for removals); outputs nothing."""
+
+    def __init__(self, channel: str, prefix: str) -> None:
+        super().__init__(channel)
+        self.prefix = prefix
+
+    def process(self, record):
+        self.tally.add(record_key(self.prefix, record))
+        return ()
+
+
+class _ReadWithProgressFn(_TallyFn):
     """Runs a split reader; each finished split adds its byte size to the channel."""
 
     def __init__(self, reader: Callable, channel: str) -> None:
+        super().__init__(channel)
         self.reader = reader
-        self.channel = channel
-
-    def setup(self) -> None:
-        self.tally = _Tally(self.channel)
 
     def process(self, split, *args):
         yield from self.reader(split, *args)
