@@ -166,6 +166,8 @@ def _family(kind: str, metadata: str | None) -> str:
 
 def _add_synthesis(synthesis: dict[str, Counter], part: str, batch) -> None:
     names = batch.schema.names
+    if batch.column("kind").null_count == batch.num_rows:  # no candidates: skip decoding metadata
+        return
     kinds = batch.column("kind").to_pylist()
     metadata = batch.column("metadata").to_pylist() if "metadata" in names else [None] * len(kinds)
     reasons = batch.column("reason").to_pylist() if "reason" in names else [None] * len(kinds)
