@@ -27,7 +27,13 @@ def _parser() -> argparse.ArgumentParser:
         epilog="`run` also takes Beam's pipeline options (--runner, --direct_num_workers, --job_endpoint ...).",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run a recipe", allow_abbrev=False)
+    run = commands.add_parser(
+        "run",
+        help="run a recipe",
+        allow_abbrev=False,
+        epilog="Beam's pipeline options (--runner, --direct_num_workers, --job_endpoint ...) pass through; "
+        "an option neither gristmill nor Beam knows is an error.",
+    )
     run.add_argument("--recipe", default=None, help="recipe TOML (default: recipes/default.toml)")
     run.add_argument(
         "--input",
