@@ -235,7 +235,7 @@ svg{{max-width:100%;height:auto}} h2{{margin-top:1.6em;border-bottom:1px solid #
 {_table(["family", "admitted", "candidates", "pass rate", "rejections"], synthesis) if synthesis else "<p>no synthesis candidates</p>"}
 <h2>Stages</h2>{_table(["stage", "use", "in", "kept", "rejected", "failed", "seconds", "reasons"], stage_rows)}
 <h2>Samples per reason</h2>{_samples_html(reason_samples(directory), manifest["rejected_by_reason"])}
-<h2>Failures by error</h2>{_table(["stage/error", "count"], sorted(manifest["failed_by_error"].items()))}
+<h2>Failures by error</h2>{_table(["stage/error", "count"], sorted(manifest["failed_by_error"].items())) if manifest["failed_by_error"] else "<p>no failures</p>"}
 <h2>Shards</h2>{_table(["file", "rows", "bytes", "sha256"], shard_rows)}
 <h2>Resolved recipe</h2><pre>{_esc(json.dumps(manifest["recipe"], indent=2))}</pre>
 </body></html>
