@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench sandbox-deps native-deps clean readme
+.PHONY: demo test lint format bench sandbox-deps native-deps browser-deps clean readme
 
 # setup.py builds the C extensions (filters/_text_native.c, dedup/_minhash_native.c): rebuild when they change.
 $(STAMP): pyproject.toml setup.py filters/_text_native.c dedup/_minhash_native.c | native-deps
@@ -29,10 +29,16 @@ sandbox-deps:
 	  (apt-get update -qq && apt-get install -y -qq bubblewrap) >/dev/null 2>&1 || \
 	  echo "warning: could not install bubblewrap; sandbox tests will fail"; }
 
+# Headless Chromium: the report test opens report.html in it (offline).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing chromium (report test)"; \
+	  (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1 || \
+	  echo "warning: could not install chromium; the report browser test will be skipped"; }
+
 demo: $(STAMP) sandbox-deps
 	$(BIN)/gristmill run --output out
 
-test: $(STAMP) sandbox-deps
+test: $(STAMP) sandbox-deps browser-deps
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

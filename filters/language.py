@@ -63,9 +63,12 @@ class LanguageFilter(DocumentStage):
             found = (best_language, best_score)
         if found is not None and found[1] > self.threshold:
             return keep(doc.replace(language=found[0], language_score=found[1]))
+        identified = doc.replace(language=best_language, language_score=best_score)  # for rejected/
         if not self._wanted or best_language in self._wanted:
-            return reject("low_language_score", f"{best_language}={best_score:.3f}<={self.threshold}")
-        return reject("wrong_language", f"top={best_language}:{best_score:.3f}")
+            return reject(
+                "low_language_score", f"{best_language}={best_score:.3f}<={self.threshold}", identified
+            )
+        return reject("wrong_language", f"top={best_language}:{best_score:.3f}", identified)
 
     def check(self, doc: Document) -> Verdict:
         return self.check_batch([doc])[0]

@@ -232,10 +232,11 @@ def group_stages(stages: Iterable[Stage]) -> list[list[Stage]]:
 class ApplyStages(beam.PTransform):
     """All recipe stages in order → StageOutputs with every rejection and failure flattened."""
 
-    def __init__(self, stages: list[Stage], batch_size: int = 256) -> None:
+    def __init__(self, stages: list[Stage], batch_size: int = 256, on_group_output=None) -> None:
         super().__init__()
         self.stages = stages
         self.batch_size = batch_size
+        self.on_group_output = on_group_output  # (kept PCollection, last stage name): progress taps
 
     def expand(self, docs):
         rejected, failed = [], []
@@ -245,6 +246,8 @@ class ApplyStages(beam.PTransform):
             else:
                 outputs = docs | RunCollectionStage(group[0])
             docs = outputs.kept
+            if self.on_group_output:
+                self.on_group_output(docs, group[-1].name)
             rejected.append(outputs.rejected)
             failed.append(outputs.failed)
         pipeline = docs.pipeline

@@ -9,10 +9,10 @@ import os
 import sys
 from pathlib import Path
 
+from pipeline.inspect import read_manifest, summary
 from pipeline.recipe import DEFAULT_RECIPE
-from pipeline.stages import ConfigError
 
-EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _default_recipe() -> str:
@@ -24,33 +24,62 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gristmill",
         description="Curate LLM pretraining corpora with one Apache Beam pipeline.",
-        epilog="Unknown options of `run` pass through to Beam (--runner, --direct_num_workers, --job_endpoint ...).",
+        epilog="`run` also takes Beam's pipeline options (--runner, --direct_num_workers, --job_endpoint ...).",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="run a recipe")
+    run = commands.add_parser(
+        "run",
+        help="run a recipe",
+        allow_abbrev=False,
+        epilog="Beam's pipeline options (--runner, --direct_num_workers, --job_endpoint ...) pass through; "
+        "an option neither gristmill nor Beam knows is an error.",
+    )
     run.add_argument("--recipe", default=None, help="recipe TOML (default: recipes/default.toml)")
     run.add_argument(
-        "--input", nargs="+", default=None, metavar="GLOB", help="input files; replace [input] paths"
+        "--input",
+        nargs="+",
+        action="extend",
+        default=None,
+        metavar="GLOB",
+        help="input files (several globs, option may be repeated); replace [input] paths",
     )
     run.add_argument("--output", default="out", help="output folder (default: ./out)")
-    run.add_argument("--quiet", action="store_true", help="print only the summary")
+    run.add_argument("--text-field", help="field holding the text (replaces [input] text_field)")
+    run.add_argument("--id-field", help="field holding the id (replaces [input] id_field)")
+    run.add_argument("--quiet", action="store_true", help="no progress; print only the summary")
+    run.add_argument(
+        "--progress-interval",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds between progress lines when output is not a terminal (default 30)",
+    )
     validate = commands.add_parser(
         "validate", help="parse a recipe, build every stage, print the resolved recipe"
     )
     validate.add_argument("recipe")
-    commands.add_parser("list", help="every registered stage and generator: doc, parameters, reason codes")
-    inspect = commands.add_parser("inspect", help="summary of an output folder")
+    listing = commands.add_parser("list", help="registered stages and generators: doc, parameters, reasons")
+    listing.add_argument("stage", nargs="?", help="show only this stage or generator")
+    inspect = commands.add_parser("inspect", help="what an output folder holds, and why")
     inspect.add_argument("directory")
-    inspect.add_argument("--reason", help="show rejected examples with this reason code")
-    inspect.add_argument("--stage", help="show rejected examples from this stage")
+    inspect.add_argument("--reason", help="show rejected documents with this reason code")
+    inspect.add_argument("--stage", help="show rejected documents from this stage")
     inspect.add_argument("--failed", action="store_true", help="show failed records")
+    inspect.add_argument("--kept", action="store_true", help="show kept documents")
+    inspect.add_argument("--id", dest="doc_id", metavar="ID", help="one document's fate")
     inspect.add_argument("--sample", type=int, default=5, help="how many examples (default 5)")
+    inspect.add_argument("--json", action="store_true", help="machine-readable output (docs/inspect.md)")
     report = commands.add_parser("report", help="(re)write DIR/report.html")
     report.add_argument("directory")
     commands.add_parser(
         "train-quality", help="train a quality model (see `gristmill train-quality --help`)", add_help=False
     )
     return parser
+
+
+def _own_options(parser: argparse.ArgumentParser, command: str) -> list[str]:
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [o for a in subparsers.choices[command]._actions for o in a.option_strings]
 
 
 # Never reach for a model hub at run time; keep gRPC and Hugging Face chatter off the console.
@@ -85,82 +114,71 @@ def main(argv: list[str] | None = None) -> int:
         handler.addFilter(lambda record: "apitools not found" not in record.getMessage())
     try:
         if args.command == "run":
-            return _run(args, extra)
+            return _run(args, extra, _own_options(parser, "run"))
         if args.command == "validate":
             return _validate(args.recipe)
         if args.command == "list":
-            return _list()
+            return _list(args.stage)
         if args.command == "inspect":
-            return _inspect(args)
+            from pipeline.inspect import inspect_command
+
+            return inspect_command(args)
         if args.command == "report":
             from pipeline.report import write_report
 
-            _require_manifest(args.directory)
+            read_manifest(args.directory)
             print(write_report(args.directory))
             return EXIT_OK
-    except ConfigError as error:
+    except ValueError as error:  # ConfigError, InputError, UsageError: one clear line
         print(f"gristmill: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except ValueError as error:  # InputError and friends: one clear line
-        print(f"gristmill: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("gristmill: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return EXIT_OK
 
 
-def _require_manifest(directory: str) -> dict:
-    from pipeline import fileio
+def _run(args, beam_args: list[str], own_options: list[str]) -> int:
+    from dataclasses import replace
 
-    path = fileio.join(directory, "manifest.json")
-    if not fileio.exists(path):
-        raise ConfigError(f"{directory}: no manifest.json (not a finished gristmill output folder)")
-    return json.loads(fileio.read_bytes(path))
-
-
-def _run(args, beam_args: list[str]) -> int:
+    from pipeline.preflight import check_beam_options, check_inputs
+    from pipeline.progress import console_progress
     from pipeline.recipe import load_recipe
     from pipeline.run import PipelineFailed, RunFailed, run_recipe
 
+    check_beam_options(beam_args, own_options)
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
+    fields = {"text_field": args.text_field, "id_field": args.id_field}
+    recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
+    check_inputs(recipe.input)
     if not args.quiet:
         print(
             f"gristmill: running {recipe.path} ({len(recipe.stages)} stages) into {args.output}",
             file=sys.stderr,
         )
+    progress = None if args.quiet else console_progress(args.progress_interval)
+    created = not os.path.exists(args.output)
     try:
-        result = run_recipe(recipe, args.output, beam_args)
+        result = run_recipe(recipe, args.output, beam_args, progress=progress)
     except PipelineFailed as error:
+        _remove_if_empty(args.output, created)
         print(f"gristmill: run failed, nothing published: {error}", file=sys.stderr)
         return EXIT_RUN_FAILED
     except RunFailed as error:
-        manifest = _require_manifest(args.output)
-        print(summary(manifest, args.output))
+        print(summary(read_manifest(args.output), args.output))
         print(f"gristmill: run failed: {error}", file=sys.stderr)
         return EXIT_RUN_FAILED
+    except KeyboardInterrupt:
+        _remove_if_empty(args.output, created)
+        raise
     print(summary(result.manifest, args.output))
     return EXIT_OK
 
 
-def summary(manifest: dict, directory: str) -> str:
-    """The human summary printed after a run and by `inspect`."""
-    counts = manifest["counts"]
-    lines = [
-        f"run {manifest['run']}: read {counts['input']}, kept {counts['kept']}, "
-        f"rejected {counts['rejected']}, failed {counts['failed']} in {manifest['seconds']} s "
-        f"(conservation {'ok' if manifest['conservation'] else 'BROKEN'})",
-        f"{'stage':<22}{'in':>9}{'kept':>9}{'rejected':>10}{'failed':>8}{'sec':>8}  reasons",
-    ]
-    for stage in manifest["stages"]:
-        rejected = sum(stage["rejected"].values())
-        reasons = ", ".join(f"{k}={v}" for k, v in sorted(stage["rejected"].items(), key=lambda kv: -kv[1]))
-        fmt = lambda v: "-" if v is None else str(v)  # noqa: E731
-        lines.append(
-            f"{stage['name'][:21]:<22}{fmt(stage.get('in')):>9}{fmt(stage.get('kept')):>9}{rejected:>10}"
-            f"{stage.get('failed') or 0:>8}{fmt(stage.get('seconds')):>8}  {reasons}"
-        )
-    for problem in manifest["problems"]:
-        lines.append(f"PROBLEM: {problem}")
-    lines.append(f"report: {os.path.join(directory, 'report.html')}")
-    return "\n".join(lines)
+def _remove_if_empty(folder: str, created: bool) -> None:
+    """A run that published nothing leaves no folder behind if it made one."""
+    if created and os.path.isdir(folder) and not os.listdir(folder):
+        os.rmdir(folder)
 
 
 def _validate(path: str) -> int:
@@ -177,38 +195,10 @@ def _validate(path: str) -> int:
     return EXIT_OK
 
 
-def _list() -> int:
+def _list(stage: str | None) -> int:
     from pipeline.docs import registry_text
 
-    print(registry_text())
-    return EXIT_OK
-
-
-def _inspect(args) -> int:
-    import pyarrow.dataset as ds
-
-    manifest = _require_manifest(args.directory)
-    print(summary(manifest, args.directory))
-    part = "failed" if args.failed else "rejected"
-    if not (args.reason or args.stage or args.failed):
-        return EXIT_OK
-    folder = os.path.join(args.directory, part)
-    if not os.listdir(folder):
-        print(f"no {part} records")
-        return EXIT_OK
-    table = ds.dataset(folder, format="parquet").to_table()
-    rows = table.to_pylist()
-    if args.reason:
-        rows = [r for r in rows if r.get("reason") == args.reason]
-    if args.stage:
-        rows = [r for r in rows if r.get("stage") == args.stage]
-    print(f"\n{len(rows)} {part} records match; showing {min(len(rows), args.sample)}:")
-    for row in rows[: args.sample]:
-        text = row.pop("text", None)
-        print("-" * 80)
-        print(json.dumps(row, ensure_ascii=False))
-        if text:
-            print(text[:600] + (" …" if len(text) > 600 else ""))
+    print(registry_text(stage))
     return EXIT_OK
 
 

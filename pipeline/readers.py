@@ -168,16 +168,26 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         )
     if kind is None:
         if text is None:
-            return Failure(doc_id, source, READ_STAGE, "MissingText", f"no {config.text_field!r} field")
+            fields = ", ".join(sorted(map(str, record))) or "none"
+            return Failure(
+                doc_id,
+                source,
+                READ_STAGE,
+                "MissingText",
+                f"no {config.text_field!r} field; fields found: {fields}",
+            )
         if not isinstance(text, str):
             return Failure(
                 doc_id, source, READ_STAGE, "NonStringText", f"{config.text_field!r} is {type(text).__name__}"
             )
     elif not isinstance(text, str):
         text = ""
+    from pipeline.writers import restore_output_columns  # output columns; writers imports Beam
+
     url = record.get(config.url_field)
-    skip = {config.text_field, config.id_field, config.url_field, "kind"}
-    metadata = {k: v for k, v in record.items() if k not in skip}
+    restored = restore_output_columns(record)  # a gristmill output folder read back as input
+    skip = {config.text_field, config.id_field, config.url_field, "kind", *restored}
+    metadata = {**restored.pop("metadata", {}), **{k: v for k, v in record.items() if k not in skip}}
     return Document(
         id=doc_id,
         text=text,
@@ -185,6 +195,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         url=normalize_url(url),
         kind=kind,
         metadata=metadata,
+        **restored,
     )
 
 

@@ -10,6 +10,7 @@ local disk, and a missing one fails the run.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -28,10 +29,12 @@ from pipeline.beam_stages import ApplyStages, LostElements
 from pipeline.decisions import SpillOptions
 from pipeline.document import Document, Failure, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
+from pipeline.progress import Channel, ConsoleProgress, read_step
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
 from pipeline.writers import (
+    ScoreNames,
     WriteShards,
     encode_shard,
     failed_row,
@@ -102,7 +105,7 @@ def _local_runner_class():
         @_default_environment.setter
         def _default_environment(self, environment):
             if isinstance(environment, environments.SubprocessSDKEnvironment):
-                command = f"{sys.executable} -m pipeline.worker"
+                command = f"exec {sys.executable} -m pipeline.worker"  # no shell in between: Ctrl-C reaches the worker
                 environment = environments.SubprocessSDKEnvironment.from_command_string(
                     command_string=command
                 )
@@ -154,8 +157,10 @@ def _write_count(directory: str, name: str):
     return write
 
 
-def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> None:
-    """Add the whole recipe to `pipeline`, writing into `staging`."""
+def build_pipeline(
+    pipeline: beam.Pipeline, recipe: Recipe, staging: str, channel: Channel | None = None
+) -> None:
+    """Add the whole recipe to `pipeline`, writing into `staging`; `channel` adds progress taps."""
     config = recipe.input
     splits: list[Split] = []
     for path in expand_paths(config.paths) if config.paths else []:
@@ -166,7 +171,7 @@ def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> Non
             pipeline
             | "Splits" >> beam.Create(splits)
             | "SpreadSplits" >> beam.Reshuffle()
-            | "Read" >> beam.FlatMap(read_split, config)
+            | "Read" >> read_step(read_split, config, channel)
         )
     if recipe.generators:
         sources.append(
@@ -181,23 +186,31 @@ def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> Non
     read = records | "ByOutcome" >> beam.Map(_outcome_of) | "SplitRead" >> SplitOutcomes()
     # On Dask, a batch left over at the end of a bundle would be lost (pipeline.runners, fault 2).
     batch_size = 1 if is_dask(pipeline.options.view_as(StandardOptions).runner) else recipe.run.batch_size
-    outputs = read.kept | "Stages" >> ApplyStages(recipe.stages, batch_size)
+    tap = channel.tap_stage_output if channel else None
+    outputs = read.kept | "Stages" >> ApplyStages(recipe.stages, batch_size, tap)
     rejected = (read.rejected, outputs.rejected) | "Rejected" >> beam.Flatten()
     failed = (read.failed, outputs.failed) | "Failed" >> beam.Flatten()
+    if channel:
+        for pcoll, prefix in (
+            (records, "read"),
+            (rejected, "rejected"),
+            (failed, "failed"),
+            (outputs.kept, "kept"),
+        ):
+            channel.tap(pcoll, prefix, f"Progress_{prefix}")
     out = recipe.output
     keep_text = recipe.run.keep_rejected_text
+    kept_rows = outputs.kept | "KeptRows" >> beam.Map(kept_row)
+    rejected_rows = rejected | "RejectedRows" >> beam.Map(rejected_row, keep_text)
+    names = (kept_rows, rejected_rows) | ScoreNames()
+    _ = names | "WriteScoreNames" >> beam.Map(
+        lambda n: fileio.write_bytes(f"{staging}/score_names.json", json.dumps(n).encode())
+    )
+    shard_options = (out.shards, out.target_shard_mb, out.compression, out.row_group_mb)
     infos = [
-        outputs.kept
-        | "KeptRows" >> beam.Map(kept_row)
-        | WriteShards(staging, "kept", out.shards, out.target_shard_mb, out.compression, out.row_group_mb),
-        rejected
-        | "RejectedRows" >> beam.Map(rejected_row, keep_text)
-        | WriteShards(
-            staging, "rejected", out.shards, out.target_shard_mb, out.compression, out.row_group_mb
-        ),
-        failed
-        | "FailedRows" >> beam.Map(failed_row)
-        | WriteShards(staging, "failed", out.shards, out.target_shard_mb, out.compression, out.row_group_mb),
+        kept_rows | WriteShards(staging, "kept", *shard_options, names),
+        rejected_rows | WriteShards(staging, "rejected", *shard_options, names),
+        failed | "FailedRows" >> beam.Map(failed_row) | WriteShards(staging, "failed", *shard_options),
     ]
     _ = (
         tuple(infos)
@@ -228,8 +241,12 @@ def _stage_metrics(result, recipe: Recipe) -> dict[str, dict[str, int]]:
     return figures
 
 
-def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) -> RunResult:
-    """Run a recipe into `output`; raises RunFailed after publishing if a rule is broken."""
+def run_recipe(
+    recipe: Recipe, output: str, beam_args: list[str] | None = None, progress: ConsoleProgress | None = None
+) -> RunResult:
+    """Run a recipe into `output`; raises RunFailed after publishing if a rule is broken.
+
+    `progress` shows live figures while the pipeline runs."""
     beam_args = list(beam_args or [])
     output = output.rstrip("/") or "."
     fileio.make_folder(output)
@@ -237,15 +254,17 @@ def run_recipe(recipe: Recipe, output: str, beam_args: list[str] | None = None) 
     started = time.time()
     options = pipeline_options(beam_args)
     spill = options.view_as(SpillOptions)
-    spill.spill_dir = spill.spill_dir or os.path.join(staging, "spill")  # dedup stages' spilled documents
+    spill.spill_dir = spill.spill_dir or fileio.join(staging, "spill")  # dedup stages' spilled documents
     try:
         pipeline = beam.Pipeline(runner=make_runner(options), options=options)
-        build_pipeline(pipeline, recipe, staging)
+        channel = Channel.for_recipe(recipe, staging) if progress else None
+        build_pipeline(pipeline, recipe, staging, channel)
         if is_dask(options.view_as(StandardOptions).runner):
             pipeline.replace_all(dask_overrides())
         try:
-            result = pipeline.run()
-            result.wait_until_finish()
+            with progress.running(channel) if progress else contextlib.nullcontext():
+                result = pipeline.run()
+                result.wait_until_finish()
         except Exception as error:
             raise PipelineFailed(error_summary(error)) from error
         metrics = _stage_metrics(result, recipe)
@@ -276,25 +295,9 @@ def finalize(
     """Check the staged output, publish it in place of any previous run, write the manifest."""
     read_count = read_bookkeeping(f"{staging}/read_count.json")["count"]
     shards = read_bookkeeping(f"{staging}/shards.json")
-    kept_shards = recipe.output.shards or max([s["of"] for s in shards if s["kind"] == "kept"], default=1)
-    present = {s["shard"] for s in shards if s["kind"] == "kept"}
-    for index in range(kept_shards):
-        if index not in present:  # a shard that got no rows still exists, so part-i-of-N is complete
-            data = encode_shard("kept", [], recipe.output.compression, recipe.output.row_group_mb)
-            name = shard_name(index, kept_shards)
-            fileio.write_bytes(f"{staging}/kept/{name}", data)
-            shards.append(
-                {
-                    "kind": "kept",
-                    "file": f"kept/{name}",
-                    "shard": index,
-                    "of": kept_shards,
-                    "rows": 0,
-                    "bytes": len(data),
-                    "sha256": hashlib.sha256(data).hexdigest(),
-                    "counts": {},
-                }
-            )
+    score_names = read_bookkeeping(f"{staging}/score_names.json")
+    for part in OUTPUT_PARTS:  # every part holds a file with the schema, even with no rows
+        shards.extend(_empty_shards(recipe, staging, part, shards, score_names))
     shards.sort(key=lambda s: s["file"])
     totals = {part: sum(s["rows"] for s in shards if s["kind"] == part) for part in OUTPUT_PARTS}
     outcome_counts: dict[str, dict[str, int]] = {"rejected": {}, "failed": {}}
@@ -327,6 +330,7 @@ def finalize(
         "failed_fraction": failed_fraction,
         "problems": problems,
         "stages": stages,
+        "score_names": score_names,
         "rejected_by_reason": outcome_counts["rejected"],
         "failed_by_error": outcome_counts["failed"],
         "shards": shards,
@@ -334,6 +338,32 @@ def finalize(
     manifest = json.loads(json.dumps(manifest, default=str))  # exactly what manifest.json will hold
     _publish(output, staging, manifest)
     return manifest
+
+
+def _empty_shards(
+    recipe: Recipe, staging: str, part: str, shards: list[dict], score_names: list[str]
+) -> list[dict[str, Any]]:
+    """Write the shards of `part` that got no rows, so part-i-of-N is complete; their infos."""
+    count = recipe.output.shards or max([s["of"] for s in shards if s["kind"] == part], default=1)
+    present = {s["shard"] for s in shards if s["kind"] == part}
+    infos = []
+    for index in sorted(set(range(count)) - present):
+        data = encode_shard(part, [], recipe.output.compression, recipe.output.row_group_mb, score_names)
+        name = shard_name(index, count)
+        fileio.write_bytes(f"{staging}/{part}/{name}", data)
+        infos.append(
+            {
+                "kind": part,
+                "file": f"{part}/{name}",
+                "shard": index,
+                "of": count,
+                "rows": 0,
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "counts": {},
+            }
+        )
+    return infos
 
 
 def stage_figures(recipe: Recipe, read_count: int, outcomes: dict, metrics: dict) -> list[dict[str, Any]]:
@@ -400,9 +430,11 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
         fileio.make_folder(fileio.join(output, part))
     for shard in manifest["shards"]:
         fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
+    from pipeline.dataset_card import write_card
     from pipeline.report import write_report
 
     write_report(output, manifest)
+    write_card(output, manifest)
     encoded = json.dumps(manifest, indent=2, sort_keys=False).encode()
     if fileio.is_local(output):  # an object store's PUT is atomic; a local file needs a rename
         fileio.write_bytes(manifest_path + ".tmp", encoded)

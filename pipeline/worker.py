@@ -1,13 +1,18 @@
 """Entry point of local Beam worker processes: Beam's SDK harness with a quiet console.
 
-Workers still send their log records to the runner (which prints warnings and errors); only
+On Ctrl-C a worker exits quietly. Workers still send their log records to the runner (which prints warnings and errors); only
 their own console chatter below ERROR (start-up notices, optional-client warnings) is dropped.
 """
 
 import logging
+import os
+import signal
 import sys
 
 if __name__ == "__main__":
+    # Ctrl-C reaches the whole process group; the driver reports it in one line, so a worker
+    # just leaves, without a traceback (exit 0: the driver's runner would report a non-zero one).
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(0))
     console = logging.StreamHandler()
     console.setLevel(logging.ERROR)
     logging.getLogger().addHandler(console)

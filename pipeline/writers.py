@@ -33,11 +33,13 @@ KEPT_SCHEMA = pa.schema(
         ("url", pa.string()),
         ("language", pa.string()),
         ("language_score", pa.float64()),
-        ("scores", pa.map_(pa.string(), pa.float64())),
+        ("scores", pa.null()),  # a struct of float64, one field per score name of the run: shard_schema
         ("kind", pa.string()),
         ("metadata", pa.string()),
     ]
 )
+# Rejected rows also carry what was known about the document when it was removed (url,
+# language, scores, kind, metadata), so thresholds can be tuned from the rejected set.
 REJECTED_SCHEMA = pa.schema(
     [
         ("id", pa.string()),
@@ -47,6 +49,12 @@ REJECTED_SCHEMA = pa.schema(
         ("detail", pa.string()),
         ("duplicate_of", pa.string()),
         ("text", pa.string()),
+        ("url", pa.string()),
+        ("language", pa.string()),
+        ("language_score", pa.float64()),
+        ("scores", pa.null()),
+        ("kind", pa.string()),
+        ("metadata", pa.string()),
     ]
 )
 FAILED_SCHEMA = pa.schema(
@@ -61,27 +69,41 @@ FAILED_SCHEMA = pa.schema(
 SCHEMAS = {"kept": KEPT_SCHEMA, "rejected": REJECTED_SCHEMA, "failed": FAILED_SCHEMA}
 
 
+def shard_schema(kind: str, score_names: list[str] | tuple[str, ...]) -> pa.Schema:
+    """The part's schema for a run: `scores` is a struct with one float64 field per score name
+    (null where a document has no such score), so DuckDB (`scores['x']`), pandas and Hugging Face
+    `datasets` (which cannot read Arrow maps) all read it; null-typed when the run has no scores
+    (Parquet cannot store a struct without fields)."""
+    schema = SCHEMAS[kind]
+    if "scores" not in schema.names:
+        return schema
+    scores = pa.struct([(name, pa.float64()) for name in sorted(score_names)]) if score_names else pa.null()
+    return schema.set(schema.get_field_index("scores"), pa.field("scores", scores))
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def kept_row(doc: Document) -> dict[str, Any]:
-    """A kept document as a `kept/` row."""
+def _document_columns(doc: Document) -> dict[str, Any]:
     return {
-        "id": doc.id,
-        "text": doc.text,
-        "source": doc.source,
         "url": doc.url,
         "language": doc.language,
         "language_score": doc.language_score,
-        "scores": sorted((k, float(v)) for k, v in doc.scores.items()),
+        "scores": {k: float(v) for k, v in sorted(doc.scores.items())} or None,
         "kind": doc.kind,
         "metadata": _json(doc.metadata),
     }
 
 
+def kept_row(doc: Document) -> dict[str, Any]:
+    """A kept document as a `kept/` row."""
+    return {"id": doc.id, "text": doc.text, "source": doc.source, **_document_columns(doc)}
+
+
 def rejected_row(rejection: Rejection, keep_text: bool) -> dict[str, Any]:
-    """A rejection as a `rejected/` row; text only when the recipe keeps rejected text."""
+    """A rejection as a `rejected/` row: why, plus the document as known when it was removed
+    (text only when the recipe keeps rejected text)."""
     doc = rejection.doc
     return {
         "id": doc.id,
@@ -91,7 +113,41 @@ def rejected_row(rejection: Rejection, keep_text: bool) -> dict[str, Any]:
         "detail": rejection.detail,
         "duplicate_of": rejection.duplicate_of,
         "text": doc.text if keep_text else None,
+        **_document_columns(doc),
     }
+
+
+OUTPUT_COLUMNS = ("scores", "language", "language_score", "metadata")
+
+
+def restore_output_columns(record: dict[str, Any]) -> dict[str, Any]:
+    """The document fields of a gristmill output row read back as input (the inverse of
+    `_document_columns`): scores, language and language_score as such, metadata unpacked.
+    Only records with all of `OUTPUT_COLUMNS` count as output rows (a code candidate's own
+    `language` field stays in its metadata); others give {}."""
+    if not all(name in record for name in OUTPUT_COLUMNS):
+        return {}
+    restored: dict[str, Any] = {}
+    scores = record.get("scores")
+    if isinstance(scores, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in scores):
+        scores = dict(scores)  # outputs written with a map column
+    if isinstance(scores, dict):
+        scores = {k: v for k, v in scores.items() if v is not None}  # struct fields a doc lacks
+        if all(isinstance(v, (int, float)) for v in scores.values()):
+            restored["scores"] = {str(k): float(v) for k, v in scores.items()}
+    if isinstance(record.get("language"), str):
+        restored["language"] = record["language"]
+    if isinstance(record.get("language_score"), (int, float)):
+        restored["language_score"] = float(record["language_score"])
+    metadata = record.get("metadata")
+    if isinstance(metadata, str) and metadata.startswith("{"):
+        try:
+            restored["metadata"] = json.loads(metadata)
+        except ValueError:
+            pass
+    elif isinstance(metadata, dict):
+        restored["metadata"] = metadata
+    return restored
 
 
 def failed_row(failure: Failure) -> dict[str, Any]:
@@ -121,10 +177,12 @@ def row_sort_key(row: dict[str, Any]) -> tuple:
     )
 
 
-def encode_shard(kind: str, rows: list[dict[str, Any]], compression: str, row_group_mb: float) -> bytes:
+def encode_shard(
+    kind: str, rows: list[dict[str, Any]], compression: str, row_group_mb: float, score_names=()
+) -> bytes:
     """Parquet bytes for one shard, row groups sized for streaming."""
     rows = sorted(rows, key=row_sort_key)
-    table = pa.Table.from_pylist(rows, schema=SCHEMAS[kind])
+    table = pa.Table.from_pylist(rows, schema=shard_schema(kind, score_names))
     average = max(1, table.nbytes // max(1, len(rows)))
     rows_per_group = max(1, int(row_group_mb * MB // average))
     sink = io.BytesIO()
@@ -153,10 +211,10 @@ class _WriteShardFn(beam.DoFn):
         self.compression = compression
         self.row_group_mb = row_group_mb
 
-    def process(self, element, shards: int):
+    def process(self, element, shards: int, score_names: list[str]):
         index, rows = element
         rows = list(rows)
-        data = encode_shard(self.kind, rows, self.compression, self.row_group_mb)
+        data = encode_shard(self.kind, rows, self.compression, self.row_group_mb, score_names)
         name = shard_name(index, shards)
         write_bytes(f"{self.directory}/{self.kind}/{name}", data)
         yield {
@@ -171,6 +229,30 @@ class _WriteShardFn(beam.DoFn):
         }
 
 
+def _score_names(row: dict[str, Any]) -> frozenset:
+    return frozenset(row.get("scores") or ())
+
+
+def _union(sets) -> frozenset:
+    return frozenset().union(*sets)
+
+
+class ScoreNames(beam.PTransform):
+    """Rows of several parts → one sorted list of every score name (the `scores` struct's fields)."""
+
+    def expand(self, parts):
+        names = [
+            rows | f"Names{index}" >> beam.Map(_score_names) | f"Union{index}" >> beam.CombineGlobally(_union)
+            for index, rows in enumerate(parts)
+        ]
+        return (
+            tuple(names)
+            | "AllNames" >> beam.Flatten()
+            | "Union" >> beam.CombineGlobally(_union)
+            | "Sorted" >> beam.Map(sorted)
+        )
+
+
 def _text_bytes(row: dict[str, Any]) -> int:
     return len((row.get("text") or "").encode("utf-8", "surrogatepass")) + 64
 
@@ -179,7 +261,8 @@ class WriteShards(beam.PTransform):
     """Rows (dicts) → sharded Parquet files; outputs one info dict per written shard.
 
     `shards` fixes the shard count; otherwise `target_shard_mb` derives it from the rows' total
-    uncompressed text size (computed in the pipeline, passed as a side input).
+    uncompressed text size (computed in the pipeline, passed as a side input). `score_names`
+    (a singleton PCollection from `ScoreNames`) gives the `scores` struct's fields.
     """
 
     def __init__(
@@ -190,8 +273,10 @@ class WriteShards(beam.PTransform):
         target_shard_mb: float,
         compression: str,
         row_group_mb: float,
+        score_names=None,
     ) -> None:
         super().__init__(label=f"Write{kind.capitalize()}")
+        self.score_names = score_names
         self.directory = directory
         self.kind = kind
         self.shards = shards
@@ -211,12 +296,17 @@ class WriteShards(beam.PTransform):
                 | "ShardCount" >> beam.Map(lambda total: max(1, math.ceil(total / target)))
             )
         shards = beam.pvalue.AsSingleton(count)
+        names = self.score_names
+        if names is None:
+            names = rows.pipeline | "NoScoreNames" >> beam.Create([[]])
         return (
             rows
             | "Key" >> beam.Map(lambda row, n: (shard_of(row["id"], n), row), shards)
             | "Group" >> beam.GroupByKey()
             | "Write"
             >> beam.ParDo(
-                _WriteShardFn(self.directory, self.kind, self.compression, self.row_group_mb), shards
+                _WriteShardFn(self.directory, self.kind, self.compression, self.row_group_mb),
+                shards,
+                beam.pvalue.AsSingleton(names),
             )
         )

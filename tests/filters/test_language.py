@@ -33,7 +33,8 @@ def test_wrong_language(english):
     doc = Document(id="d", text=FRENCH)
     verdict = english.check(doc)
     assert verdict.reason == "wrong_language" and "top=fr" in verdict.detail
-    assert doc.language is None and verdict.doc is None
+    assert doc.language is None  # the input is untouched; the rejected copy says what was found
+    assert verdict.doc.language == "fr" and verdict.doc.language_score > 0.5
 
 
 def ready(stage: LanguageFilter) -> LanguageFilter:
@@ -45,7 +46,7 @@ def ready(stage: LanguageFilter) -> LanguageFilter:
 def test_low_language_score():
     stage = ready(LanguageFilter("language", threshold=0.9999))
     verdict = stage.check(Document(id="d", text="This is fine."))
-    assert verdict.reason == "low_language_score"
+    assert verdict.reason == "low_language_score" and verdict.doc.language == "en"
 
 
 def test_several_and_any_languages():

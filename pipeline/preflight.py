@@ -1,0 +1,75 @@
+"""Checks `gristmill run` makes before anything is created: options, input globs, the text field.
+
+Each problem is a `UsageError` with one line naming the option, glob, file or field, so a
+misspelled option or a wrong field name stops the run in a second instead of after the run.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import replace
+from itertools import islice
+
+from pipeline.readers import InputConfig, InputError, detect_format, expand_paths, plan_splits, read_split
+
+PROBE_RECORDS = 20
+FIELD_FORMATS = ("jsonl", "json", "parquet")  # WARC/WET have no field names
+
+
+class UsageError(ValueError):
+    """A command line that cannot be what the user meant."""
+
+
+def beam_option_names(flags: list[str]) -> tuple[list[str], list[str]]:
+    """(unknown, known): which of `flags` Beam's own PipelineOptions parser does not recognize.
+
+    Uses the parser Beam builds from every registered PipelineOptions class (runner-specific
+    classes included), reached through `get_all_options`'s public `add_extra_args_fn` hook.
+    """
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    parsers = []
+    PipelineOptions(flags).get_all_options(add_extra_args_fn=parsers.append)
+    parser = parsers[0]
+    _, unknown = parser.parse_known_args(flags)
+    known = sorted(option for action in parser._actions for option in action.option_strings)
+    return [arg for arg in unknown if arg.startswith("-")], known
+
+
+def check_beam_options(flags: list[str], own_options: list[str]) -> None:
+    """Reject options that neither gristmill nor Beam knows, suggesting the nearest real one."""
+    unknown, known = beam_option_names(flags)
+    if not unknown:
+        return
+    name = unknown[0].split("=", 1)[0]
+    close = difflib.get_close_matches(name, own_options + known, n=1, cutoff=0.75)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise UsageError(f"unknown option {name}{hint}; see `gristmill run --help` and Beam's pipeline options")
+
+
+def check_inputs(config: InputConfig) -> list[str]:
+    """Every input file; a glob matching nothing or a text field absent from a file's first
+    records is an error naming it."""
+    if not config.paths:
+        return []
+    files: set[str] = set()
+    for pattern in config.paths:
+        matched = expand_paths([pattern])
+        check_text_field(matched[0], config)
+        files.update(matched)
+    return sorted(files)
+
+
+def check_text_field(path: str, config: InputConfig) -> None:
+    """Stop when the first records of `path` all lack the text field (e.g. GSM8K's question/answer)."""
+    fmt, _ = detect_format(path, config.format)
+    if fmt not in FIELD_FORMATS:
+        return
+    splits = plan_splits(path, replace(config, split_bytes=1 << 20))
+    records = list(islice(read_split(splits[0], config), PROBE_RECORDS))
+    missing = [r for r in records if getattr(r, "error", None) == "MissingText"]
+    if missing and not any(getattr(r, "text", None) is not None for r in records):
+        raise InputError(
+            f"{path}: none of the first {len(records)} records has a text field: {missing[0].message}; "
+            "choose one with --text-field or [input] text_field"
+        )

@@ -1,0 +1,292 @@
+"""Live progress of a run: counts from the workers while the pipeline runs, shown by the driver.
+
+Beam's local runner reports metrics only when the run ends, so the pipeline carries its own
+small progress channel: tap steps on the read records, each stage group's kept output and the
+rejected/failed streams count elements and, at most every `FLUSH_SECONDS`, overwrite one small
+JSON file per DoFn instance in `<staging>/progress/` through Beam's FileSystems (so it works
+wherever the output folder lives). The driver polls that folder every `POLL_SECONDS` and sums
+the files. The same counts also go to Beam counters (namespace `gristmill.progress`) for
+runners whose own UI shows metrics.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import apache_beam as beam
+
+FLUSH_SECONDS = 0.5
+POLL_SECONDS = 1.0
+PLAIN_INTERVAL = 30.0
+NAMESPACE = "gristmill.progress"
+
+
+class _Tally:
+    """Cumulative counts of one DoFn instance, flushed to its own file in the channel."""
+
+    def __init__(self, channel: str) -> None:
+        self.channel = channel
+        self.counts: Counter = Counter()
+        self.reported: Counter = Counter()
+        self.name = f"{channel}/{uuid.uuid4().hex}.json"
+        self.flushed = time.monotonic()
+
+    def add(self, key: str, value: int = 1) -> None:
+        self.counts[key] += value
+        if time.monotonic() - self.flushed >= FLUSH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        from apache_beam.io.filesystems import FileSystems
+        from apache_beam.metrics import Metrics
+
+        self.flushed = time.monotonic()
+        if self.counts == self.reported:
+            return
+        for key, value in self.counts.items():
+            if value != self.reported[key]:
+                Metrics.counter(NAMESPACE, key).inc(value - self.reported[key])
+        self.reported = Counter(self.counts)
+        temporary = self.name + ".tmp"
+        with FileSystems.create(temporary) as handle:
+            handle.write(json.dumps(self.counts).encode())
+        FileSystems.rename([temporary], [self.name])
+
+
+def record_key(prefix: str, record) -> str:
+    """`prefix.<stage>` for rejections and failures (they carry their stage), else `prefix`."""
+    stage = getattr(record, "stage", None)
+    return f"{prefix}.{stage}" if stage and prefix in ("rejected", "failed") else prefix
+
+
+class _TallyFn(beam.DoFn):
+    """A DoFn with its own tally in the channel, flushed at the end of every bundle."""
+
+    def __init__(self, channel: str) -> None:
+        self.channel = channel
+
+    def setup(self) -> None:
+        self.tally = _Tally(self.channel)
+
+    def finish_bundle(self) -> None:
+        self.tally.flush()
+
+
+class _TapFn(_TallyFn):
+    """Counts the elements of a PCollection under `prefix` (per stage for removals); outputs nothing."""
+
+    def __init__(self, channel: str, prefix: str) -> None:
+        super().__init__(channel)
+        self.prefix = prefix
+
+    def process(self, record):
+        self.tally.add(record_key(self.prefix, record))
+        return ()
+
+
+class _ReadWithProgressFn(_TallyFn):
+    """Runs a split reader; each finished split adds its byte size to the channel."""
+
+    def __init__(self, reader: Callable, channel: str) -> None:
+        super().__init__(channel)
+        self.reader = reader
+
+    def process(self, split, *args):
+        yield from self.reader(split, *args)
+        self.tally.add("bytes", split_bytes(split))
+        self.tally.flush()
+
+
+def read_step(reader: Callable, config, channel: Channel | None):
+    """The pipeline's read step: `reader` over splits, counting bytes when there is a channel."""
+    if channel is None:
+        return beam.FlatMap(reader, config)
+    return beam.ParDo(_ReadWithProgressFn(reader, channel.directory), config)
+
+
+def split_bytes(split) -> int:
+    """Bytes of input a split covers (a whole file when it has no end)."""
+    if split.end >= 0 and split.path.lower().endswith((".jsonl", ".ndjson")):
+        return split.end - split.start
+    return file_size(split.path) if split.start == 0 else 0
+
+
+def file_size(path: str) -> int:
+    from apache_beam.io.filesystems import FileSystems
+
+    return FileSystems.match([path])[0].metadata_list[0].size_in_bytes
+
+
+@dataclass
+class Channel:
+    """Where the workers of one run write their counts, and what the driver knows up front."""
+
+    directory: str
+    stages: list[str]
+    tapped: set[str] = field(default_factory=set)  # stages whose kept output has its own tap
+    total_bytes: int = 0
+
+    def tap(self, pcoll, prefix: str, label: str) -> None:
+        _ = pcoll | label >> beam.ParDo(_TapFn(self.directory, prefix))
+
+    def tap_stage_output(self, kept, stage: str) -> None:
+        """Count a stage group's kept output (called by ApplyStages for its last stage)."""
+        self.tapped.add(stage)
+        self.tap(kept, f"kept.{stage}", f"Progress_{stage}")
+
+    @classmethod
+    def for_recipe(cls, recipe, staging: str) -> Channel:
+        from pipeline.readers import expand_paths
+
+        files = expand_paths(recipe.input.paths) if recipe.input.paths else []
+        return cls(
+            f"{staging}/progress", [s.name for s in recipe.stages], total_bytes=sum(map(file_size, files))
+        )
+
+    def read(self) -> Counter:
+        from apache_beam.io.filesystems import FileSystems
+
+        totals: Counter = Counter()
+        try:
+            files = FileSystems.match([f"{self.directory}/*.json"])[0].metadata_list
+        except Exception:  # the folder appears with the first flush
+            return totals
+        for file in files:
+            try:
+                with FileSystems.open(file.path) as handle:
+                    totals.update(json.loads(handle.read()))
+            except (OSError, ValueError):  # replaced while reading: the next poll sees it
+                continue
+        return totals
+
+
+def snapshot(channel: Channel, counts: Counter, elapsed: float) -> dict:
+    """Figures to show: read, rate, bytes and ETA, and per stage kept/rejected/failed so far."""
+    read = counts["read"]
+    reaching = read - counts["rejected.read"] - counts["failed.read"]
+    stages = []
+    for name in channel.stages:
+        rejected, failed = counts[f"rejected.{name}"], counts[f"failed.{name}"]
+        kept = counts[f"kept.{name}"] if name in channel.tapped else max(0, reaching - rejected - failed)
+        stages.append({"stage": name, "kept": kept, "rejected": rejected, "failed": failed})
+        reaching = kept
+    done, total = counts["bytes"], channel.total_bytes
+    eta = elapsed * (total - done) / done if total and 0 < done < total else None
+    return {
+        "elapsed": elapsed,
+        "read": read,
+        "rate": read / elapsed if elapsed > 0 else 0.0,
+        "bytes": done,
+        "total_bytes": total,
+        "eta": eta,
+        "kept": counts["kept"],
+        "stages": stages,
+    }
+
+
+def _size(value: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if value < 1024 or unit == "TB":
+            return f"{value:.1f} {unit}" if unit != "B" else f"{int(value)} B"
+        value /= 1024
+    return ""
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(seconds)
+    return (
+        f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+        if seconds >= 3600
+        else f"{seconds // 60}m{seconds % 60:02d}s"
+    )
+
+
+def plain_line(figures: dict) -> str:
+    """One progress line for logs: read, rate, bytes of total, ETA, kept, removals per stage."""
+    total = figures["total_bytes"]
+    share = f" ({figures['bytes'] / total:.0%})" if total else ""
+    removed = ", ".join(
+        f"{s['stage']} -{s['rejected'] + s['failed']}"
+        for s in figures["stages"]
+        if s["rejected"] or s["failed"]
+    )
+    return (
+        f"progress {_duration(figures['elapsed'])}: read {figures['read']:,} docs "
+        f"({figures['rate']:,.0f}/s), {_size(figures['bytes'])} of {_size(total)}{share}, "
+        f"ETA {_duration(figures['eta'])}, kept {figures['kept']:,}"
+        + (f"; removed: {removed}" if removed else "")
+    )
+
+
+def rich_view(figures: dict):
+    """The terminal display: a header line and one row per stage."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, padding=(0, 2))
+    for column in ("stage", "kept so far", "rejected", "failed"):
+        table.add_column(column, justify="left" if column == "stage" else "right")
+    for stage in figures["stages"]:
+        table.add_row(stage["stage"], f"{stage['kept']:,}", f"{stage['rejected']:,}", f"{stage['failed']:,}")
+    return Group(Text(plain_line(figures).split("; removed")[0]), table)
+
+
+class ConsoleProgress:
+    """Shows a channel's figures: `rich` live display on a terminal, a plain line otherwise."""
+
+    def __init__(self, interval: float | None = None, stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.terminal = self.stream.isatty()
+        self.interval = PLAIN_INTERVAL if interval is None else interval
+
+    @contextmanager
+    def running(self, channel: Channel):
+        started = time.monotonic()
+        stop = threading.Event()
+        show, close = self._display()
+
+        def poll() -> None:
+            last = started
+            while not stop.wait(POLL_SECONDS if self.terminal else min(POLL_SECONDS, self.interval)):
+                now = time.monotonic()
+                if self.terminal or now - last >= self.interval:
+                    show(snapshot(channel, channel.read(), now - started))
+                    last = now
+
+        thread = threading.Thread(target=poll, name="gristmill-progress", daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+            close(snapshot(channel, channel.read(), time.monotonic() - started))
+
+    def _display(self):
+        if not self.terminal:  # a last line with the final figures when the pipeline stops
+
+            def line(figures: dict) -> None:
+                print(plain_line(figures), file=self.stream, flush=True)
+
+            return line, line
+        from rich.console import Console
+        from rich.live import Live
+
+        live = Live(console=Console(file=self.stream), refresh_per_second=2, transient=True)
+        live.start()
+        return (lambda figures: live.update(rich_view(figures))), (lambda figures: live.stop())
+
+
+def console_progress(interval: float | None = None) -> ConsoleProgress:
+    return ConsoleProgress(interval)

@@ -1,0 +1,111 @@
+"""The command line never guesses: every input read, unknown options, empty globs and missing
+text fields are errors that name the culprit, Ctrl-C is one line."""
+
+import pytest
+
+from pipeline import cli
+from pipeline.cli import main
+from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
+
+STAGES = '[[stage]]\nuse = "length"\nmin_words = 20\n'
+
+
+@pytest.fixture
+def three_files(tmp_path):
+    paths = [write_jsonl(tmp_path / f"{n}.jsonl", [{"id": n, "text": LONG_TEXT}]) for n in "abc"]
+    recipe = write_recipe(tmp_path / "r.toml", ["unused/*.jsonl"], STAGES)
+    return recipe, [str(p) for p in paths]
+
+
+@pytest.mark.parametrize("form", ["repeated", "several"])
+def test_every_input_is_read(tmp_path, capsys, three_files, form):
+    recipe, (a, b, c) = three_files
+    inputs = ["--input", a, "--input", b, c] if form == "repeated" else ["--input", a, b, c]
+    code = main(
+        ["run", "--quiet", "--recipe", str(recipe), *inputs, "--output", str(tmp_path / "o"), *IN_PROCESS]
+    )
+    assert code == 0 and "read 3, kept 3" in capsys.readouterr().out
+
+
+def test_a_glob_matching_nothing_names_it_and_leaves_no_folder(tmp_path, capsys, three_files):
+    recipe, (a, _, _) = three_files
+    out = tmp_path / "o"
+    code = main(
+        [
+            "run",
+            "--recipe",
+            str(recipe),
+            "--input",
+            a,
+            "--input",
+            str(tmp_path / "nope*.jsonl"),
+            "--output",
+            str(out),
+        ]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "nope*.jsonl: no input file matches" in err[-1]
+    assert not out.exists()
+
+
+def test_a_misspelled_option_is_an_error_naming_it(tmp_path, capsys, three_files):
+    recipe, (a, _, _) = three_files
+    code = main(["run", "--recipe", str(recipe), "--input", a, "--ouptut", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and "unknown option --ouptut (did you mean --output?)" in err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "out").exists()
+    code = main(["run", "--recipe", str(recipe), "--input", a, "--direct_num_worker=2"])
+    assert code == 2 and "did you mean --direct_num_workers?" in capsys.readouterr().err
+
+
+def test_a_missing_text_field_stops_early_listing_the_fields(tmp_path, capsys):
+    gsm8k_like = [
+        {"question": f"What is {i}+{i}?", "answer": f"{i}+{i}=<<{i}+{i}={2 * i}>>{2 * i}\n#### {2 * i}"}
+        for i in range(30)
+    ]
+    data = write_jsonl(tmp_path / "gsm8k.jsonl", gsm8k_like)
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], "")
+    out = tmp_path / "o"
+    code = main(["run", "--recipe", str(recipe), "--output", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "gsm8k.jsonl: none of the first 20 records has a text field" in err[-1]
+    assert "fields found: answer, question" in err[-1] and "--text-field" in err[-1]
+    assert not out.exists()
+    code = main(
+        [
+            "run",
+            "--quiet",
+            "--recipe",
+            str(recipe),
+            "--text-field",
+            "question",
+            "--output",
+            str(out),
+            *IN_PROCESS,
+        ]
+    )
+    assert code == 0 and "read 30, kept 30" in capsys.readouterr().out
+
+
+def test_ctrl_c_is_one_line(tmp_path, capsys, three_files, monkeypatch):
+    import pipeline.run
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline.run, "run_recipe", interrupted)
+    recipe, (a, _, _) = three_files
+    out = tmp_path / "o"
+    assert (
+        main(["run", "--quiet", "--recipe", str(recipe), "--input", a, "--output", str(out)])
+        == cli.EXIT_INTERRUPTED
+    )
+    assert capsys.readouterr().err == "gristmill: interrupted\n"
+
+
+def test_list_one_stage(capsys):
+    assert main(["list", "length"]) == 0
+    listing = capsys.readouterr().out
+    assert listing.startswith("length  (document stage)") and "exact_dedup" not in listing
+    assert main(["list", "lenght"]) == 2
+    assert "unknown stage or generator 'lenght'" in capsys.readouterr().err

@@ -1,0 +1,94 @@
+import json
+
+import pyarrow.dataset as ds
+import pytest
+
+from pipeline.cli import main
+from pipeline.inspect import FORMAT, BoundedSample
+
+
+def _inspect(capsys, *args) -> tuple[int, str, str]:
+    code = main(["inspect", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _rows(out, part):
+    return ds.dataset(str(out / part), format="parquet").to_table().to_pylist()
+
+
+def test_inspect_text_shows_funnel_quantiles_clusters(curated_output, capsys):
+    code, out, _ = _inspect(capsys, curated_output)
+    assert code == 0
+    assert "read 25, kept" in out and "conservation ok" in out
+    assert "exact_dedup" in out and "too_few_words" in out
+    assert "shards: kept 2 files" in out
+    assert "fasttext_quality (kept)" in out and "length (chars):" in out
+    assert "duplicate clusters (exact_dedup): size 3: 1" in out
+
+
+def test_inspect_json_has_the_documented_shape(curated_output, capsys):
+    code, out, _ = _inspect(capsys, curated_output, "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["format"] == FORMAT
+    assert set(summary) == {
+        "format", "directory", "run", "seconds", "counts", "conservation", "problems", "funnel",
+        "shards", "scores", "length_chars", "languages", "duplicate_clusters", "synthesis",
+    }  # fmt: skip
+    assert summary["counts"] == {"input": 25, "kept": 17, "rejected": 7, "failed": 1}
+    length = next(s for s in summary["funnel"] if s["stage"] == "length")
+    assert length["reasons"] == {"too_few_words": 5} and length["in"] == 24
+    assert summary["duplicate_clusters"] == {"exact_dedup": {"3": 1}}
+    kept_quality = summary["scores"]["kept"]["fasttext_quality"]
+    assert kept_quality["count"] == 17 and 0 <= kept_quality["min"] <= kept_quality["p50"] <= 1
+    assert summary["scores"]["rejected"]["fasttext_quality"]["count"] == 7  # scores known at removal
+    assert summary["length_chars"]["rejected"]["min"] == len("too short")
+
+
+def test_id_gives_the_fate_of_kept_rejected_and_failed(curated_output, capsys):
+    kept = _rows(curated_output, "kept")[0]
+    code, out, _ = _inspect(capsys, curated_output, "--id", kept["id"], "--json")
+    (found,) = json.loads(out)["found"]
+    assert code == 0 and found["fate"] == "kept" and found["file"].startswith("kept/part-")
+    assert found["scores"] == kept["scores"]
+
+    duplicate = next(r for r in _rows(curated_output, "rejected") if r["stage"] == "exact_dedup")
+    code, out, _ = _inspect(capsys, curated_output, "--id", duplicate["id"], "--json")
+    (found,) = json.loads(out)["found"]
+    assert found["fate"] == "rejected" and found["reason"] == "exact_duplicate"
+    assert found["duplicate_of"] in {"doc06", "doc12", "doc18"} - {duplicate["id"]}
+
+    failed_id = _rows(curated_output, "failed")[0]["id"]
+    code, out, _ = _inspect(capsys, curated_output, "--id", failed_id)
+    assert code == 0 and out.startswith("failed (failed/part-") and "MalformedJson" in out
+
+    code, out, _ = _inspect(capsys, curated_output, "--id", "doc05")
+    assert out.startswith("rejected (rejected/part-") and '"reason": "too_few_words"' in out
+    code, out, _ = _inspect(capsys, curated_output, "--id", "nobody")
+    assert code == 1 and "no document with id 'nobody'" in out
+
+
+def test_samples_by_reason_and_kept(curated_output, capsys):
+    code, out, _ = _inspect(capsys, curated_output, "--reason", "too_few_words", "--sample", "2")
+    assert code == 0 and "5 rejected records match; showing 2:" in out and "words=2<20" in out
+    code, out, _ = _inspect(capsys, curated_output, "--kept", "--sample", "1", "--json")
+    sample = json.loads(out)
+    assert sample["part"] == "kept" and sample["matching"] == 17 and len(sample["rows"]) == 1
+
+
+@pytest.mark.parametrize(
+    "option, value, listed",
+    [("--reason", "too_short", "exact_duplicate, too_few_words"), ("--stage", "lenght", "exact_dedup")],
+)
+def test_unknown_stage_or_reason_lists_the_existing_ones(curated_output, capsys, option, value, listed):
+    code, _, err = _inspect(capsys, curated_output, option, value)
+    assert code == 2 and repr(value) in err and listed in err
+
+
+def test_bounded_sample_is_exact_below_capacity_and_bounded_above():
+    sample = BoundedSample(capacity=10)
+    sample.extend(range(10))
+    assert sample.values == list(map(float, range(10)))
+    sample.extend(range(10, 1000))
+    assert len(sample.values) <= 10 and sample.seen == 1000
+    assert sample.quantiles()["count"] == 1000 and sample.quantiles()["max"] >= 896

@@ -1,0 +1,61 @@
+import io
+from collections import Counter
+
+from pipeline.cli import main
+from pipeline.progress import Channel, _size, _Tally, plain_line, snapshot
+from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
+from tests.pipeline.conftest import CURATED_STAGES, curated_records
+
+
+def test_workers_tallies_add_up_in_the_channel(tmp_path):
+    channel = Channel(str(tmp_path / "progress"), ["length"])
+    (tmp_path / "progress").mkdir()
+    first, second = _Tally(channel.directory), _Tally(channel.directory)
+    for _ in range(3):
+        first.add("read")
+    second.add("read", 4)
+    second.add("rejected.length")
+    assert channel.read() == Counter()  # nothing flushed yet (flushes at most every 0.5 s)
+    first.flush()
+    second.flush()
+    assert channel.read() == Counter({"read": 7, "rejected.length": 1})
+
+
+def test_snapshot_derives_kept_per_stage_and_eta():
+    channel = Channel("unused", ["a", "b", "dedup"], tapped={"b"}, total_bytes=1000)
+    counts = Counter(
+        {"read": 100, "failed.read": 2, "rejected.a": 8, "kept.b": 80, "rejected.b": 9, "bytes": 250}
+    )
+    figures = snapshot(channel, counts, elapsed=10.0)
+    assert [s["kept"] for s in figures["stages"]] == [90, 80, 80]  # dedup has not removed anything yet
+    assert figures["rate"] == 10.0 and figures["eta"] == 30.0
+    line = plain_line(figures)
+    assert "read 100 docs (10/s), 250 B of 1000 B (25%), ETA 0m30s" in line and "a -8, b -9" in line
+
+
+def test_plain_progress_lines_when_not_a_terminal(tmp_path, capsys):
+    data = write_jsonl(tmp_path / "in.jsonl", curated_records())
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], CURATED_STAGES)
+    args = ["run", "--recipe", str(recipe), "--output", str(tmp_path / "o"), *IN_PROCESS]
+    assert main([*args, "--progress-interval", "0.2"]) == 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("progress ")]
+    assert lines, "no progress line"
+    size = _size((tmp_path / "in.jsonl").stat().st_size)
+    assert "read 25 docs" in lines[-1] and f"{size} of {size} (100%)" in lines[-1]
+    assert "kept 17; removed: length -5, exact_dedup -2" in lines[-1]
+    assert main([*args, "--quiet"]) == 0
+    assert "progress" not in capsys.readouterr().err
+
+
+def test_terminal_display_uses_rich(monkeypatch):
+    from pipeline.progress import ConsoleProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    channel = Channel("unused-folder", ["length"])
+    with ConsoleProgress(stream=stream).running(channel):
+        pass
+    assert ConsoleProgress(stream=stream).terminal and "\x1b[" in stream.getvalue()
