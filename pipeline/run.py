@@ -24,13 +24,13 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 from pipeline.beam_fixes import apply_local_runner_fixes
 from pipeline.beam_stages import ApplyStages, LostElements
 from pipeline.document import Document, Failure, Rejection
+from pipeline.kept_output import MIXTURE_STAGE, WriteKept, mixture_group
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
 from pipeline.recipe import Recipe
 from pipeline.writers import (
     WriteShards,
     encode_shard,
     failed_row,
-    kept_row,
     rejected_row,
     shard_name,
     write_file,
@@ -38,6 +38,7 @@ from pipeline.writers import (
 
 LOG = logging.getLogger("gristmill")
 OUTPUT_PARTS = ("kept", "rejected", "failed")
+FORMAT_VERSION = 1  # of the output folder; pipeline.dataset refuses versions it does not know
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "")
 
 
@@ -179,14 +180,13 @@ def build_pipeline(pipeline: beam.Pipeline, recipe: Recipe, staging: str) -> Non
         "rejected", "failed", main="docs"
     )
     outputs = read.docs | "Stages" >> ApplyStages(recipe.stages, recipe.run.batch_size)
-    rejected = (read.rejected, outputs.rejected) | "Rejected" >> beam.Flatten()
+    kept_infos, mixture_rejected = outputs.kept | "Kept" >> WriteKept(staging, recipe.output)
+    rejected = (read.rejected, outputs.rejected, mixture_rejected) | "Rejected" >> beam.Flatten()
     failed = (read.failed, outputs.failed) | "Failed" >> beam.Flatten()
     out = recipe.output
     keep_text = recipe.run.keep_rejected_text
     infos = [
-        outputs.kept
-        | "KeptRows" >> beam.Map(kept_row)
-        | WriteShards(staging, "kept", out.shards, out.target_shard_mb, out.compression, out.row_group_mb),
+        kept_infos,
         rejected
         | "RejectedRows" >> beam.Map(rejected_row, keep_text)
         | WriteShards(
@@ -281,10 +281,18 @@ def finalize(
                     "bytes": len(data),
                     "sha256": hashlib.sha256(data).hexdigest(),
                     "counts": {},
+                    "n_tokens": 0,
+                    "repeats": 0,
+                    "sources": {},
+                    "source_tokens": {},
                 }
             )
     shards.sort(key=lambda s: s["file"])
-    totals = {part: sum(s["rows"] for s in shards if s["kind"] == part) for part in OUTPUT_PARTS}
+    # Repeats written by an up-sampling mixture are rows, not documents read.
+    totals = {
+        part: sum(s["rows"] - s.get("repeats", 0) for s in shards if s["kind"] == part)
+        for part in OUTPUT_PARTS
+    }
     outcome_counts: dict[str, dict[str, int]] = {"rejected": {}, "failed": {}}
     for shard in shards:
         for key, value in shard["counts"].items():
@@ -305,6 +313,7 @@ def finalize(
             f"max_failed_fraction {recipe.run.max_failed_fraction:.2%}; see {output}/failed/"
         )
     manifest = {
+        "format_version": FORMAT_VERSION,
         "gristmill_version": _version(),
         "run": recipe.run.name,
         "recipe": recipe.resolved(),
@@ -315,6 +324,7 @@ def finalize(
         "failed_fraction": failed_fraction,
         "problems": problems,
         "stages": stages,
+        "kept_output": kept_output_figures(recipe, shards),
         "rejected_by_reason": outcome_counts["rejected"],
         "failed_by_error": outcome_counts["failed"],
         "shards": shards,
@@ -322,6 +332,37 @@ def finalize(
     manifest = json.loads(json.dumps(manifest, default=str))  # exactly what manifest.json will hold
     _publish(output, staging, manifest)
     return manifest
+
+
+def kept_output_figures(recipe: Recipe, shards: list[dict]) -> dict[str, Any]:
+    """Rows, repeats, tokens and (with a mixture) the achieved share of each group."""
+    kept = [s for s in shards if s["kind"] == "kept"]
+    out = recipe.output
+    figures: dict[str, Any] = {
+        "rows": sum(s["rows"] for s in kept),
+        "repeats": sum(s.get("repeats", 0) for s in kept),
+        "tokenizer": out.tokenizer,
+        "n_tokens": sum(s.get("n_tokens", 0) for s in kept) if out.tokenizer != "none" else None,
+        "shuffle_seed": out.shuffle_seed,
+    }
+    if out.mixture:
+        unit = "source_tokens" if out.tokenizer != "none" else "sources"
+        achieved: dict[str, int] = dict.fromkeys(out.mixture, 0)
+        for shard in kept:
+            for source, amount in shard.get(unit, {}).items():
+                group = mixture_group(source, list(out.mixture))
+                if group is not None:
+                    achieved[group] += amount
+        total_weight, total = sum(out.mixture.values()), sum(achieved.values())
+        figures["mixture"] = {
+            group: {
+                "weight": round(weight / total_weight, 6),
+                "achieved": round(achieved[group] / total, 6) if total else 0.0,
+                "unit": "tokens" if unit == "source_tokens" else "rows",
+            }
+            for group, weight in out.mixture.items()
+        }
+    return figures
 
 
 def stage_figures(recipe: Recipe, read_count: int, outcomes: dict, metrics: dict) -> list[dict[str, Any]]:
@@ -366,6 +407,20 @@ def stage_figures(recipe: Recipe, read_count: int, outcomes: dict, metrics: dict
             entry["figures"] = static
         figures.append(entry)
         reaching = kept
+    if recipe.output.mixture:  # the [output] mixture removes documents too
+        prefix = f"{MIXTURE_STAGE}/"
+        rejected = {k[len(prefix) :]: v for k, v in outcomes["rejected"].items() if k.startswith(prefix)}
+        kept = reaching - sum(rejected.values())
+        figures.append(
+            {
+                "name": MIXTURE_STAGE,
+                "use": "[output] mixture",
+                "in": reaching,
+                "kept": kept,
+                "rejected": rejected,
+                "failed": 0,
+            }
+        )
     return figures
 
 

@@ -36,8 +36,11 @@ KEPT_SCHEMA = pa.schema(
         ("scores", pa.map_(pa.string(), pa.float64())),
         ("kind", pa.string()),
         ("metadata", pa.string()),
+        ("n_tokens", pa.int64()),
     ]
 )
+# With `[output] token_ids = true`, kept shards also hold the token ids.
+KEPT_SCHEMA_WITH_IDS = KEPT_SCHEMA.append(pa.field("token_ids", pa.list_(pa.int32())))
 REJECTED_SCHEMA = pa.schema(
     [
         ("id", pa.string()),
@@ -77,6 +80,7 @@ def kept_row(doc: Document) -> dict[str, Any]:
         "scores": sorted((k, float(v)) for k, v in doc.scores.items()),
         "kind": doc.kind,
         "metadata": _json(doc.metadata),
+        "n_tokens": None,
     }
 
 
@@ -121,10 +125,17 @@ def row_sort_key(row: dict[str, Any]) -> tuple:
     )
 
 
-def encode_shard(kind: str, rows: list[dict[str, Any]], compression: str, row_group_mb: float) -> bytes:
-    """Parquet bytes for one shard, row groups sized for streaming."""
-    rows = sorted(rows, key=row_sort_key)
-    table = pa.Table.from_pylist(rows, schema=SCHEMAS[kind])
+def encode_shard(
+    kind: str,
+    rows: list[dict[str, Any]],
+    compression: str,
+    row_group_mb: float,
+    sort_key=row_sort_key,
+    schema: pa.Schema | None = None,
+) -> bytes:
+    """Parquet bytes for one shard, rows in `sort_key` order, row groups sized for streaming."""
+    rows = sorted(rows, key=sort_key)
+    table = pa.Table.from_pylist(rows, schema=schema or SCHEMAS[kind])
     average = max(1, table.nbytes // max(1, len(rows)))
     rows_per_group = max(1, int(row_group_mb * MB // average))
     sink = io.BytesIO()
@@ -157,19 +168,23 @@ def _outcome_counts(kind: str, rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 class _WriteShardFn(beam.DoFn):
-    def __init__(self, directory: str, kind: str, compression: str, row_group_mb: float) -> None:
+    def __init__(
+        self, directory: str, kind: str, compression: str, row_group_mb: float, sort_key, schema
+    ) -> None:
         self.directory = directory
         self.kind = kind
         self.compression = compression
         self.row_group_mb = row_group_mb
+        self.sort_key = sort_key
+        self.schema = schema
 
     def process(self, element, shards: int):
         index, rows = element
         rows = list(rows)
-        data = encode_shard(self.kind, rows, self.compression, self.row_group_mb)
+        data = encode_shard(self.kind, rows, self.compression, self.row_group_mb, self.sort_key, self.schema)
         name = shard_name(index, shards)
         write_file(f"{self.directory}/{self.kind}/{name}", data)
-        yield {
+        info = {
             "kind": self.kind,
             "file": f"{self.kind}/{name}",
             "shard": index,
@@ -179,6 +194,15 @@ class _WriteShardFn(beam.DoFn):
             "sha256": hashlib.sha256(data).hexdigest(),
             "counts": _outcome_counts(self.kind, rows),
         }
+        if self.kind == "kept":
+            info["n_tokens"] = sum(row.get("n_tokens") or 0 for row in rows)
+            info["repeats"] = sum(1 for row in rows if row.get("repeat_of"))
+            sources, source_tokens = Counter(), Counter()
+            for row in rows:
+                sources[row["source"]] += 1
+                source_tokens[row["source"]] += row.get("n_tokens") or 0
+            info["sources"], info["source_tokens"] = dict(sources), dict(source_tokens)
+        yield info
 
 
 def _text_bytes(row: dict[str, Any]) -> int:
@@ -189,7 +213,8 @@ class WriteShards(beam.PTransform):
     """Rows (dicts) → sharded Parquet files; outputs one info dict per written shard.
 
     `shards` fixes the shard count; otherwise `target_shard_mb` derives it from the rows' total
-    uncompressed text size (computed in the pipeline, passed as a side input).
+    uncompressed text size (computed in the pipeline, passed as a side input). With `keyed`, the
+    input is already (shard, row) pairs and `shard_count` a singleton PCollection of the count.
     """
 
     def __init__(
@@ -200,8 +225,16 @@ class WriteShards(beam.PTransform):
         target_shard_mb: float,
         compression: str,
         row_group_mb: float,
+        keyed: bool = False,
+        shard_count=None,
+        sort_key=row_sort_key,
+        token_ids: bool = False,
     ) -> None:
         super().__init__(label=f"Write{kind.capitalize()}")
+        self.keyed = keyed
+        self.shard_count = shard_count
+        self.sort_key = sort_key
+        self.schema = KEPT_SCHEMA_WITH_IDS if token_ids else SCHEMAS[kind]
         self.directory = directory
         self.kind = kind
         self.shards = shards
@@ -210,6 +243,12 @@ class WriteShards(beam.PTransform):
         self.row_group_mb = row_group_mb
 
     def expand(self, rows):
+        write = _WriteShardFn(
+            self.directory, self.kind, self.compression, self.row_group_mb, self.sort_key, self.schema
+        )
+        if self.keyed:
+            shards = beam.pvalue.AsSingleton(self.shard_count)
+            return rows | "Group" >> beam.GroupByKey() | "Write" >> beam.ParDo(write, shards)
         if self.shards:
             count = rows.pipeline | "ShardCount" >> beam.Create([self.shards])
         else:
@@ -225,8 +264,5 @@ class WriteShards(beam.PTransform):
             rows
             | "Key" >> beam.Map(lambda row, n: (shard_of(row["id"], n), row), shards)
             | "Group" >> beam.GroupByKey()
-            | "Write"
-            >> beam.ParDo(
-                _WriteShardFn(self.directory, self.kind, self.compression, self.row_group_mb), shards
-            )
+            | "Write" >> beam.ParDo(write, shards)
         )
