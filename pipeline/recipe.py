@@ -40,7 +40,7 @@ class OutputConfig:
     target_shard_tokens: int = 0
     row_group_mb: float = 32.0
     compression: str = "zstd"
-    tokenizer: str = "default"
+    tokenizer: str = "none"
     token_ids: bool = False
     shuffle_seed: int = 0
     mixture: dict = field(default_factory=dict)

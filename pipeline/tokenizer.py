@@ -1,8 +1,9 @@
 """Token counts (and optionally token ids) for kept documents, with a Hugging Face tokenizer.
 
-`[output] tokenizer` names a `tokenizer.json` file; "default" is gristmill's own byte-level BPE
-(pipeline/data/gristmill-bpe-32k.json, see pipeline/data/README.md), which ships in the package
-so no run downloads anything; "none" turns tokenization off (`n_tokens` is then null).
+`[output] tokenizer` names a `tokenizer.json` file; "gristmill-bpe-32k" is gristmill's own
+byte-level BPE (pipeline/data/, see its README.md), which ships in the package so no run downloads
+anything; "none" (the default: tokenizing costs about as much as the FineWeb filter chain) turns
+tokenization off and leaves `n_tokens` null.
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ from typing import Any
 
 from pipeline.stages import ConfigError
 
-DEFAULT_TOKENIZER = Path(__file__).resolve().parent / "data" / "gristmill-bpe-32k.json"
+BUNDLED = "gristmill-bpe-32k"
+BUNDLED_TOKENIZER = Path(__file__).resolve().parent / "data" / "gristmill-bpe-32k.json"
 
 
 def tokenizer_path(name: str) -> str | None:
     """The tokenizer.json a recipe's `tokenizer` value means (None: no tokenization)."""
     if name == "none":
         return None
-    if name == "default":
-        return str(DEFAULT_TOKENIZER)
+    if name == BUNDLED:
+        return str(BUNDLED_TOKENIZER)
     return name
 
 

@@ -8,7 +8,7 @@ from pipeline.kept_output import copies, mixture_group, mixture_rates, order_key
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
 from pipeline.stages import ConfigError
-from pipeline.tokenizer import DEFAULT_TOKENIZER, load_tokenizer
+from pipeline.tokenizer import BUNDLED_TOKENIZER, load_tokenizer
 from tests.conftest import IN_PROCESS, write_jsonl
 
 WORDS = "the river flows past old mills where grain was ground into flour for the town".split()
@@ -40,9 +40,9 @@ def kept_shards(out, manifest):
 
 def test_token_counts_and_token_balanced_shards(tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", corpus(600))
-    out, manifest = run(tmp_path, [str(data)], "target_shard_tokens = 20000")
+    out, manifest = run(tmp_path, [str(data)], 'tokenizer = "gristmill-bpe-32k"\ntarget_shard_tokens = 20000')
     shards = kept_shards(out, manifest)
-    tokenizer = load_tokenizer(str(DEFAULT_TOKENIZER))
+    tokenizer = load_tokenizer(str(BUNDLED_TOKENIZER))
     for _, rows in shards:
         for row in rows[:20]:
             assert row["n_tokens"] == len(tokenizer.encode(row["text"], add_special_tokens=False).ids)
@@ -101,7 +101,7 @@ def test_mixture_in_the_pipeline_rejects_what_it_leaves_out_and_reports_shares(t
     out, manifest = run(
         tmp_path,
         [str(web), str(math)],
-        'shards = 2\nmixture = { "*web*" = 0.6, "*math*" = 0.4 }\nmixture_max_repeat = 4',
+        'shards = 2\ntokenizer = "gristmill-bpe-32k"\nmixture = { "*web*" = 0.6, "*math*" = 0.4 }\nmixture_max_repeat = 4',
     )
     rows = [r for _, shard in kept_shards(out, manifest) for r in shard]
     repeats = [r for r in rows if "#repeat" in r["id"]]
@@ -117,8 +117,10 @@ def test_mixture_in_the_pipeline_rejects_what_it_leaves_out_and_reports_shares(t
 
 def test_token_ids_column_decodes_to_the_text(tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", corpus(20))
-    out, manifest = run(tmp_path, [str(data)], "shards = 1\ntoken_ids = true")
-    tokenizer = load_tokenizer(str(DEFAULT_TOKENIZER))
+    out, manifest = run(
+        tmp_path, [str(data)], 'shards = 1\ntokenizer = "gristmill-bpe-32k"\ntoken_ids = true'
+    )
+    tokenizer = load_tokenizer(str(BUNDLED_TOKENIZER))
     for _, rows in kept_shards(out, manifest):
         for row in rows:
             assert (
@@ -126,9 +128,9 @@ def test_token_ids_column_decodes_to_the_text(tmp_path):
             )
 
 
-def test_no_tokenizer_leaves_counts_null(tmp_path):
+def test_no_tokenizer_by_default_leaves_counts_null(tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", corpus(10))
-    out, manifest = run(tmp_path, [str(data)], 'shards = 1\ntokenizer = "none"')
+    out, manifest = run(tmp_path, [str(data)], "shards = 1")
     assert {r["n_tokens"] for _, rows in kept_shards(out, manifest) for r in rows} == {None}
     assert manifest["kept_output"]["n_tokens"] is None
 
@@ -137,7 +139,7 @@ def test_no_tokenizer_leaves_counts_null(tmp_path):
     ("output", "message"),
     [
         ("shards = 2\ntarget_shard_tokens = 10", "set one of"),
-        ('tokenizer = "none"\ntarget_shard_tokens = 10', "needs a tokenizer"),
+        ("target_shard_tokens = 10", "needs a tokenizer"),
         ('mixture = { "a" = 0 }', "must be a positive number"),
         ("mixture_max_repeat = 0.5", "at least 1"),
         ("shuffle_seed = 1.5", "shuffle_seed"),
