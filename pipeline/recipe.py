@@ -31,12 +31,20 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class OutputConfig:
-    """The recipe's `[output]` table: kept shards by count or by target size, row-group size."""
+    """The recipe's `[output]` table: kept shards by count or by target size (MB, rows or tokens),
+    row-group size, tokenizer, the seed of the global shuffle, and a mixture of sources."""
 
     shards: int = 0
     target_shard_mb: float = 0.0
+    target_shard_rows: int = 0
+    target_shard_tokens: int = 0
     row_group_mb: float = 32.0
     compression: str = "zstd"
+    tokenizer: str = "none"
+    token_ids: bool = False
+    shuffle_seed: int = 0
+    mixture: dict = field(default_factory=dict)
+    mixture_max_repeat: float = 1.0
 
 
 @dataclass
@@ -60,6 +68,28 @@ class Recipe:
             "synthesis": [{"use": g.registry_name, "name": g.name, **g.resolved()} for g in self.generators],
             "stages": [{"use": s.registry_name, "name": s.name, **s.resolved()} for s in self.stages],
         }
+
+
+def _check_output(output: OutputConfig, where: str) -> None:
+    sizes = ("shards", "target_shard_mb", "target_shard_rows", "target_shard_tokens")
+    if any(getattr(output, key) < 0 for key in sizes) or output.row_group_mb <= 0:
+        raise ConfigError(f"{where} {', '.join(sizes)} and row_group_mb must be positive")
+    chosen = [key for key in sizes if getattr(output, key)]
+    if len(chosen) > 1:
+        raise ConfigError(f"{where} set one of {', '.join(sizes)}, not {' and '.join(chosen)}")
+    if output.compression not in ("zstd", "snappy", "gzip", "none"):
+        raise ConfigError(f"{where} compression must be zstd, snappy, gzip or none")
+    if output.target_shard_tokens and output.tokenizer == "none":
+        raise ConfigError(f'{where} target_shard_tokens needs a tokenizer (tokenizer = "none")')
+    if output.token_ids and output.tokenizer == "none":
+        raise ConfigError(f'{where} token_ids needs a tokenizer (tokenizer = "none")')
+    for pattern, weight in output.mixture.items():
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight <= 0:
+            raise ConfigError(
+                f"{where} mixture: weight of {pattern!r} must be a positive number, got {weight!r}"
+            )
+    if output.mixture_max_repeat < 1:
+        raise ConfigError(f"{where} mixture_max_repeat must be at least 1 (1 = never repeat a document)")
 
 
 def _typed_table(cls, table: dict[str, Any], where: str, types: dict[str, tuple]):
@@ -130,16 +160,18 @@ def build_recipe(
         {
             "shards": (int,),
             "target_shard_mb": (float, int),
+            "target_shard_rows": (int,),
+            "target_shard_tokens": (int,),
             "row_group_mb": (float, int),
             "compression": (str,),
+            "tokenizer": (str,),
+            "token_ids": (bool,),
+            "shuffle_seed": (int,),
+            "mixture": (dict,),
+            "mixture_max_repeat": (float, int),
         },
     )
-    if output.shards < 0 or output.target_shard_mb < 0 or output.row_group_mb <= 0:
-        raise ConfigError(f"{path}: [output] shards, target_shard_mb and row_group_mb must be positive")
-    if output.shards and output.target_shard_mb:
-        raise ConfigError(f"{path}: [output] set either shards or target_shard_mb, not both")
-    if output.compression not in ("zstd", "snappy", "gzip", "none"):
-        raise ConfigError(f"{path}: [output] compression must be zstd, snappy, gzip or none")
+    _check_output(output, f"{path}: [output]")
     input_table = data.get("input", {})
     if not isinstance(input_table, dict):
         raise ConfigError(

@@ -28,6 +28,7 @@ from pipeline.beam_fixes import apply_local_runner_fixes
 from pipeline.beam_stages import ApplyStages, LostElements
 from pipeline.decisions import SpillOptions
 from pipeline.document import Document, Failure, Rejection
+from pipeline.kept_output import MIXTURE_STAGE, WriteKept, mixture_group
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
 from pipeline.progress import Channel, ConsoleProgress, read_step
 from pipeline.readers import Split, expand_paths, plan_splits, read_split
@@ -38,13 +39,13 @@ from pipeline.writers import (
     WriteShards,
     encode_shard,
     failed_row,
-    kept_row,
     rejected_row,
     shard_name,
 )
 
 LOG = logging.getLogger("gristmill")
 OUTPUT_PARTS = ("kept", "rejected", "failed")
+FORMAT_VERSION = 1  # of the output folder; pipeline.dataset refuses versions it does not know
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "")
 
 
@@ -157,6 +158,10 @@ def _write_count(directory: str, name: str):
     return write
 
 
+def _scores_only(doc: Document) -> dict:
+    return {"scores": doc.scores}
+
+
 def build_pipeline(
     pipeline: beam.Pipeline, recipe: Recipe, staging: str, channel: Channel | None = None
 ) -> None:
@@ -200,15 +205,19 @@ def build_pipeline(
             channel.tap(pcoll, prefix, f"Progress_{prefix}")
     out = recipe.output
     keep_text = recipe.run.keep_rejected_text
-    kept_rows = outputs.kept | "KeptRows" >> beam.Map(kept_row)
     rejected_rows = rejected | "RejectedRows" >> beam.Map(rejected_row, keep_text)
-    names = (kept_rows, rejected_rows) | ScoreNames()
+    # Documents the [output] mixture leaves out carry only score names the kept documents have.
+    kept_scores = outputs.kept | "KeptScores" >> beam.Map(_scores_only)
+    names = (kept_scores, rejected_rows) | ScoreNames()
     _ = names | "WriteScoreNames" >> beam.Map(
         lambda n: fileio.write_bytes(f"{staging}/score_names.json", json.dumps(n).encode())
     )
+    kept_infos, mixture_rejected = outputs.kept | "Kept" >> WriteKept(staging, recipe.output, names)
+    mixture_rows = mixture_rejected | "MixtureRows" >> beam.Map(rejected_row, keep_text)
+    rejected_rows = (rejected_rows, mixture_rows) | "AllRejectedRows" >> beam.Flatten()
     shard_options = (out.shards, out.target_shard_mb, out.compression, out.row_group_mb)
     infos = [
-        kept_rows | WriteShards(staging, "kept", *shard_options, names),
+        kept_infos,
         rejected_rows | WriteShards(staging, "rejected", *shard_options, names),
         failed | "FailedRows" >> beam.Map(failed_row) | WriteShards(staging, "failed", *shard_options),
     ]
@@ -299,7 +308,11 @@ def finalize(
     for part in OUTPUT_PARTS:  # every part holds a file with the schema, even with no rows
         shards.extend(_empty_shards(recipe, staging, part, shards, score_names))
     shards.sort(key=lambda s: s["file"])
-    totals = {part: sum(s["rows"] for s in shards if s["kind"] == part) for part in OUTPUT_PARTS}
+    # Repeats written by an up-sampling mixture are rows, not documents read.
+    totals = {
+        part: sum(s["rows"] - s.get("repeats", 0) for s in shards if s["kind"] == part)
+        for part in OUTPUT_PARTS
+    }
     outcome_counts: dict[str, dict[str, int]] = {"rejected": {}, "failed": {}}
     for shard in shards:
         for key, value in shard["counts"].items():
@@ -320,6 +333,7 @@ def finalize(
             f"max_failed_fraction {recipe.run.max_failed_fraction:.2%}; see {output}/failed/"
         )
     manifest = {
+        "format_version": FORMAT_VERSION,
         "gristmill_version": _version(),
         "run": recipe.run.name,
         "recipe": recipe.resolved(),
@@ -366,6 +380,37 @@ def _empty_shards(
     return infos
 
 
+def kept_output_figures(recipe: Recipe, shards: list[dict]) -> dict[str, Any]:
+    """Rows, repeats, tokens and (with a mixture) the achieved share of each group."""
+    kept = [s for s in shards if s["kind"] == "kept"]
+    out = recipe.output
+    figures: dict[str, Any] = {
+        "rows": sum(s["rows"] for s in kept),
+        "repeats": sum(s.get("repeats", 0) for s in kept),
+        "tokenizer": out.tokenizer,
+        "n_tokens": sum(s.get("n_tokens", 0) for s in kept) if out.tokenizer != "none" else None,
+        "shuffle_seed": out.shuffle_seed,
+    }
+    if out.mixture:
+        unit = "source_tokens" if out.tokenizer != "none" else "sources"
+        achieved: dict[str, int] = dict.fromkeys(out.mixture, 0)
+        for shard in kept:
+            for source, amount in shard.get(unit, {}).items():
+                group = mixture_group(source, list(out.mixture))
+                if group is not None:
+                    achieved[group] += amount
+        total_weight, total = sum(out.mixture.values()), sum(achieved.values())
+        figures["mixture"] = {
+            group: {
+                "weight": round(weight / total_weight, 6),
+                "achieved": round(achieved[group] / total, 6) if total else 0.0,
+                "unit": "tokens" if unit == "source_tokens" else "rows",
+            }
+            for group, weight in out.mixture.items()
+        }
+    return figures
+
+
 def stage_figures(recipe: Recipe, read_count: int, outcomes: dict, metrics: dict) -> list[dict[str, Any]]:
     """Per stage: in, kept, rejected by reason, failed, seconds, plus the stage's own figures."""
     figures = []
@@ -408,6 +453,20 @@ def stage_figures(recipe: Recipe, read_count: int, outcomes: dict, metrics: dict
             entry["figures"] = static
         figures.append(entry)
         reaching = kept
+    if recipe.output.mixture:  # the [output] mixture removes documents too
+        prefix = f"{MIXTURE_STAGE}/"
+        rejected = {k[len(prefix) :]: v for k, v in outcomes["rejected"].items() if k.startswith(prefix)}
+        kept = reaching - sum(rejected.values())
+        figures.append(
+            {
+                "name": MIXTURE_STAGE,
+                "use": "[output] mixture",
+                "in": reaching,
+                "kept": kept,
+                "rejected": rejected,
+                "failed": 0,
+            }
+        )
     return figures
 
 

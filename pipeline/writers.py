@@ -36,10 +36,13 @@ KEPT_SCHEMA = pa.schema(
         ("scores", pa.null()),  # a struct of float64, one field per score name of the run: shard_schema
         ("kind", pa.string()),
         ("metadata", pa.string()),
+        ("n_tokens", pa.int64()),
     ]
 )
 # Rejected rows also carry what was known about the document when it was removed (url,
 # language, scores, kind, metadata), so thresholds can be tuned from the rejected set.
+# With `[output] token_ids = true`, kept shards also hold the token ids.
+TOKEN_IDS_FIELD = pa.field("token_ids", pa.list_(pa.int32()))
 REJECTED_SCHEMA = pa.schema(
     [
         ("id", pa.string()),
@@ -93,6 +96,7 @@ def _document_columns(doc: Document) -> dict[str, Any]:
         "scores": {k: float(v) for k, v in sorted(doc.scores.items())} or None,
         "kind": doc.kind,
         "metadata": _json(doc.metadata),
+        "n_tokens": None,
     }
 
 
@@ -178,11 +182,21 @@ def row_sort_key(row: dict[str, Any]) -> tuple:
 
 
 def encode_shard(
-    kind: str, rows: list[dict[str, Any]], compression: str, row_group_mb: float, score_names=()
+def encode_shard(
+    kind: str,
+    rows: list[dict[str, Any]],
+    compression: str,
+    row_group_mb: float,
+    score_names=(),
+    sort_key=row_sort_key,
+    token_ids: bool = False,
 ) -> bytes:
-    """Parquet bytes for one shard, row groups sized for streaming."""
-    rows = sorted(rows, key=row_sort_key)
-    table = pa.Table.from_pylist(rows, schema=shard_schema(kind, score_names))
+    """Parquet bytes for one shard, rows in `sort_key` order, row groups sized for streaming."""
+    rows = sorted(rows, key=sort_key)
+    schema = shard_schema(kind, score_names)
+    if token_ids:
+        schema = schema.append(TOKEN_IDS_FIELD)
+    table = pa.Table.from_pylist(rows, schema=schema)
     average = max(1, table.nbytes // max(1, len(rows)))
     rows_per_group = max(1, int(row_group_mb * MB // average))
     sink = io.BytesIO()
@@ -205,19 +219,25 @@ def _outcome_counts(kind: str, rows: list[dict[str, Any]]) -> dict[str, int]:
 
 
 class _WriteShardFn(beam.DoFn):
-    def __init__(self, directory: str, kind: str, compression: str, row_group_mb: float) -> None:
+    def __init__(
+        self, directory: str, kind: str, compression: str, row_group_mb: float, sort_key, token_ids: bool
+    ) -> None:
         self.directory = directory
         self.kind = kind
         self.compression = compression
         self.row_group_mb = row_group_mb
+        self.sort_key = sort_key
+        self.token_ids = token_ids
 
     def process(self, element, shards: int, score_names: list[str]):
         index, rows = element
         rows = list(rows)
-        data = encode_shard(self.kind, rows, self.compression, self.row_group_mb, score_names)
+        data = encode_shard(
+            self.kind, rows, self.compression, self.row_group_mb, score_names, self.sort_key, self.token_ids
+        )
         name = shard_name(index, shards)
         write_bytes(f"{self.directory}/{self.kind}/{name}", data)
-        yield {
+        info = {
             "kind": self.kind,
             "file": f"{self.kind}/{name}",
             "shard": index,
@@ -227,6 +247,15 @@ class _WriteShardFn(beam.DoFn):
             "sha256": hashlib.sha256(data).hexdigest(),
             "counts": _outcome_counts(self.kind, rows),
         }
+        if self.kind == "kept":
+            info["n_tokens"] = sum(row.get("n_tokens") or 0 for row in rows)
+            info["repeats"] = sum(1 for row in rows if row.get("repeat_of"))
+            sources, source_tokens = Counter(), Counter()
+            for row in rows:
+                sources[row["source"]] += 1
+                source_tokens[row["source"]] += row.get("n_tokens") or 0
+            info["sources"], info["source_tokens"] = dict(sources), dict(source_tokens)
+        yield info
 
 
 def _score_names(row: dict[str, Any]) -> frozenset:
@@ -262,7 +291,8 @@ class WriteShards(beam.PTransform):
 
     `shards` fixes the shard count; otherwise `target_shard_mb` derives it from the rows' total
     uncompressed text size (computed in the pipeline, passed as a side input). `score_names`
-    (a singleton PCollection from `ScoreNames`) gives the `scores` struct's fields.
+    (a singleton PCollection from `ScoreNames`) gives the `scores` struct's fields. With `keyed`,
+    the input is already (shard, row) pairs and `shard_count` a singleton PCollection of the count.
     """
 
     def __init__(
@@ -274,9 +304,17 @@ class WriteShards(beam.PTransform):
         compression: str,
         row_group_mb: float,
         score_names=None,
+        keyed: bool = False,
+        shard_count=None,
+        sort_key=row_sort_key,
+        token_ids: bool = False,
     ) -> None:
         super().__init__(label=f"Write{kind.capitalize()}")
         self.score_names = score_names
+        self.keyed = keyed
+        self.shard_count = shard_count
+        self.sort_key = sort_key
+        self.token_ids = token_ids
         self.directory = directory
         self.kind = kind
         self.shards = shards
@@ -285,6 +323,19 @@ class WriteShards(beam.PTransform):
         self.row_group_mb = row_group_mb
 
     def expand(self, rows):
+        write = _WriteShardFn(
+            self.directory, self.kind, self.compression, self.row_group_mb, self.sort_key, self.token_ids
+        )
+        names = self.score_names
+        if names is None:
+            names = rows.pipeline | "NoScoreNames" >> beam.Create([[]])
+        if self.keyed:
+            shards = beam.pvalue.AsSingleton(self.shard_count)
+            return (
+                rows
+                | "Group" >> beam.GroupByKey()
+                | "Write" >> beam.ParDo(write, shards, beam.pvalue.AsSingleton(names))
+            )
         if self.shards:
             count = rows.pipeline | "ShardCount" >> beam.Create([self.shards])
         else:
@@ -296,17 +347,9 @@ class WriteShards(beam.PTransform):
                 | "ShardCount" >> beam.Map(lambda total: max(1, math.ceil(total / target)))
             )
         shards = beam.pvalue.AsSingleton(count)
-        names = self.score_names
-        if names is None:
-            names = rows.pipeline | "NoScoreNames" >> beam.Create([[]])
         return (
             rows
             | "Key" >> beam.Map(lambda row, n: (shard_of(row["id"], n), row), shards)
             | "Group" >> beam.GroupByKey()
-            | "Write"
-            >> beam.ParDo(
-                _WriteShardFn(self.directory, self.kind, self.compression, self.row_group_mb),
-                shards,
-                beam.pvalue.AsSingleton(names),
-            )
+            | "Write" >> beam.ParDo(write, shards, beam.pvalue.AsSingleton(names))
         )

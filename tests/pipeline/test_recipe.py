@@ -53,7 +53,7 @@ def test_duplicate_stage_names_need_a_name():
     [
         ({"run": {"max_failed_fraction": 2.0}}, "max_failed_fraction"),
         ({"run": {"nam": "x"}}, "[run]: unknown key 'nam'"),
-        ({"output": {"shards": 2, "target_shard_mb": 5}}, "either shards or target_shard_mb"),
+        ({"output": {"shards": 2, "target_shard_mb": 5}}, "not shards and target_shard_mb"),
         ({"output": {"shards": "2"}}, "shards must be int"),
         ({"input": {"paths": ["a"], "html_extractor": "lynx"}}, "html_extractor"),
         ({"stages": []}, "unknown table [stages]"),

@@ -71,6 +71,7 @@ def test_run_writes_three_parts_and_a_conserving_manifest(tmp_path):
         "scores",
         "kind",
         "metadata",
+        "n_tokens",
     }
     stages = {s["name"]: s for s in manifest["stages"]}
     assert stages["length"]["in"] == 60 and stages["length"]["rejected"] == {"too_few_words": 9}

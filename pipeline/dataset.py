@@ -1,0 +1,332 @@
+"""Stream a finished gristmill output folder into a trainer, resumable at the exact next document.
+
+The kept shards are cut into units (one Parquet row group each). Each epoch the units are put in
+a seeded order and dealt round-robin to the global reader slots (rank × dataloader worker), so
+every kept document is read exactly once per epoch across all ranks and workers. Each slot mixes
+its documents through a seeded shuffle buffer. Which document comes out next depends only on
+positions (seed, epoch, slot, row counts), never on content, so a saved position — documents
+consumed — is enough to restore the stream exactly: the buffer is rebuilt by replaying indices
+and reading back only the rows it held.
+
+`OutputStream` is the plain iterator (no torch); `GristmillDataset` wraps it as a PyTorch
+`IterableDataset` with `state_dict()` / `load_state_dict()`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import json
+import random
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+SUPPORTED_FORMAT_VERSIONS = (1,)
+REQUIRED_COLUMNS = {"id": pa.string(), "text": pa.string()}
+HASH_CHUNK = 8 << 20
+
+
+class BadOutputFolder(ValueError):
+    """The folder is not a complete gristmill output this reader can trust."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One Parquet row group of one kept shard."""
+
+    path: str
+    row_group: int
+    rows: int
+
+
+def _read_bytes(path: str) -> bytes:
+    with FileSystems.open(path, compression_type="uncompressed") as handle:
+        return handle.read()
+
+
+def load_manifest(output: str) -> dict[str, Any]:
+    """The manifest of a finished run; refuses an unfinished run or one of an unknown format."""
+    path = FileSystems.join(output, "manifest.json")
+    if not FileSystems.exists(path):
+        raise BadOutputFolder(
+            f"{output}: no manifest.json; the run did not finish (a folder without a manifest is never complete)"
+        )
+    try:
+        manifest = json.loads(_read_bytes(path))
+    except ValueError as error:
+        raise BadOutputFolder(f"{path}: unreadable manifest ({error})") from error
+    version = manifest.get("format_version", 1)
+    if version not in SUPPORTED_FORMAT_VERSIONS:
+        raise BadOutputFolder(
+            f"{path}: output format version {version!r}, this reader supports {list(SUPPORTED_FORMAT_VERSIONS)}"
+        )
+    return manifest
+
+
+def _check_sha256(path: str, expected: str) -> None:
+    digest = hashlib.sha256()
+    with FileSystems.open(path, compression_type="uncompressed") as handle:
+        while chunk := handle.read(HASH_CHUNK):
+            digest.update(chunk)
+    if digest.hexdigest() != expected:
+        raise BadOutputFolder(
+            f"{path}: sha256 {digest.hexdigest()} does not match the manifest's {expected}; "
+            "the shard was changed or truncated after the run"
+        )
+
+
+def _check_schema(path: str, schema: pa.Schema) -> None:
+    for name, kind in REQUIRED_COLUMNS.items():
+        index = schema.get_field_index(name)
+        if index < 0 or schema.field(index).type not in (kind, pa.large_string()):
+            found = ", ".join(f"{f.name}: {f.type}" for f in schema)
+            raise BadOutputFolder(f"{path}: not a gristmill kept shard (needs {name}: {kind}; found {found})")
+
+
+def kept_units(output: str, verify: bool = True) -> list[Unit]:
+    """Every row group of every kept shard, in manifest order; shards checked against the manifest."""
+    manifest = load_manifest(output)
+    units = []
+    for shard in manifest.get("shards", []):
+        if shard.get("kind") != "kept" or not shard.get("rows"):
+            continue
+        path = FileSystems.join(output, shard["file"])
+        found = FileSystems.match([path])[0].metadata_list
+        if not found:
+            raise BadOutputFolder(f"{path}: listed in the manifest but missing")
+        if found[0].size_in_bytes != shard["bytes"]:
+            raise BadOutputFolder(
+                f"{path}: {found[0].size_in_bytes} bytes, the manifest says {shard['bytes']}; "
+                "the shard was changed or truncated after the run"
+            )
+        if verify:
+            _check_sha256(path, shard["sha256"])
+        with FileSystems.open(path, compression_type="uncompressed") as handle:
+            metadata = pq.ParquetFile(handle).metadata
+            _check_schema(path, metadata.schema.to_arrow_schema())
+            if metadata.num_rows != shard["rows"]:
+                raise BadOutputFolder(f"{path}: {metadata.num_rows} rows, the manifest says {shard['rows']}")
+            units.extend(
+                Unit(path, i, metadata.row_group(i).num_rows) for i in range(metadata.num_row_groups)
+            )
+    return units
+
+
+def slot_units(units: list[Unit], seed: int, epoch: int, slot: int, slots: int) -> list[Unit]:
+    """The units a reader slot reads this epoch: a seeded order of all units, dealt round-robin."""
+    order = list(range(len(units)))
+    random.Random(f"units:{seed}:{epoch}").shuffle(order)
+    return [units[i] for i in order[slot::slots]]
+
+
+def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot: int) -> Iterator[tuple]:
+    """Replays the shuffle buffer on positions: yields (position out, position read so far, buffer).
+
+    Positions are 0..total-1 in reading order; the sequence depends only on the arguments.
+    """
+    rng = random.Random(f"buffer:{seed}:{epoch}:{slot}")
+    buffer: list[int] = []
+    for position in range(total):
+        if len(buffer) < buffer_size:
+            buffer.append(position)
+            continue
+        pick = rng.randrange(buffer_size)
+        out, buffer[pick] = buffer[pick], position
+        yield out
+    rng.shuffle(buffer)
+    yield from buffer
+
+
+class OutputStream:
+    """Documents of one reader slot for one epoch, in shuffled order; resumable by count.
+
+    `columns`: what each yielded record holds (a dict of those columns). `skip`: documents of this
+    epoch already consumed (from a saved state); the stream continues with the next one.
+    """
+
+    def __init__(
+        self,
+        units: list[Unit],
+        *,
+        seed: int = 0,
+        epoch: int = 0,
+        slot: int = 0,
+        slots: int = 1,
+        buffer_size: int = 1000,
+        columns: tuple[str, ...] = ("id", "text"),
+        skip: int = 0,
+    ) -> None:
+        self.units = slot_units(units, seed, epoch, slot, slots)
+        self.starts = list(itertools.accumulate((unit.rows for unit in self.units), initial=0))[:-1]
+        self.total = sum(unit.rows for unit in self.units)
+        self.columns = list(columns)
+        self._order = shuffled_positions(self.total, max(1, buffer_size), seed, epoch, slot)
+        self._loaded: dict[int, list[dict]] = {}
+        self._done: Counter = Counter()  # rows of each unit already yielded, to free it when done
+        self.consumed = min(skip, self.total)
+        for _ in range(self.consumed):
+            self._done[self._unit_of(next(self._order))] += 1
+
+    def __len__(self) -> int:
+        return self.total
+
+    def _unit_of(self, position: int) -> int:
+        return bisect.bisect_right(self.starts, position) - 1
+
+    def _rows(self, index: int) -> list[dict]:
+        rows = self._loaded.get(index)
+        if rows is None:
+            unit = self.units[index]
+            with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
+                table = pq.ParquetFile(handle).read_row_group(unit.row_group, columns=self.columns)
+            rows = self._loaded[index] = table.to_pylist()
+        return rows
+
+    def __iter__(self) -> Iterator[dict]:
+        for position in self._order:
+            index = self._unit_of(position)
+            row = self._rows(index)[position - self.starts[index]]
+            self._done[index] += 1
+            if self._done[index] == self.units[index].rows:
+                del self._loaded[index]
+            self.consumed += 1
+            yield row
+
+
+def dataloader_positions(samples_seen: int, totals: list[int], batch_size: int) -> tuple[list[int], int]:
+    """Where each DataLoader worker was when the trainer had seen `samples_seen`, and whose turn
+    came next: (documents each worker had handed over, next worker).
+
+    A PyTorch DataLoader (in order) takes one batch from each worker in turn, skips workers that
+    are exhausted, and lets a worker's last batch be short; replaying that on counts gives each
+    worker's position.
+    """
+    taken = [0] * len(totals)
+    remaining = samples_seen
+    turn = 0
+    while remaining > 0:
+        if all(taken[w] == totals[w] for w in range(len(totals))):
+            raise ValueError(
+                f"samples_seen={samples_seen} is more than this rank's epoch holds ({sum(totals)})"
+            )
+        worker, turn = turn, (turn + 1) % len(totals)
+        size = min(batch_size, totals[worker] - taken[worker])
+        if remaining < size:
+            raise ValueError(
+                f"samples_seen={samples_seen} is not at a batch boundary of batch_size={batch_size}"
+            )
+        taken[worker] += size
+        remaining -= size
+    return taken, turn
+
+
+def _torch_dataset_base():
+    try:
+        from torch.utils.data import IterableDataset
+    except ImportError:  # the plain OutputStream needs no torch
+        return object
+    return IterableDataset
+
+
+class GristmillDataset(_torch_dataset_base()):
+    """A PyTorch `IterableDataset` over a gristmill output folder, for one data-parallel rank.
+
+    Shards and row groups are split across `world_size` ranks and the DataLoader's workers
+    without overlap; documents are shuffled by a seeded buffer. `columns` picks what each record
+    holds (`("token_ids",)` for pre-tokenized output). Resume: save `state_dict(samples_seen)`
+    (the samples this rank's trainer consumed; with `num_workers=0` the dataset counts them
+    itself) and `load_state_dict` it into a fresh dataset; iteration continues with the next
+    document. `batch_size` must be the DataLoader's, so positions can be restored per worker.
+    """
+
+    def __init__(
+        self,
+        output: str,
+        *,
+        rank: int = 0,
+        world_size: int = 1,
+        seed: int = 0,
+        buffer_size: int = 1000,
+        columns: tuple[str, ...] = ("id", "text"),
+        batch_size: int = 1,
+        verify: bool = True,
+    ) -> None:
+        if not 0 <= rank < world_size:
+            raise ValueError(f"rank {rank} is not in [0, {world_size})")
+        self.output = output
+        self.rank = rank
+        self.world_size = world_size
+        self.seed = seed
+        self.buffer_size = buffer_size
+        self.columns = tuple(columns)
+        self.batch_size = batch_size
+        self.units = kept_units(output, verify=verify)
+        self.epoch = 0
+        self._resume_from = 0  # samples of `epoch` this rank had consumed when the state was saved
+        self._seen = 0  # samples yielded in this process (num_workers=0)
+
+    def set_epoch(self, epoch: int) -> None:
+        """Start `epoch` (a new seeded order) from its beginning."""
+        self.epoch, self._resume_from, self._seen = epoch, 0, 0
+
+    def _stream(self, worker: int, workers: int, skip: int) -> OutputStream:
+        return OutputStream(
+            self.units,
+            seed=self.seed,
+            epoch=self.epoch,
+            slot=self.rank * workers + worker,
+            slots=self.world_size * workers,
+            buffer_size=self.buffer_size,
+            columns=self.columns,
+            skip=skip,
+        )
+
+    def _worker(self) -> tuple[int, int]:
+        from torch.utils.data import get_worker_info
+
+        info = get_worker_info()
+        return (0, 1) if info is None else (info.id, info.num_workers)
+
+    def __iter__(self) -> Iterator[dict]:
+        worker, workers = self._worker()
+        totals = [len(self._stream(w, workers, 0)) for w in range(workers)]
+        taken, turn = dataloader_positions(self._resume_from, totals, self.batch_size)
+        # A new DataLoader starts its round at worker 0: worker k takes over the part of the worker
+        # whose turn is k places after the saved one, so batches come in the uninterrupted order.
+        role = (worker + turn) % workers
+        self._seen = self._resume_from
+        for record in self._stream(role, workers, taken[role]):
+            self._seen += 1
+            yield record
+
+    def state_dict(self, samples_seen: int | None = None) -> dict[str, Any]:
+        """Where this rank is: its epoch and the samples its trainer consumed in that epoch."""
+        return {
+            "epoch": self.epoch,
+            "samples_seen": self._seen if samples_seen is None else samples_seen,
+            "seed": self.seed,
+            "rank": self.rank,
+            "world_size": self.world_size,
+            "batch_size": self.batch_size,
+            "buffer_size": self.buffer_size,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Continue from `state`; refuses a state saved with a different layout or seed."""
+        for key in ("seed", "rank", "world_size", "batch_size", "buffer_size"):
+            if state[key] != getattr(self, key):
+                raise ValueError(
+                    f"state was saved with {key}={state[key]!r}, this dataset has {getattr(self, key)!r}"
+                )
+        self.epoch, self._resume_from, self._seen = (
+            state["epoch"],
+            state["samples_seen"],
+            state["samples_seen"],
+        )

@@ -1,0 +1,182 @@
+import hashlib
+import json
+import os
+
+import pytest
+
+from pipeline.dataset import (
+    BadOutputFolder,
+    GristmillDataset,
+    OutputStream,
+    dataloader_positions,
+    kept_units,
+)
+from pipeline.document import Document
+from pipeline.writers import encode_shard, kept_row, shard_name
+
+DOCS = 300
+
+
+def write_output(folder, docs=DOCS, shards=3, row_group_mb=0.002) -> str:
+    """A finished output folder: kept shards with small row groups and a manifest."""
+    os.makedirs(folder / "kept")
+    entries = []
+    for index in range(shards):
+        rows = [kept_row(Document(f"doc-{i:04d}", f"text {i} " * 20)) for i in range(index, docs, shards)]
+        data = encode_shard("kept", rows, "zstd", row_group_mb)
+        name = f"kept/{shard_name(index, shards)}"
+        (folder / name).write_bytes(data)
+        entries.append(
+            {
+                "kind": "kept",
+                "file": name,
+                "shard": index,
+                "of": shards,
+                "rows": len(rows),
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "counts": {},
+            }
+        )
+    (folder / "manifest.json").write_text(json.dumps({"shards": entries, "counts": {"kept": docs}}))
+    return str(folder)
+
+
+@pytest.fixture
+def output(tmp_path):
+    return write_output(tmp_path / "out")
+
+
+def ids(records):
+    return [r["id"] for r in records]
+
+
+def test_units_are_row_groups_of_every_kept_shard(output):
+    units = kept_units(output)
+    assert len(units) > 6  # several row groups per shard
+    assert sum(u.rows for u in units) == DOCS
+
+
+def test_two_ranks_three_workers_read_every_document_exactly_once(output):
+    units = kept_units(output)
+    seen = []
+    for slot in range(6):
+        seen += ids(OutputStream(units, seed=7, slot=slot, slots=6, buffer_size=16))
+    assert sorted(seen) == [f"doc-{i:04d}" for i in range(DOCS)]
+
+
+def test_torch_dataloader_workers_and_ranks_cover_the_output_once(output):
+    from torch.utils.data import DataLoader
+
+    seen = []
+    for rank in range(2):
+        dataset = GristmillDataset(output, rank=rank, world_size=2, seed=3, buffer_size=8, batch_size=5)
+        loader = DataLoader(dataset, batch_size=5, num_workers=3, collate_fn=list)
+        seen += [r["id"] for batch in loader for r in batch]
+    assert sorted(seen) == [f"doc-{i:04d}" for i in range(DOCS)]
+
+
+def test_same_seed_same_order_other_seed_other_order(output):
+    units = kept_units(output)
+    first = ids(OutputStream(units, seed=1, buffer_size=32))
+    assert first == ids(OutputStream(units, seed=1, buffer_size=32))
+    assert first != ids(OutputStream(units, seed=2, buffer_size=32))
+    assert first != ids(OutputStream(units, seed=1, epoch=1, buffer_size=32))
+    assert sorted(first) == sorted(ids(OutputStream(units, seed=2, buffer_size=32)))
+
+
+def test_resume_in_process_yields_exactly_the_remaining_documents(output):
+    full = ids(GristmillDataset(output, seed=5, buffer_size=20))
+    dataset = GristmillDataset(output, seed=5, buffer_size=20)
+    iterator = iter(dataset)
+    head = [next(iterator)["id"] for _ in range(137)]
+    state = json.loads(json.dumps(dataset.state_dict()))  # survives a checkpoint file
+    resumed = GristmillDataset(output, seed=5, buffer_size=20)
+    resumed.load_state_dict(state)
+    assert head + ids(resumed) == full
+
+
+@pytest.mark.parametrize("batches", [1, 11, 36, 70])
+def test_resume_with_dataloader_workers_continues_at_the_next_batch(output, batches):
+    from torch.utils.data import DataLoader
+
+    def loader(dataset):
+        return DataLoader(dataset, batch_size=4, num_workers=2, collate_fn=list)
+
+    make = lambda: GristmillDataset(output, seed=9, buffer_size=10, batch_size=4)  # noqa: E731
+    full = [r["id"] for batch in loader(make()) for r in batch]
+    head = []
+    for count, batch in enumerate(loader(make()), 1):
+        head += [r["id"] for r in batch]
+        if count == batches:  # near the end one worker has run out and the other goes on alone
+            break
+    dataset = make()
+    state = dataset.state_dict(samples_seen=len(head))
+    resumed = make()
+    resumed.load_state_dict(state)
+    assert head + [r["id"] for batch in loader(resumed) for r in batch] == full
+
+
+def test_dataloader_positions_follow_round_robin_and_exhaustion():
+    assert dataloader_positions(0, [5, 5], 2) == ([0, 0], 0)
+    assert dataloader_positions(6, [5, 5], 2) == ([4, 2], 1)
+    assert dataloader_positions(9, [3, 10], 2) == ([3, 6], 0)  # worker 0 ends with a short batch
+    assert dataloader_positions(11, [3, 10], 2) == ([3, 8], 0)  # then worker 1 alone
+    with pytest.raises(ValueError, match="batch boundary"):
+        dataloader_positions(3, [5, 5], 2)
+    with pytest.raises(ValueError, match="more than"):
+        dataloader_positions(11, [5, 5], 2)
+
+
+def test_a_state_from_another_layout_is_refused(output):
+    state = GristmillDataset(output, world_size=2).state_dict()
+    with pytest.raises(ValueError, match="world_size"):
+        GristmillDataset(output).load_state_dict(state)
+
+
+def test_unfinished_run_without_manifest_is_refused(output):
+    os.remove(os.path.join(output, "manifest.json"))
+    with pytest.raises(BadOutputFolder, match="no manifest.json; the run did not finish"):
+        GristmillDataset(output)
+
+
+def test_changed_shard_is_refused(output):
+    path = os.path.join(output, "kept", shard_name(1, 3))
+    data = bytearray(open(path, "rb").read())
+    data[100] ^= 0xFF
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(BadOutputFolder, match="sha256 .* does not match"):
+        kept_units(output)
+
+
+def test_truncated_shard_is_refused_even_without_hashing(output):
+    path = os.path.join(output, "kept", shard_name(0, 3))
+    data = open(path, "rb").read()
+    open(path, "wb").write(data[:-10])
+    with pytest.raises(BadOutputFolder, match="bytes, the manifest says"):
+        kept_units(output, verify=False)
+
+
+def test_other_format_version_and_foreign_schema_are_refused(tmp_path, output):
+    manifest_path = os.path.join(output, "manifest.json")
+    manifest = json.load(open(manifest_path))
+    json.dump({**manifest, "format_version": 99}, open(manifest_path, "w"))
+    with pytest.raises(BadOutputFolder, match="format version 99"):
+        kept_units(output)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    foreign = tmp_path / "foreign"
+    os.makedirs(foreign / "kept")
+    pq.write_table(pa.table({"id": ["a"], "content": ["x"]}), foreign / "kept" / "part.parquet")
+    data = (foreign / "kept" / "part.parquet").read_bytes()
+    entry = {
+        "kind": "kept",
+        "file": "kept/part.parquet",
+        "rows": 1,
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    (foreign / "manifest.json").write_text(json.dumps({"shards": [entry]}))
+    with pytest.raises(BadOutputFolder, match="not a gristmill kept shard .*needs text"):
+        kept_units(str(foreign))
