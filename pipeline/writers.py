@@ -182,7 +182,6 @@ def row_sort_key(row: dict[str, Any]) -> tuple:
 
 
 def encode_shard(
-def encode_shard(
     kind: str,
     rows: list[dict[str, Any]],
     compression: str,
