@@ -345,6 +345,7 @@ def finalize(
         "problems": problems,
         "stages": stages,
         "score_names": score_names,
+        "kept_output": kept_output_figures(recipe, shards),
         "rejected_by_reason": outcome_counts["rejected"],
         "failed_by_error": outcome_counts["failed"],
         "shards": shards,
