@@ -35,12 +35,16 @@ _SEMANTIC_MISS = (
     "semantic_dedup (static, centered, eps=0.10, benchmark recall 0.87) misses this hand-written "
     "paraphrase: its cosine to the original is below 0.90"
 )
+_SEMANTIC_VERIFIED = (
+    "semantic_dedup's lexical check (word 3-gram containment >= 0.2; this heavy rewrite shares 0.15) "
+    "keeps this paraphrase: a looser check merged different pages (benchmarks/results/units.md)"
+)
 _QUALITY_MISS = "the MiniLM quality head scores this clean article 0.495, just under the recipe's 0.5"
 KNOWN_STAGE_ISSUES: dict[str, dict[str, str]] = {
     "default": {
         "article-sourdough-starter-rewrite": _SEMANTIC_MISS,
         "article-home-composting-rewrite": _SEMANTIC_MISS,
-        "article-history-of-tea-rewrite": _SEMANTIC_MISS,
+        "article-wind-turbines-rewrite": _SEMANTIC_VERIFIED,
         "article-mushroom-foraging": _QUALITY_MISS,
     },
     "fineweb": {},

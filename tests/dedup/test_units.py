@@ -61,7 +61,9 @@ def test_copied_paragraph_is_cut_from_the_lower_ranked_document():
     b = Document("b", f"{para('b1')}\n{revised}\n{para('b2')}\n{para('b3')}")
     for kept, rejected, _ in run([a, b]):
         assert_that(
-            kept, equal_to([("a", f"{para('a2')}\n{para('a3')}", [[0, "b"]]), ("b", b.text, None)]), label="kept"
+            kept,
+            equal_to([("a", f"{para('a2')}\n{para('a3')}", [[0, "b"]]), ("b", b.text, None)]),
+            label="kept",
         )
         assert_that(rejected, equal_to([]), label="rejected")
 
