@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import gzip
 import json
 import random
 import sys
@@ -32,6 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from quality_prepare_data import read_jsonl  # noqa: E402  (this script's folder is on sys.path)
+
 from quality_models import coherence  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent
@@ -39,14 +40,6 @@ DEFAULT_DATA = ROOT.parents[1] / "shared" / "data"
 SEED = 0
 PASSAGE_CHARS = 1500
 DEPTH = {"cj": 3, "ch": 2, "cf": 2, "ce": 2, "cd": 2, "cg": 2}  # other Brown genres: 1
-
-
-def read_jsonl(path: Path) -> Iterator[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                yield json.loads(line)
 
 
 def passages(text: str, size: int = PASSAGE_CHARS) -> Iterator[str]:

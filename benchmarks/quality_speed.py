@@ -1,4 +1,6 @@
-"""Scoring speed per core of fasttext_quality and embedding_quality (MiniLM fp32, MiniLM bf16, static).
+"""Scoring speed per core: fasttext_quality, embedding_quality (static: one head, the default's
+three heads, four with `coherent`; MiniLM fp32/bf16), the combined `quality` score, the default
+recipe's scoring chain, and `toxicity`.
 
     python benchmarks/quality_speed.py [--data DIR] [--fasttext-docs 20000] [--minilm-docs 96]
 
@@ -18,12 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from filters.toxicity import Toxicity  # noqa: E402
 from pipeline.document import Document  # noqa: E402
-from quality_models.embedding_quality import DEFAULT_EMBEDDING_HEAD, EmbeddingQuality  # noqa: E402
+from quality_models.combined import CombinedQuality  # noqa: E402
+from quality_models.embedding_quality import EmbeddingQuality  # noqa: E402
 from quality_models.fasttext_quality import FastTextQuality  # noqa: E402
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-STATIC_HEAD = DEFAULT_EMBEDDING_HEAD.parents[1] / "embedding-quality-static" / "head.safetensors"
 DOC_CHARS = 3000
 
 
@@ -63,6 +66,30 @@ def measure(stage, docs: list[Document], batch: int, repeats: int) -> tuple[floa
     return best
 
 
+class Chain:
+    """Stages run one after the other on each batch, as the default recipe's scoring runs."""
+
+    def __init__(self, *stages) -> None:
+        self.stages = stages
+
+    def setup(self) -> None:
+        for stage in self.stages:
+            stage.setup()
+
+    def check_batch(self, docs: list[Document]) -> list:
+        for stage in self.stages:
+            docs = [v.doc or d for v, d in zip(stage.check_batch(docs), docs)]
+        return docs
+
+
+def default_scorers() -> tuple:
+    """The default recipe's scoring stages, as configured there."""
+    return (
+        FastTextQuality("fasttext_quality"),
+        EmbeddingQuality("embedding_quality", model="", heads=["informative", "depth", "toxic"]),
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -83,12 +110,41 @@ def main() -> int:
             5,
         ),
         (
-            "embedding_quality static",
-            EmbeddingQuality("st", model=str(STATIC_HEAD)),
+            "embedding_quality static, one head (informative)",
+            EmbeddingQuality("st", model="", heads=["informative"]),
             args.static_docs,
             1000,
             3,
         ),
+        (
+            "embedding_quality static, 3 heads (default: informative, depth, toxic)",
+            EmbeddingQuality("st", model="", heads=["informative", "depth", "toxic"]),
+            args.static_docs,
+            1000,
+            3,
+        ),
+        (
+            "embedding_quality static, 4 heads (+ coherent: sentence features)",
+            EmbeddingQuality("st", model="", heads=["informative", "coherent", "depth", "toxic"]),
+            args.static_docs,
+            1000,
+            3,
+        ),
+        (
+            "default scoring: fasttext_quality + 3 heads",
+            Chain(*default_scorers()),
+            args.static_docs,
+            1000,
+            3,
+        ),
+        (
+            "default scoring: fasttext_quality + 3 heads + quality",
+            Chain(*default_scorers(), CombinedQuality("quality")),
+            args.static_docs,
+            1000,
+            3,
+        ),
+        ("toxicity (word lists + learned model)", Toxicity("tox"), args.static_docs, 1000, 3),
         (
             "embedding_quality minilm fp32",
             EmbeddingQuality("m32", embedder="minilm"),

@@ -34,32 +34,37 @@ def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def features(text: str, vectors: np.ndarray, ids: np.ndarray, boundary_ids: np.ndarray) -> np.ndarray:
-    """The FEATURES of one text, from its token ids and their vectors (one row per token)."""
+    """The FEATURES of one text, from its token ids and their float32 vectors (one row per token).
+
+    Written without BLAS calls (reduceat, einsum): tiny matrix products are slow on a busy machine.
+    """
     stripped = text.strip()
     edges = [stripped.endswith(_TERMINAL), bool(stripped[:1].islower())]
-    ends = np.flatnonzero(np.isin(ids[:-1], boundary_ids)) + 1
-    bounds = np.concatenate([[0], ends, [len(ids)]]).astype(np.int64)
-    sums = np.add.reduceat(vectors.astype(np.float32), bounds[:-1], axis=0) if len(ids) else vectors
-    sizes = np.diff(bounds)
-    segments = sums[sizes >= MIN_SEGMENT_TOKENS] if len(ids) else sums
-    k = len(segments)
+    starts = np.concatenate([[0], np.flatnonzero(np.isin(ids[:-1], boundary_ids)) + 1]) if len(ids) else []
+    sizes = np.diff(np.append(starts, len(ids)))
+    keep = sizes >= MIN_SEGMENT_TOKENS
+    k = int(keep.sum())
     if k < 3:
         return np.array([np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges], dtype=np.float32)
-    adjacent = _cos_rows(segments[:-1], segments[1:])
-    unit = segments / np.maximum(np.linalg.norm(segments, axis=1, keepdims=True), 1e-12)
-    sim = unit @ unit.T
-    distant = sim[np.triu_indices(k, 2)]
-    pairs = sim[np.triu_indices(k, 1)]
+    segments = np.add.reduceat(vectors, starts, axis=0)[keep]
+    unit = segments / np.maximum(np.sqrt(np.einsum("id,id->i", segments, segments)), 1e-12)[:, None]
+    sim = np.einsum("id,jd->ij", unit, unit)
+    adjacent = np.diagonal(sim, 1)
+    upper = np.triu_indices(k, 1)
+    pairs = sim[upper]
+    distant = pairs[upper[1] - upper[0] >= 2]
+    total = segments.sum(axis=0)
+    to_doc = np.einsum("id,d->i", unit, total) / max(float(np.sqrt(total @ total)), 1e-12)
+    adjacent_mean, pairs_mean, distant_mean = adjacent.mean(), pairs.mean(), distant.mean()
     # Adjacent similarity against what a random order would give, in standard errors.
-    z = (adjacent.mean() - pairs.mean()) / (pairs.std() + 1e-6) * np.sqrt(k - 1)
-    to_doc = unit @ (segments.sum(axis=0) / max(np.linalg.norm(segments.sum(axis=0)), 1e-12))
+    z = (adjacent_mean - pairs_mean) / (pairs.std() + 1e-6) * np.sqrt(k - 1)
     return np.array(
         [
             np.log1p(k),
             0.0,
-            adjacent.mean(),
-            distant.mean(),
-            adjacent.mean() - distant.mean(),
+            adjacent_mean,
+            distant_mean,
+            adjacent_mean - distant_mean,
             z,
             adjacent.min(),
             to_doc.mean(),

@@ -100,7 +100,7 @@ class CombinedQuality(DocumentStage):
     """Combine earlier scores and document statistics into one calibrated P(useful); writes scores[<name>].
 
     Needs the scores its weights file names (the default: `fasttext_quality` and the
-    `embedding_quality` heads informative, coherent, depth, toxic) from earlier stages; a document
+    `embedding_quality` heads informative, depth, toxic) from earlier stages; a document
     lacking one fails with the name of the missing score. Never rejects (reasons: none).
     """
 

@@ -143,6 +143,7 @@ class StaticEmbedder(Embedder):
         self.max_tokens = STATIC_MAX_TOKENS
         self._model = StaticModel.from_pretrained(path, normalize=True, max_length=STATIC_MAX_TOKENS)
         self.dim = int(self._model.dim)
+        self._embedding32: np.ndarray | None = None  # float32 copy for the coherence pass, made once
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         # Single process: Beam already parallelizes across workers, and order must stay stable.
@@ -159,13 +160,16 @@ class StaticEmbedder(Embedder):
         chars = self.max_tokens * model.median_token_length  # as model2vec's encode truncates
         ids = model.tokenize([text[:chars] for text in texts])
         boundary = np.array([model.tokenizer.token_to_id(t) for t in ".!?"], dtype=np.int64)
+        if self._embedding32 is None:
+            self._embedding32 = np.asarray(model.embedding, dtype=np.float32)
+        embedding = self._embedding32
         means = np.zeros((len(texts), self.dim), dtype=np.float32)
         feats = np.zeros((len(texts), len(coherence.FEATURES)), dtype=np.float32)
         for row, (text, token_ids) in enumerate(zip(texts, ids)):
             token_ids = np.asarray(token_ids[: self.max_tokens], dtype=np.int64)
-            vectors = model.embedding[token_ids]
+            vectors = embedding[token_ids]
             if len(token_ids):
-                means[row] = vectors.astype(np.float32).mean(axis=0)
+                means[row] = vectors.mean(axis=0)
             feats[row] = coherence.features(text, vectors, token_ids, boundary)
         return _normalize(means), feats
 
