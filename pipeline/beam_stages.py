@@ -236,7 +236,7 @@ class ApplyStages(beam.PTransform):
         super().__init__()
         self.stages = stages
         self.batch_size = batch_size
-        self.on_group_output = on_group_output  # (kept PCollection, last stage name): progress taps
+        self.on_group_output = on_group_output  # (StageOutputs, last stage name): progress taps
 
     def expand(self, docs):
         rejected, failed = [], []
@@ -247,7 +247,7 @@ class ApplyStages(beam.PTransform):
                 outputs = docs | RunCollectionStage(group[0])
             docs = outputs.kept
             if self.on_group_output:
-                self.on_group_output(docs, group[-1].name)
+                self.on_group_output(outputs, group[-1].name)
             rejected.append(outputs.rejected)
             failed.append(outputs.failed)
         pipeline = docs.pipeline

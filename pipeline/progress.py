@@ -1,12 +1,12 @@
 """Live progress of a run: counts from the workers while the pipeline runs, shown by the driver.
 
 Beam's local runner reports metrics only when the run ends, so the pipeline carries its own
-small progress channel: tap steps on the read records, each stage group's kept output and the
-rejected/failed streams count elements and, at most every `FLUSH_SECONDS`, overwrite one small
-JSON file per DoFn instance in `<staging>/progress/` through Beam's FileSystems (so it works
-wherever the output folder lives). The driver polls that folder every `POLL_SECONDS` and sums
-the files. The same counts also go to Beam counters (namespace `gristmill.progress`) for
-runners whose own UI shows metrics.
+small progress channel: tap steps on the read records and on each stage group's kept, rejected
+and failed outputs (never after a Flatten, whose output the local runner holds back) count
+elements and, at most every `FLUSH_SECONDS`, overwrite one small JSON file per DoFn instance
+in `<staging>/progress/` through Beam's FileSystems (so it works wherever the output folder
+lives). The driver polls that folder every `POLL_SECONDS` and sums the files. The same counts
+also go to Beam counters (namespace `gristmill.progress`) for runners whose own UI shows metrics.
 """
 
 from __future__ import annotations
@@ -137,10 +137,12 @@ class Channel:
     def tap(self, pcoll, prefix: str, label: str) -> None:
         _ = pcoll | label >> beam.ParDo(_TapFn(self.directory, prefix))
 
-    def tap_stage_output(self, kept, stage: str) -> None:
-        """Count a stage group's kept output (called by ApplyStages for its last stage)."""
+    def tap_stage_outputs(self, outputs, stage: str) -> None:
+        """Count a stage group's outputs (ApplyStages calls this with its last stage's name)."""
         self.tapped.add(stage)
-        self.tap(kept, f"kept.{stage}", f"Progress_{stage}")
+        self.tap(outputs.kept, f"kept.{stage}", f"Progress_{stage}_kept")
+        self.tap(outputs.rejected, "rejected", f"Progress_{stage}_rejected")
+        self.tap(outputs.failed, "failed", f"Progress_{stage}_failed")
 
     @classmethod
     def for_recipe(cls, recipe, staging: str) -> Channel:

@@ -191,18 +191,15 @@ def build_pipeline(
     read = records | "ByOutcome" >> beam.Map(_outcome_of) | "SplitRead" >> SplitOutcomes()
     # On Dask, a batch left over at the end of a bundle would be lost (pipeline.runners, fault 2).
     batch_size = 1 if is_dask(pipeline.options.view_as(StandardOptions).runner) else recipe.run.batch_size
-    tap = channel.tap_stage_output if channel else None
+    tap = channel.tap_stage_outputs if channel else None
     outputs = read.kept | "Stages" >> ApplyStages(recipe.stages, batch_size, tap)
     rejected = (read.rejected, outputs.rejected) | "Rejected" >> beam.Flatten()
     failed = (read.failed, outputs.failed) | "Failed" >> beam.Flatten()
-    if channel:
-        for pcoll, prefix in (
-            (records, "read"),
-            (rejected, "rejected"),
-            (failed, "failed"),
-            (outputs.kept, "kept"),
-        ):
-            channel.tap(pcoll, prefix, f"Progress_{prefix}")
+    if channel:  # taps before any Flatten: the local runner holds a Flatten's output until it ends
+        taps = [(source, "read") for source in sources]
+        taps += [(read.rejected, "rejected"), (read.failed, "failed"), (outputs.kept, "kept")]
+        for index, (pcoll, prefix) in enumerate(taps):
+            channel.tap(pcoll, prefix, f"Progress_{prefix}_{index}")
     out = recipe.output
     keep_text = recipe.run.keep_rejected_text
     rejected_rows = rejected | "RejectedRows" >> beam.Map(rejected_row, keep_text)
