@@ -12,7 +12,7 @@ import pytest
 from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
-from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
+from tests.conftest import IN_PROCESS, write_bad_inputs, write_jsonl, write_recipe
 from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
 
 pytest.importorskip("distributed")
@@ -88,20 +88,7 @@ def test_dask_cluster_gives_the_same_result_as_the_default_runner(tmp_path, dask
 
 def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
     """The bad-input end-to-end case (tests/pipeline/test_run.py) on the Dask cluster."""
-    import gzip
-    import json
-
-    from tests.conftest import LONG_TEXT
-
-    folder = tmp_path / "in"
-    folder.mkdir()
-    write_jsonl(folder / "good.jsonl", corpus(10))
-    (folder / "empty.jsonl").write_text("")
-    (folder / "bad.jsonl").write_bytes(b'{"id": "u", "text": "\xff"}\n{"id": 1\n{"id": "n", "text": null}\n')
-    whole = gzip.compress(
-        b"".join(json.dumps({"id": f"g{i}", "text": LONG_TEXT}).encode() + b"\n" for i in range(50))
-    )
-    (folder / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    folder = write_bad_inputs(tmp_path / "in", corpus(10))
     recipe_path = write_recipe(tmp_path / "r.toml", [str(folder / "*")], STAGES)
     default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), IN_PROCESS)
     dask = run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
