@@ -49,7 +49,7 @@ def main() -> None:
         sentences = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         docs = [Document(id=f"{code}-{i}", text=s) for i, s in enumerate(sentences)]
         start = time.perf_counter()
-        stage.check_batch(docs)
+        docs = [verdict.doc or doc for doc, verdict in zip(docs, stage.check_batch(docs))]
         seconds += time.perf_counter() - start
         total += len(docs)
         predicted = Counter(doc.language for doc in docs)

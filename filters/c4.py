@@ -14,7 +14,7 @@ import xxhash
 
 from filters import text_analysis as ta
 from filters.text_analysis import DATA_DIR
-from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import DocumentStage, Param, register
 
 CITATION = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
@@ -86,10 +86,7 @@ class C4Quality(DocumentStage):
             kept.append(line)
         if sentences < self.min_num_sentences:
             return reject("too_few_sentences", f"sentences={sentences}<{self.min_num_sentences}")
-        text = "\n".join(kept).strip()
-        if text != doc.text:
-            doc.replace_text(text)
-        return KEEP
+        return keep(doc.with_text("\n".join(kept).strip()))
 
 
 # The same per-language lists as `toxicity` (LDNOOBW-derived, via badwords-py; see its LICENSE.md),

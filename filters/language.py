@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.document import Document, Verdict, keep, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 
 
@@ -62,8 +62,7 @@ class LanguageFilter(DocumentStage):
         else:
             found = (best_language, best_score)
         if found is not None and found[1] > self.threshold:
-            doc.language, doc.language_score = found
-            return KEEP
+            return keep(doc.replace(language=found[0], language_score=found[1]))
         if not self._wanted or best_language in self._wanted:
             return reject("low_language_score", f"{best_language}={best_score:.3f}<={self.threshold}")
         return reject("wrong_language", f"top={best_language}:{best_score:.3f}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from pipeline.document import KEEP, Document, Verdict
+from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 
 # datatrove 0.10 PIIFormatter patterns (Apache-2.0).
@@ -69,10 +69,7 @@ class PIIRedact(DocumentStage):
         if self.ips and "." in text:
             valid = is_public_ip if self.only_public_ips else None
             text = self._replace(IPV4, text, self.ip_replacements, counts, "ip", valid)
-        doc.metadata["pii_redactions"] = counts
-        if text != doc.text:
-            doc.replace_text(text)
-        return KEEP
+        return keep(doc.with_text(text).with_metadata({"pii_redactions": counts}))
 
     @staticmethod
     def _replace(

@@ -11,7 +11,7 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.document import Document, Verdict, keep, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 
 LIST_DIR = Path(__file__).resolve().parent / "data" / "toxicity"
@@ -320,11 +320,11 @@ class Toxicity(DocumentStage):
     def check(self, doc: Document) -> Verdict:
         counts = self.counts(doc)
         score = counts.score
-        doc.scores[self.name] = score
+        doc = doc.with_scores({self.name: score})
         if score > self.max_score and sum(n for _, n in counts.terms) >= self.min_flagged:
             terms = ",".join(term for term, _ in counts.terms[:3])
             detail = (
                 f"score={score:.4f}>{self.max_score} flagged={counts.flagged}/{counts.tokens} terms={terms}"
             )
-            return reject("toxic", detail)
-        return KEEP
+            return reject("toxic", detail, doc)
+        return keep(doc)

@@ -57,9 +57,11 @@ def run_stage_on_batch(stage: DocumentStage, docs: list[Document]) -> tuple[list
             removed.append(verdict)
             counts["failed"] += 1
         elif verdict.keep:
-            kept.append(doc)
+            kept.append(verdict.doc or doc)
         else:
-            removed.append(Rejection(doc, stage.name, verdict.reason or "rejected", verdict.detail or ""))
+            removed.append(
+                Rejection(verdict.doc or doc, stage.name, verdict.reason or "rejected", verdict.detail or "")
+            )
             counts[f"rejected.{verdict.reason}"] += 1
     counts["kept"] = len(kept)
     return kept + bypass, removed, counts
@@ -99,13 +101,12 @@ class _DocumentStagesFn(beam.DoFn):
                 self._count(stage.name, name, value)
             for record in removed:
                 if isinstance(record, Rejection):
-                    record.doc.cache = None
+                    record.doc.without_cache()
                     yield REJECTED, record
                 else:
                     yield FAILED, record
         for doc in docs:
-            doc.cache = None
-            yield KEPT, doc
+            yield KEPT, doc.without_cache()
 
     def process(self, doc: Document) -> Iterator:
         self._buffer.append(doc)

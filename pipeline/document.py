@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Document:
-    """One document (or synthesis candidate).
+    """One document (or synthesis candidate); immutable, so a retry sees it as it entered a stage.
 
-    `cache` holds per-text analysis shared by consecutive stages (words, lines, n-grams);
-    it is cleared whenever the text is replaced and never written to the output.
+    Stages return updated copies (`with_text`, `with_scores`, `with_metadata`, `replace`) through
+    their verdict and never edit a document in place. `cache` holds per-text analysis shared by
+    consecutive stages (words, lines, n-grams); a copy with new text starts without it, and it is
+    never compared, pickled or written to the output.
     """
 
     id: str
@@ -44,35 +48,65 @@ class Document:
 
     def cached(self, key: str, compute):
         """Return `compute(self.text)` once per text version, shared by every stage."""
-        if self.cache is None:
-            self.cache = {}
+        cache = self.cache
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "cache", cache)  # derived data, not part of the value
         try:
-            return self.cache[key]
+            return cache[key]
         except KeyError:
-            value = self.cache[key] = compute(self.text)
+            value = cache[key] = compute(self.text)
             return value
 
-    def replace_text(self, text: str) -> None:
-        """Edit the text (c4_quality, pii_redact) and drop analysis made for the old text."""
-        self.text = text
-        self.cache = None
+    def replace(self, **changes: Any) -> Document:
+        """A copy with `changes`; the analysis cache carries over only while the text is the same."""
+        if "text" in changes and changes["text"] != self.text:
+            changes.setdefault("cache", None)
+        return dataclasses.replace(self, **changes)
+
+    def with_text(self, text: str) -> Document:
+        """A copy with new text (c4_quality, pii_redact) and no analysis of the old text."""
+        return self if text == self.text else self.replace(text=text)
+
+    def with_scores(self, scores: Mapping[str, float]) -> Document:
+        """A copy whose scores also hold `scores` (same names replaced)."""
+        return self.replace(scores={**self.scores, **scores})
+
+    def with_metadata(self, metadata: Mapping[str, Any]) -> Document:
+        """A copy whose metadata also holds `metadata` (same keys replaced)."""
+        return self.replace(metadata={**self.metadata, **metadata})
+
+    def without_cache(self) -> Document:
+        """The same document with its analysis cache dropped (before it leaves a fused step)."""
+        object.__setattr__(self, "cache", None)
+        return self
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """A stage's policy decision on one document: keep, or reject with a reason code."""
+    """A stage's policy decision on one document: keep, or reject with a reason code.
+
+    `doc` is the document as the stage leaves it (new text, scores, language); None means
+    unchanged. A rejection may carry it too, so `rejected/` records what was known.
+    """
 
     keep: bool
     reason: str | None = None
     detail: str | None = None
+    doc: Document | None = None
 
 
 KEEP = Verdict(True)
 
 
-def reject(reason: str, detail: str = "") -> Verdict:
+def keep(doc: Document) -> Verdict:
+    """Keep `doc`, the updated copy of the document the stage was given."""
+    return Verdict(True, doc=doc)
+
+
+def reject(reason: str, detail: str = "", doc: Document | None = None) -> Verdict:
     """A rejection with a low-cardinality `reason` code and free-text `detail`."""
-    return Verdict(False, reason, detail)
+    return Verdict(False, reason, detail, doc)
 
 
 @dataclass(slots=True)

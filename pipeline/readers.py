@@ -476,7 +476,7 @@ def _warc_block_to_record(
     text = extract_html_text(payload, content_type, config.html_extractor)
     if not text.strip():
         return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(payload)} bytes of HTML")
-    return Document(doc_id, text, source=path, url=url, metadata=metadata)
+    return doc.with_text(text)
 
 
 def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:

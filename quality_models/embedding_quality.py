@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.document import KEEP, Document, Verdict
+from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
 from quality_models.embedders import EMBEDDER_NAMES, load_embedder
@@ -126,6 +126,4 @@ class EmbeddingQuality(DocumentStage):
         if self._head is None:
             self.setup()
         scores = self._head.score(self._embedder.encode([d.text for d in docs], batch_size=self.batch_size))
-        for doc, score in zip(docs, scores):
-            doc.scores[self.name] = float(score)
-        return [KEEP] * len(docs)
+        return [keep(doc.with_scores({self.name: float(score)})) for doc, score in zip(docs, scores)]

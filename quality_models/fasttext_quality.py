@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pipeline.document import KEEP, Document, Verdict
+from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
 
@@ -93,6 +93,5 @@ class FastTextQuality(DocumentStage):
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
         if self._model is None:
             self.setup()
-        for doc, score in zip(docs, predict_positive(self._model, [d.text for d in docs])):
-            doc.scores[self.name] = score
-        return [KEEP] * len(docs)
+        scores = predict_positive(self._model, [d.text for d in docs])
+        return [keep(doc.with_scores({self.name: score})) for doc, score in zip(docs, scores)]

@@ -14,7 +14,7 @@ import ast
 import re
 import signal
 
-from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.document import KEEP, Document, Verdict, keep, reject
 from synthesis.mutation import mutants
 from synthesis.sandbox import RunResult, SandboxPool
 
@@ -186,13 +186,12 @@ class CodeVerifier:
             if not verdict.keep:
                 continue
             outcomes = killed.get(i, [])
-            if not outcomes:
-                docs[i].scores["mutation_score"] = 1.0
-                continue
-            score = sum(outcomes) / len(outcomes)
-            docs[i].scores["mutation_score"] = score
+            score = sum(outcomes) / len(outcomes) if outcomes else 1.0
+            scored = docs[i].with_scores({"mutation_score": score})
+            verdicts[i] = keep(scored)
             if score < self.min_mutation_score:
                 verdicts[i] = reject(
                     "weak_tests",
                     f"mutation score {score:.2f} < {self.min_mutation_score:g} ({len(outcomes)} mutants)",
+                    scored,
                 )

@@ -7,7 +7,7 @@ import subprocess
 import weakref
 from typing import Any
 
-from pipeline.document import KEEP, Document, Verdict, reject
+from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import DocumentStage, Param, register
 from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
 from synthesis.math_verifier import REASONS as MATH_REASONS
@@ -102,14 +102,15 @@ class Verify(DocumentStage):
         verdicts: list[Verdict] = [KEEP] * len(docs)
         code = [i for i, doc in enumerate(docs) if doc.kind == "code"]
         for i, verdict in zip(code, self._code.check_batch([docs[i] for i in code])):
-            verdicts[i] = verdict
             if verdict.keep:
-                docs[i].replace_text(render_code(docs[i]))
+                checked = verdict.doc or docs[i]
+                verdict = keep(checked.with_text(render_code(checked)))
+            verdicts[i] = verdict
         for i, doc in enumerate(docs):
             if doc.kind == "math":
                 verdicts[i] = self._math.check(doc)
                 if verdicts[i].keep:
-                    doc.replace_text(self._math.render(doc))
+                    verdicts[i] = keep(doc.with_text(self._math.render(doc)))
             elif doc.kind not in (None, "code"):
                 verdicts[i] = reject("unsupported", f"kind={doc.kind}")
         return verdicts

@@ -124,9 +124,7 @@ def test_stage_removes_near_duplicates_deterministically_in_any_order(shuffle_se
 
 
 def test_prefer_score_and_tie_break_choose_the_survivor():
-    docs = corpus()
-    for doc in docs:
-        doc.scores["quality"] = 0.9 if doc.id == "a-edit1" else 0.1
+    docs = [doc.with_scores({"quality": 0.9 if doc.id == "a-edit1" else 0.1}) for doc in corpus()]
     pipeline, kept, rejected, _ = run_stage(
         docs, MinHashDedup("near_dups", prefer_score="quality", cc_rounds=3)
     )

@@ -8,7 +8,7 @@ from tests.filters.conftest import EDGE_TEXTS, GOOD_TEXT
 def c4(text: str, **params) -> tuple:
     doc = Document(id="d", text=text)
     verdict = C4Quality("c4_quality", **params).check(doc)
-    return verdict, doc
+    return verdict, verdict.doc or doc
 
 
 def test_good_text_kept_unchanged():
@@ -31,8 +31,8 @@ def test_boilerplate_lines_dropped_and_edit_visible():
     doc.cached("words", lambda t: ["stale"])
     verdict = C4Quality("c4_quality").check(doc)
     assert verdict.keep
-    assert doc.text == GOOD_TEXT
-    assert doc.cache is None  # the edit dropped analysis made for the old text
+    assert verdict.doc.text == GOOD_TEXT and doc.text == text  # an edited copy; the input is untouched
+    assert verdict.doc.cache is None  # the copy has no analysis made for the old text
 
 
 def test_terminal_punctuation_rule_is_off_by_default_and_switchable():

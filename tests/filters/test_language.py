@@ -24,15 +24,16 @@ def english() -> LanguageFilter:
 
 def test_english_kept_with_language_and_score(english):
     doc = Document(id="d", text=GOOD_TEXT)
-    assert english.check(doc).keep
-    assert doc.language == "en" and doc.language_score > 0.9
+    verdict = english.check(doc)
+    assert verdict.keep and verdict.doc.language == "en" and verdict.doc.language_score > 0.9
+    assert doc.language is None  # the input document is never edited
 
 
 def test_wrong_language(english):
     doc = Document(id="d", text=FRENCH)
     verdict = english.check(doc)
     assert verdict.reason == "wrong_language" and "top=fr" in verdict.detail
-    assert doc.language is None
+    assert doc.language is None and verdict.doc is None
 
 
 def test_low_language_score():
@@ -44,17 +45,18 @@ def test_low_language_score():
 def test_several_and_any_languages():
     both = LanguageFilter("language", languages=["en", "fr"])
     docs = [Document(id="a", text=GOOD_TEXT), Document(id="b", text=FRENCH)]
-    assert [v.keep for v in both.check_batch(docs)] == [True, True]
-    assert [d.language for d in docs] == ["en", "fr"]
+    verdicts = both.check_batch(docs)
+    assert [v.keep for v in verdicts] == [True, True]
+    assert [v.doc.language for v in verdicts] == ["en", "fr"]
     any_language = LanguageFilter("language", languages=[], threshold=0.5)
-    doc = Document(id="c", text=FRENCH)
-    assert any_language.check(doc).keep and doc.language == "fr"
+    verdict = any_language.check(Document(id="c", text=FRENCH))
+    assert verdict.keep and verdict.doc.language == "fr"
 
 
 def test_low_threshold_scores_every_label():
     stage = LanguageFilter("language", languages=["fr"], threshold=0.0001)
-    doc = Document(id="d", text=GOOD_TEXT)
-    assert stage.check(doc).keep and doc.language == "fr" and doc.language_score < 0.01
+    verdict = stage.check(Document(id="d", text=GOOD_TEXT))
+    assert verdict.keep and verdict.doc.language == "fr" and verdict.doc.language_score < 0.01
 
 
 def test_bad_language_code():

@@ -18,7 +18,7 @@ def test_profane_text_is_rejected_with_score_and_terms():
     verdict = stage.check(doc)
     assert verdict.reason == "toxic"
     assert verdict.detail == "score=0.2500>0.02 flagged=3/12 terms=fuck,shit,fucking"
-    assert doc.scores["toxicity"] == pytest.approx(3 / 12)  # "hell" is ambiguous, not counted
+    assert verdict.doc.scores["toxicity"] == pytest.approx(3 / 12)  # "hell" is ambiguous, not counted
 
 
 def test_clean_prose_scores_zero_and_is_kept():
@@ -26,8 +26,8 @@ def test_clean_prose_scores_zero_and_is_kept():
     doc = Document(
         "d", "The committee met in Scunthorpe to discuss the classic cocktail passage and the assassin."
     )
-    assert stage.check(doc).keep
-    assert doc.scores["tox"] == 0.0
+    verdict = stage.check(doc)
+    assert verdict.keep and verdict.doc.scores["tox"] == 0.0
 
 
 @pytest.mark.parametrize(
@@ -71,12 +71,13 @@ def test_ambiguous_entries_count_only_when_asked():
 
 def test_min_flagged_and_max_score():
     one = Document("d", "what the fuck")
-    assert Toxicity("t").check(one).keep  # one hit is below min_flagged = 2
-    assert one.scores["t"] == pytest.approx(1 / 3)
+    verdict = Toxicity("t").check(one)
+    assert verdict.keep  # one hit is below min_flagged = 2
+    assert verdict.doc.scores["t"] == pytest.approx(1 / 3)
     assert Toxicity("t", min_flagged=1).check(one).reason == "toxic"
     two = Document("d", "fuck fuck")
-    assert Toxicity("t", max_score=1.0).check(two).keep
-    assert two.scores["t"] == 1.0
+    verdict = Toxicity("t", max_score=1.0).check(two)
+    assert verdict.keep and verdict.doc.scores["t"] == 1.0
 
 
 def test_document_language_list_applies():
@@ -101,11 +102,10 @@ def test_edge_cases_empty_one_word_non_latin_crlf():
     stage = Toxicity("t", min_flagged=1)
     for text in ("", "word", "   \r\n  ", "这是一个普通的中文句子。", "Γεια σου κόσμε"):
         doc = Document("d", text, language="zh")
-        assert stage.check(doc).keep
-        assert doc.scores["t"] == 0.0
-    crlf = Document("d", "hello\r\nshit\r\nworld\r\n")
-    assert stage.check(crlf).reason == "toxic"
-    assert crlf.scores["t"] == pytest.approx(1 / 3)
+        verdict = stage.check(doc)
+        assert verdict.keep and verdict.doc.scores["t"] == 0.0
+    verdict = stage.check(Document("d", "hello\r\nshit\r\nworld\r\n"))
+    assert verdict.reason == "toxic" and verdict.doc.scores["t"] == pytest.approx(1 / 3)
 
 
 def test_configuration_and_pickling():

@@ -6,7 +6,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from dedup.exact import ExactDedup
 from filters.length import LengthFilter
 from pipeline.beam_stages import ApplyStages, group_stages, run_stage_on_batch
-from pipeline.document import KEEP, Document, reject
+from pipeline.document import KEEP, Document, keep, reject
 from pipeline.run import error_summary
 from pipeline.stages import CollectionStage, DocumentStage, StageOutputs
 
@@ -24,8 +24,7 @@ class Uppercases(DocumentStage):
     """Edits text; rejects nothing."""
 
     def check(self, doc):
-        doc.replace_text(doc.text.upper())
-        return KEEP
+        return keep(doc.with_text(doc.text.upper()))
 
 
 def docs(*texts):

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pipeline.document import KEEP, Document
+from pipeline.document import Document
 from pipeline.stages import STAGES, ConfigError
 from quality_models.embedding_quality import DEFAULT_EMBEDDING_HEAD, EmbeddingQuality, LinearHead
 
@@ -23,8 +23,9 @@ def test_static_head_scores_prose_above_spam():
     stage = EmbeddingQuality("emb", model=str(STATIC_HEAD))
     stage.setup()
     docs = [Document("good", " ".join(GOOD)), Document("spam", " ".join(BAD))]
-    assert stage.check_batch(docs) == [KEEP, KEEP]
-    assert 1.0 >= docs[0].scores["emb"] > docs[1].scores["emb"] >= 0.0
+    verdicts = stage.check_batch(docs)
+    assert all(v.keep for v in verdicts)
+    assert 1.0 >= verdicts[0].doc.scores["emb"] > verdicts[1].doc.scores["emb"] >= 0.0
 
 
 def test_head_round_trip_and_linear_kind(tmp_path):

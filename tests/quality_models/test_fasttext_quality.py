@@ -1,6 +1,6 @@
 import pytest
 
-from pipeline.document import KEEP, Document
+from pipeline.document import Document
 from pipeline.stages import STAGES, ConfigError
 from quality_models.fasttext_quality import DEFAULT_FASTTEXT_MODEL, FastTextQuality, normalize_for_fasttext
 
@@ -28,12 +28,14 @@ def test_scores_prose_above_spam_and_chat_and_never_rejects():
     stage = FastTextQuality("ft")
     stage.setup()
     docs = [Document("good", " ".join(GOOD)), Document("spam", " ".join(BAD[::2])), Document("empty", "")]
-    assert stage.check_batch(docs) == [KEEP, KEEP, KEEP]
-    good, spam, empty = (d.scores["ft"] for d in docs)
+    verdicts = stage.check_batch(docs)
+    assert all(v.keep for v in verdicts)
+    good, spam, empty = (v.doc.scores["ft"] for v in verdicts)
     assert all(0.0 <= s <= 1.0 for s in (good, spam, empty))
     assert good > 0.5 > spam
     single = Document("good", " ".join(GOOD))
-    assert stage.check(single) == KEEP and single.scores["ft"] == good
+    verdict = stage.check(single)
+    assert verdict.keep and verdict.doc.scores["ft"] == good
 
 
 def test_missing_model_is_a_config_error_naming_the_file(tmp_path):

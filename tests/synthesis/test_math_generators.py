@@ -37,8 +37,8 @@ def test_candidates_are_admitted_with_checked_steps(docs):
 def test_a_wrong_answer_is_rejected(docs):
     doc = next(d for d in docs if d.metadata["family"] == "word_problem")
     head, _, _ = doc.metadata["solution"].rpartition("####")
-    doc.metadata["solution"] = f"{head}#### {int(doc.metadata['answer']) + 1}"
-    assert MathVerifier().check(doc).reason == "wrong_answer"
+    wrong = doc.with_metadata({"solution": f"{head}#### {int(doc.metadata['answer']) + 1}"})
+    assert MathVerifier().check(wrong).reason == "wrong_answer"
 
 
 def test_unknown_family_is_a_config_error():

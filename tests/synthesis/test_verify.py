@@ -177,10 +177,11 @@ def test_admitted_code_gets_its_training_rendering_and_keeps_kind(stage):
     plain = Document("web", "some web text")
     verdicts = stage.check_batch([humaneval_style, mbpp_style, plain])
     assert all(v.keep for v in verdicts)
-    assert humaneval_style.text == prompt + "    return x + 1\n"
-    assert mbpp_style.text == "Write inc.\n\n```python\ndef inc(x):\n    return x + 1\n```\n"
-    assert humaneval_style.kind == "code" and mbpp_style.kind == "code"
-    assert plain.text == "some web text" and plain.kind is None
+    humaneval_kept, mbpp_kept = verdicts[0].doc, verdicts[1].doc
+    assert humaneval_kept.text == prompt + "    return x + 1\n"
+    assert mbpp_kept.text == "Write inc.\n\n```python\ndef inc(x):\n    return x + 1\n```\n"
+    assert humaneval_kept.kind == "code" and mbpp_kept.kind == "code"
+    assert verdicts[2].doc is None and plain.text == "some web text" and plain.kind is None
 
 
 @needs_bwrap
@@ -234,8 +235,9 @@ def test_math_candidates_go_to_the_math_verifier(stage):
     )
     verdicts = stage.check_batch([right, wrong, missing])
     assert [v.reason for v in verdicts] == [None, "wrong_answer", "no_answer"]
-    assert right.text.startswith("What is 6*7?") and "42" in right.text and right.kind == "math"
-    assert wrong.text == ""
+    rendered = verdicts[0].doc
+    assert rendered.text.startswith("What is 6*7?") and "42" in rendered.text and rendered.kind == "math"
+    assert right.text == "" and verdicts[1].doc is None
 
 
 def test_manifest_names_the_sandbox_used():
