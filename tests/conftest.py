@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -16,6 +17,20 @@ def write_jsonl(path: Path, records: list) -> Path:
         for record in records:
             handle.write((record if isinstance(record, str) else json.dumps(record)) + "\n")
     return path
+
+
+def write_bad_inputs(folder: Path, good: list) -> Path:
+    """A folder of inputs that exercise every reader failure: bad UTF-8, malformed JSON, a missing
+    text, an empty file and a truncated gzip, next to `good` records."""
+    folder.mkdir()
+    write_jsonl(folder / "good.jsonl", good)
+    (folder / "empty.jsonl").write_text("")
+    (folder / "bad.jsonl").write_bytes(b'{"id": "u", "text": "\xff"}\n{"id": 1\n{"id": "n", "text": null}\n')
+    whole = gzip.compress(
+        b"".join(json.dumps({"id": f"g{i}", "text": LONG_TEXT}).encode() + b"\n" for i in range(50))
+    )
+    (folder / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    return folder
 
 
 def write_recipe(path: Path, inputs: list[str], stages: str = "", extra: str = "") -> Path:

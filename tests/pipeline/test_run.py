@@ -1,4 +1,3 @@
-import gzip
 import json
 import os
 import random
@@ -12,7 +11,7 @@ import pytest
 
 from pipeline.recipe import load_recipe
 from pipeline.run import RunFailed, run_recipe
-from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
+from tests.conftest import IN_PROCESS, LONG_TEXT, write_bad_inputs, write_jsonl, write_recipe
 
 STAGES = """
 [[stage]]
@@ -108,15 +107,7 @@ def test_failure_budget_fails_the_run_after_writing_everything(tmp_path):
 
 
 def test_bad_inputs_become_failures_and_the_rest_is_processed(tmp_path):
-    folder = tmp_path / "in"
-    folder.mkdir()
-    write_jsonl(folder / "good.jsonl", corpus(10))
-    (folder / "empty.jsonl").write_text("")
-    (folder / "bad.jsonl").write_bytes(b'{"id": "u", "text": "\xff"}\n{"id": 1\n{"id": "n", "text": null}\n')
-    whole = gzip.compress(
-        b"".join(json.dumps({"id": f"g{i}", "text": LONG_TEXT}).encode() + b"\n" for i in range(50))
-    )
-    (folder / "cut.jsonl.gz").write_bytes(whole[: len(whole) // 2])
+    folder = write_bad_inputs(tmp_path / "in", corpus(10))
     recipe = load_recipe(write_recipe(tmp_path / "r.toml", [str(folder / "*")], STAGES))
     manifest = run_recipe(recipe, str(tmp_path / "out"), IN_PROCESS).manifest
     failed = read_part(tmp_path / "out", "failed")

@@ -1,0 +1,122 @@
+"""Runs on Beam's DaskRunner against a dask.distributed cluster: a scheduler and two workers started
+as separate processes on loopback, compared with the default runner."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT
+from pipeline.recipe import load_recipe
+from pipeline.run import run_recipe
+from tests.conftest import IN_PROCESS, write_bad_inputs, write_jsonl, write_recipe
+from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
+
+pytest.importorskip("distributed")
+pytest.importorskip("dask.bag")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory):
+    """`dask scheduler` + two `dask worker` processes; workers import gristmill via PYTHONPATH."""
+    logs = tmp_path_factory.mktemp("dask")
+    port = _free_port()
+    env = {**os.environ, **QUIET_OFFLINE_ENVIRONMENT, "PYTHONPATH": str(ROOT)}
+    address = f"127.0.0.1:{port}"
+    commands = [["scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]]
+    commands += [
+        [
+            "worker",
+            f"tcp://{address}",
+            "--host",
+            "127.0.0.1",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+            "--name",
+            f"w{i}",
+        ]
+        for i in (1, 2)
+    ]
+    processes = []
+    for index, command in enumerate(commands):
+        log = open(logs / f"{command[0]}{index}.log", "w")
+        processes.append(
+            subprocess.Popen([sys.executable, "-m", "dask", *command], env=env, stdout=log, stderr=log)
+        )
+        if index == 0:
+            time.sleep(2)
+    from distributed import Client
+
+    try:
+        with Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=120)
+        yield address
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def _dask(address: str) -> list[str]:
+    return ["--runner=DaskRunner", f"--dask_client_address={address}"]
+
+
+def test_dask_cluster_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
+    data = write_jsonl(tmp_path / "in.jsonl", corpus(60))
+    recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), IN_PROCESS)
+    dask = run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
+    assert dask.manifest["counts"] == default.manifest["counts"] and dask.manifest["conservation"]
+    for part in ("kept", "rejected"):
+        fields = ("id", "text") if part == "kept" else ("id", "reason", "duplicate_of")
+        rows = {tuple(r[f] for f in fields) for r in read_part(tmp_path / "dask", part)}
+        assert rows == {tuple(r[f] for f in fields) for r in read_part(tmp_path / "default", part)}
+    # seeded shards: byte-identical whatever the runner
+    assert {s["file"]: s["sha256"] for s in dask.manifest["shards"]} == {
+        s["file"]: s["sha256"] for s in default.manifest["shards"]
+    }
+
+
+def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
+    """The bad-input end-to-end case (tests/pipeline/test_run.py) on the Dask cluster."""
+    folder = write_bad_inputs(tmp_path / "in", corpus(10))
+    recipe_path = write_recipe(tmp_path / "r.toml", [str(folder / "*")], STAGES)
+    default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), IN_PROCESS)
+    dask = run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
+    assert dask.manifest["counts"] == default.manifest["counts"]
+    assert dask.manifest["failed_by_error"] == default.manifest["failed_by_error"]
+    errors = {f["error"] for f in read_part(tmp_path / "dask", "failed")}
+    assert {"InvalidUtf8", "MalformedJson", "MissingText"} <= errors
+    failed = lambda out: sorted((f["id"], f["error"]) for f in read_part(out, "failed"))  # noqa: E731
+    assert failed(tmp_path / "dask") == failed(tmp_path / "default")
+
+
+def test_a_glob_matching_nothing_exits_2_naming_it(tmp_path):
+    recipe = write_recipe(tmp_path / "r.toml", [str(tmp_path / "none" / "*.jsonl")], STAGES)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pipeline.cli",
+            "run",
+            "--recipe",
+            str(recipe),
+            "--output",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 2
+    assert f"{tmp_path / 'none' / '*.jsonl'}: no input file matches" in done.stderr

@@ -1,0 +1,147 @@
+"""A recipe reading from and publishing to S3: a real S3-compatible server (moto_server) on loopback."""
+
+import gzip
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.recipe import load_recipe
+from pipeline.run import run_recipe
+from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
+from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
+
+boto3 = pytest.importorskip("boto3")
+BUCKET = "corpus"
+
+
+@pytest.fixture
+def s3_server(tmp_path):
+    """moto_server on a free loopback port; yields the Beam options that point S3 at it."""
+    port = _free_port()
+    executable = shutil.which("moto_server", path=os.path.dirname(sys.executable)) or shutil.which(
+        "moto_server"
+    )
+    if executable is None:
+        pytest.skip("moto_server is not installed (dev extra: moto[server])")
+    process = subprocess.Popen(
+        [executable, "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "moto.log", "w"),
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    client = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        region_name="us-east-1",
+    )
+    deadline = time.time() + 60
+    while True:
+        try:
+            client.create_bucket(Bucket=BUCKET)
+            break
+        except Exception:
+            if time.time() > deadline or process.poll() is not None:
+                process.kill()
+                pytest.fail(f"moto_server did not start: {(tmp_path / 'moto.log').read_text()[-2000:]}")
+            time.sleep(0.3)
+    options = [
+        f"--s3_endpoint_url={endpoint}",
+        "--s3_access_key_id=testing",
+        "--s3_secret_access_key=testing",
+        "--s3_region_name=us-east-1",
+    ]
+    yield client, options
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def _objects(client, prefix: str) -> list[str]:
+    listing = client.list_objects_v2(Bucket=BUCKET, Prefix=prefix)
+    return sorted(item["Key"] for item in listing.get("Contents", []))
+
+
+def _rows(client, prefix: str) -> list[dict]:
+    rows = []
+    for key in _objects(client, prefix):
+        body = client.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+        rows.extend(pq.read_table(io.BytesIO(body)).to_pylist())
+    return rows
+
+
+def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
+    client, s3_options = s3_server
+    local_input = write_jsonl(tmp_path / "in.jsonl", corpus(60))
+    more = [{**record, "id": f"more{i}"} for i, record in enumerate(corpus(9))]
+    compressed = tmp_path / "more.jsonl.gz"
+    compressed.write_bytes(gzip.compress(write_jsonl(tmp_path / "more.jsonl", more).read_bytes()))
+    client.upload_file(str(local_input), BUCKET, "input/in.jsonl")
+    client.upload_file(str(compressed), BUCKET, "input/more/more.jsonl.gz")
+    local = run_recipe(
+        load_recipe(write_recipe(tmp_path / "local.toml", [str(local_input), str(compressed)], STAGES)),
+        str(tmp_path / "out"),
+        IN_PROCESS,
+    )
+    # `*` stays within a folder, `**` crosses folders, as in Beam's FileSystems.match
+    recipe = load_recipe(write_recipe(tmp_path / "s3.toml", [f"s3://{BUCKET}/input/**.jsonl*"], STAGES))
+    remote = run_recipe(recipe, f"s3://{BUCKET}/out", [*IN_PROCESS, *s3_options])
+
+    keys = _objects(client, "out/")
+    assert "out/manifest.json" in keys and "out/report.html" in keys
+    assert not [k for k in keys if ".staging-" in k]  # staging removed after publishing
+    manifest = json.loads(client.get_object(Bucket=BUCKET, Key="out/manifest.json")["Body"].read())
+    assert manifest == remote.manifest
+    assert manifest["counts"] == local.manifest["counts"] and manifest["conservation"] is True
+    assert {f"out/{s['file']}" for s in manifest["shards"]} == {k for k in keys if k.endswith(".parquet")}
+    kept = {(r["id"], r["text"]) for r in _rows(client, "out/kept/")}
+    assert kept == {(r["id"], r["text"]) for r in read_part(tmp_path / "out", "kept")}
+    rejected = {(r["id"], r["reason"], r["duplicate_of"]) for r in _rows(client, "out/rejected/")}
+    assert rejected == {
+        (r["id"], r["reason"], r["duplicate_of"]) for r in read_part(tmp_path / "out", "rejected")
+    }
+    assert all(r["source"].startswith(f"s3://{BUCKET}/input/") for r in _rows(client, "out/kept/"))
+
+    # A rerun into the same prefix replaces the previous output (no stale shard left behind).
+    smaller = load_recipe(write_recipe(tmp_path / "s3b.toml", [f"s3://{BUCKET}/input/in.jsonl"], STAGES))
+    rerun = run_recipe(smaller, f"s3://{BUCKET}/out", [*IN_PROCESS, *s3_options])
+    parquet = [k for k in _objects(client, "out/") if k.endswith(".parquet")]
+    assert sorted(parquet) == sorted(f"out/{s['file']}" for s in rerun.manifest["shards"])
+    assert rerun.manifest["counts"]["input"] == 60
+
+
+def test_an_s3_glob_matching_nothing_is_an_input_error(tmp_path, s3_server):
+    client, s3_options = s3_server
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/nothing/*.jsonl"], STAGES))
+    with pytest.raises(ValueError, match=f"s3://{BUCKET}/nothing/\\*.jsonl: no input file matches"):
+        run_recipe(recipe, f"s3://{BUCKET}/out", [*IN_PROCESS, *s3_options])
+    assert _objects(client, "out/") == []
+
+
+def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_server):
+    client, s3_options = s3_server
+    data = write_jsonl(tmp_path / "in.jsonl", corpus(20))
+    client.upload_file(str(data), BUCKET, "cli/in.jsonl")
+    recipe = write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/cli/*.jsonl"], STAGES)
+    base = [sys.executable, "-m", "pipeline.cli", "run", "--recipe", str(recipe), *IN_PROCESS, *s3_options]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [*base, "--output", f"s3://{BUCKET}/cliout"], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "read 20" in done.stdout
+    missing = subprocess.run(
+        [*base, "--input", f"s3://{BUCKET}/none/*.jsonl", "--output", f"s3://{BUCKET}/x"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert missing.returncode == 2 and "none/*.jsonl: no input file matches" in missing.stderr
