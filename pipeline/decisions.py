@@ -5,11 +5,11 @@ A dedup stage shuffles only compact keys (ids, hashes, survivor order) and produ
 
 1. spill: each worker writes the documents it holds once, into files partitioned by a hash of
    the join key (`<spill dir>/p<partition>-<uuid>.pkl`, streams of pickled chunks, written
-   through Beam's FileSystems, so the spill directory may be gs:// or s3://); only the file
-   names, one per partition and bundle, go through a GroupByKey;
-2. join: each partition reads its files back as a stream and looks up its own partition's
-   decisions (a multimap side input keyed by partition), so no worker holds more than one
-   partition's decisions and no shuffle ever holds a document; the files are deleted after.
+   through Beam's FileSystems, so the spill directory may be gs:// or s3://);
+2. join: the decisions are grouped by partition (one marker per partition, so every partition
+   is joined), and each partition finds its spill files by name once all are closed, reads them
+   back as a stream and applies its own decisions, so no worker holds more than one partition's
+   decisions and no shuffle ever holds a document; the files are deleted after.
 
 The stage's `apply(doc, decisions, occurrence)` turns one document and the decisions of its key
 (a list; `occurrence` counts earlier documents with the same key in the partition, for identical
@@ -130,26 +130,46 @@ def read_spill(path: str) -> Iterator[Document]:
             yield from chunk
 
 
-def _join(item: tuple[int, Iterable[str]], decisions, key: Callable[[Document], str], apply: Apply):
-    """One partition: stream its spilled documents, apply the decisions of each one's key."""
+def spill_files(directory: str, partition: int) -> list[str]:
+    """The spill files of one partition, in a fixed order."""
     from apache_beam.io.filesystems import FileSystems
 
-    partition, paths = item
-    paths = sorted(paths)
-    by_key: dict[str, list] = defaultdict(list)
-    for doc_key, decision in decisions[partition]:
-        by_key[doc_key].append(decision)
-    seen: dict[str, int] = defaultdict(int)
-    for path in paths:
-        for doc in read_spill(path):
-            doc_key = key(doc)
-            found = by_key.get(doc_key)
-            if found is None:
-                yield from apply(doc, [], 0)
-                continue
-            yield from apply(doc, found, seen[doc_key])
-            seen[doc_key] += 1
-    FileSystems.delete(paths)
+    pattern = f"{directory}/p{partition:05d}-*.pkl"
+    return sorted(found.path for found in FileSystems.match([pattern])[0].metadata_list)
+
+
+class _JoinFn(beam.DoFn):
+    """One partition and its decisions: stream its spilled documents, apply each one's decisions.
+
+    The number of spill files written comes as a side input only so that the join starts once
+    every spill file is closed; the files are found by name, because a runner may drop what a
+    DoFn emits in `finish_bundle` (Beam 2.77's DaskRunner does, docs/upstream/).
+    """
+
+    def __init__(self, directory: str, key: Callable[[Document], str], apply: Apply) -> None:
+        self.directory, self.key, self.apply = directory, key, apply
+
+    def process(self, item: tuple[int, Iterable], spilled: int):
+        from apache_beam.io.filesystems import FileSystems
+
+        partition, decisions = item
+        paths = spill_files(self.directory, partition)
+        by_key: dict[str, list] = defaultdict(list)
+        for decision in decisions:
+            if decision is not None:  # None: the partition's marker, so every partition is joined
+                doc_key, value = decision
+                by_key[doc_key].append(value)
+        seen: dict[str, int] = defaultdict(int)
+        for path in paths:
+            for doc in read_spill(path):
+                doc_key = self.key(doc)
+                found = by_key.get(doc_key)
+                if found is None:
+                    yield from self.apply(doc, [], 0)
+                    continue
+                yield from self.apply(doc, found, seen[doc_key])
+                seen[doc_key] += 1
+        FileSystems.delete(paths)
 
 
 class ApplyDecisions(beam.PTransform):
@@ -163,16 +183,21 @@ class ApplyDecisions(beam.PTransform):
         docs, decisions = inputs
         parts = self.partitions
         directory = spill_dir(docs.pipeline, self.stage)
-        files = (
+        spilled = (
             docs
             | "Spill" >> beam.ParDo(_SpillFn(directory, parts, self.key)).with_output_types(PartitionKeyed)
-            | "GroupSpillFiles" >> beam.GroupByKey()
+            | "CountSpillFiles" >> beam.combiners.Count.Globally()
         )
         by_partition = decisions | "DecisionsByPartition" >> beam.Map(
             lambda kv: (key_partition(kv[0], parts), kv)
         ).with_output_types(PartitionKeyed)
+        markers = docs.pipeline | "Partitions" >> beam.Create(
+            [(partition, None) for partition in range(parts)]
+        ).with_output_types(PartitionKeyed)
         return (
-            files
-            | "Join" >> beam.FlatMap(_join, beam.pvalue.AsMultiMap(by_partition), self.key, self.apply)
+            (markers, by_partition)
+            | "AllDecisions" >> beam.Flatten()
+            | "DecisionsOfPartition" >> beam.GroupByKey()
+            | "Join" >> beam.ParDo(_JoinFn(directory, self.key, self.apply), beam.pvalue.AsSingleton(spilled))
             | SplitOutcomes()
         )

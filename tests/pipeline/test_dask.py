@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT
 from pipeline.recipe import load_recipe
-from pipeline.run import run_recipe
+from pipeline.run import PipelineFailed, run_recipe
 from tests.conftest import IN_PROCESS, write_bad_inputs, write_jsonl, write_recipe
 from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
 
@@ -70,9 +70,22 @@ def _dask(address: str) -> list[str]:
     return ["--runner=DaskRunner", f"--dask_client_address={address}"]
 
 
+# Document stages only: collection stages that join decisions to spilled documents
+# (pipeline/decisions.py) lose decisions on Beam 2.77's DaskRunner, which the in-graph check
+# turns into a failed run (the strict xfail below; README, known issues).
+DOCUMENT_STAGES = """
+[[stage]]
+use = "length"
+min_words = 20
+
+[[stage]]
+use = "gopher_repetition"
+"""
+
+
 def test_dask_cluster_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
     data = write_jsonl(tmp_path / "in.jsonl", corpus(60))
-    recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], DOCUMENT_STAGES)
     default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), IN_PROCESS)
     dask = run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
     assert dask.manifest["counts"] == default.manifest["counts"] and dask.manifest["conservation"]
@@ -86,10 +99,21 @@ def test_dask_cluster_gives_the_same_result_as_the_default_runner(tmp_path, dask
     }
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=PipelineFailed,
+    reason="known fault: exact_dedup's decisions miss spilled documents on the DaskRunner (LostElements)",
+)
+def test_dedup_stages_on_dask_are_stopped_by_the_in_graph_check(tmp_path, dask_cluster):
+    data = write_jsonl(tmp_path / "in.jsonl", corpus(30))
+    recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
+
+
 def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
     """The bad-input end-to-end case (tests/pipeline/test_run.py) on the Dask cluster."""
     folder = write_bad_inputs(tmp_path / "in", corpus(10))
-    recipe_path = write_recipe(tmp_path / "r.toml", [str(folder / "*")], STAGES)
+    recipe_path = write_recipe(tmp_path / "r.toml", [str(folder / "*")], DOCUMENT_STAGES)
     default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), IN_PROCESS)
     dask = run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
     assert dask.manifest["counts"] == default.manifest["counts"]
