@@ -141,12 +141,17 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from dataclasses import replace
 
+    from apache_beam.io.filesystems import FileSystems
+
     from pipeline.preflight import check_beam_options, check_inputs
     from pipeline.progress import console_progress
     from pipeline.recipe import load_recipe
-    from pipeline.run import PipelineFailed, RunFailed, run_recipe
+    from pipeline.run import PipelineFailed, RunFailed, pipeline_options, run_recipe
 
     check_beam_options(beam_args, own_options)
+    # Object stores (s3://, gs://) take their credentials and endpoint from the Beam options, and
+    # the input check below reads through them before any pipeline exists.
+    FileSystems.set_options(pipeline_options(beam_args))
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
     fields = {"text_field": args.text_field, "id_field": args.id_field}
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
