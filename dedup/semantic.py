@@ -316,9 +316,20 @@ class _SemanticDedupTransform(beam.PTransform):
     def expand(self, docs):
         stage = self.stage
         languages = set(stage.languages)
-        other_language, docs = docs | "SplitLanguages" >> beam.Partition(
-            lambda doc, _: int(not languages or doc.language is None or doc.language in languages), 2
+        by_language = (
+            docs
+            | "TagLanguages"
+            >> beam.Map(
+                lambda doc: (
+                    "compared"
+                    if not languages or doc.language is None or doc.language in languages
+                    else "other",
+                    doc,
+                )
+            )
+            | "SplitLanguages" >> SplitByTag(("other", "compared"))
         )
+        other_language, docs = by_language["other"], by_language["compared"]
         embedded = (
             docs
             | "Batch" >> beam.BatchElements(min_batch_size=stage.batch_size, max_batch_size=stage.batch_size)
