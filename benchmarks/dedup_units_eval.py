@@ -28,8 +28,16 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from dedup.content import main_content, shingle_set  # noqa: E402
-from dedup.semantic import OVERLAP_NGRAM, center, decide_cluster, embed_documents, load_embedder  # noqa: E402
+from dedup.content import main_content, shingle_set, sketch  # noqa: E402
+from dedup.semantic import (  # noqa: E402
+    OVERLAP_NGRAM,
+    SemanticDedup,
+    center,
+    decide_cluster,
+    embed_documents,
+    load_embedder,
+    member_order,
+)
 from dedup.units import UnitDedup  # noqa: E402
 from pipeline.document import Document  # noqa: E402
 
@@ -143,11 +151,14 @@ def semantic_pairs(
         texts = [main_content(r["text"], min_unit_words) for r in members]
         x = embed_documents(embedder, texts, 20_000, 256)
         x = center(x, x.mean(axis=0))
-        docs = [Document(r["id"], r["text"]) for r in members]
-        shingles = [shingle_set(t, OVERLAP_NGRAM, 1234) for t in texts] if min_overlap > 0 else None
+        orders = [member_order(Document(r["id"], r["text"]), "") for r in members]
+        cap = SemanticDedup.params["max_shingles"].default
+        sketches = (
+            [sketch(shingle_set(t, OVERLAP_NGRAM, 1234), cap) for t in texts] if min_overlap > 0 else None
+        )
         for d in decide_cluster(
-            x, np.zeros(len(x)), docs, eps=eps, block_size=512, survivor="longest", prefer_score="",
-            shingles=shingles, min_overlap=min_overlap,
+            x, np.zeros(len(x)), orders, eps=eps, block_size=512, survivor="longest",
+            sketches=sketches, min_overlap=min_overlap, max_shingles=cap,
         ):  # fmt: skip
             pairs.append((members[d.row]["id"], members[d.survivor]["id"]))
     return pairs

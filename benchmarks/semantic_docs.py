@@ -33,7 +33,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.semantic_calibrate import read_msrp  # noqa: E402
-from dedup.semantic import SemanticDedup, center, decide_cluster, embed_documents, load_embedder  # noqa: E402
+from dedup.semantic import (  # noqa: E402
+    SemanticDedup,
+    center,
+    decide_cluster,
+    embed_documents,
+    load_embedder,
+    member_order,
+)
 from pipeline.document import Document  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -197,13 +204,12 @@ def main() -> int:
 
     x = embed_documents(load_embedder(args.embedder), [d.text for d in docs], stage.max_chars, 256)
     x = center(x, x.mean(axis=0))
+    orders = [member_order(doc, "") for doc in docs]
     print(
         "\n| eps | removed | precision | recall | reorder | synonyms | rewrite | msrp |\n|---|---|---|---|---|---|---|---|"
     )
     for eps in (0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25, 0.30):
-        decisions = decide_cluster(
-            x, np.zeros(len(docs)), docs, eps=eps, block_size=512, survivor="hard", prefer_score=""
-        )
+        decisions = decide_cluster(x, np.zeros(len(docs)), orders, eps=eps, block_size=512, survivor="hard")
         r = score([(docs[d.row].id, docs[d.survivor].id) for d in decisions], family, kind)
         k = r["per_kind"]
         print(

@@ -37,3 +37,26 @@ def containment(a: np.ndarray, b: np.ndarray) -> float:
     if a.size == 0 or b.size == 0:
         return 0.0
     return np.intersect1d(a, b, assume_unique=True).size / min(a.size, b.size)
+
+
+def sketch(shingles: np.ndarray, cap: int) -> tuple[bytes, int]:
+    """A capped stand-in for a shingle set: (the `cap` smallest of its distinct low-32-bit hashes,
+    as bytes; the number of distinct hashes). A set of at most `cap` hashes is kept whole."""
+    small = np.unique(shingles.astype(np.uint32))
+    return small[:cap].tobytes(), int(small.size)
+
+
+def sketch_containment(a: tuple[bytes, int], b: tuple[bytes, int], cap: int) -> float:
+    """`containment` of two sets from their sketches: exact when neither set exceeds `cap`;
+    otherwise |A ∩ B| from the Jaccard similarity J estimated on the `cap` smallest hashes of the
+    union (bottom-k), |A ∩ B| = J (|A| + |B|) / (1 + J)."""
+    (bytes_a, size_a), (bytes_b, size_b) = a, b
+    hashes_a, hashes_b = np.frombuffer(bytes_a, dtype=np.uint32), np.frombuffer(bytes_b, dtype=np.uint32)
+    if size_a <= cap and size_b <= cap:
+        return containment(hashes_a, hashes_b)
+    if size_a == 0 or size_b == 0:
+        return 0.0
+    union = np.union1d(hashes_a, hashes_b)[:cap]
+    both = np.isin(union, hashes_a, assume_unique=True) & np.isin(union, hashes_b, assume_unique=True)
+    jaccard = both.sum() / union.size
+    return float(jaccard * (size_a + size_b) / (1 + jaccard) / min(size_a, size_b))

@@ -10,6 +10,12 @@ pairwise cosine inside each (sub)cluster → pairs with cosine > 1 − eps verif
 containment ≥ `min_overlap` → verified pairs joined into connected groups → one survivor per
 group, the rest rejected as `semantic_duplicate`.
 
+Documents never go through a shuffle: the embedding step turns each into a compact member
+(content key, survivor order, language, a sketch of its 3-gram hashes capped at `max_shingles`)
+and its vector; only members travel to the clusters, and the decisions (removed key → survivor,
+detail; failed key → failure record) are joined back to the documents by
+`pipeline.decisions.ApplyDecisions` (documents spilled once by key partition).
+
 Why main content and verification: one vector per whole page is dominated by what pages of one
 site or one language share (navigation, template, function words); such pages were merged at
 word Jaccard 0.0 (issue 14). Embedding only content lines and confirming every candidate pair
@@ -37,9 +43,11 @@ import xxhash
 from apache_beam.metrics import Metrics
 
 from dedup import kmeans
-from dedup.content import containment, main_content, shingle_set
+from dedup.content import main_content, shingle_set, sketch, sketch_containment
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.document import Document, Failure, Rejection
+from pipeline.beam_stages import failure
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key
+from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
@@ -154,34 +162,43 @@ class ClusterDecision:
     similarity: float
 
 
+def member_order(doc: Document, prefer_score: str) -> tuple:
+    """What a cluster needs of a document to pick survivors: (score rank, −length, id)."""
+    return survivor_key(doc, prefer_score, "longest")
+
+
 def decide_cluster(
     x: np.ndarray,
     centroid_sims: np.ndarray,
-    docs: list[Document],
+    orders: list[tuple],
     *,
     eps: float,
     block_size: int,
     survivor: str,
-    prefer_score: str,
-    shingles: list[np.ndarray] | None = None,
+    sketches: list[tuple[bytes, int]] | None = None,
     min_overlap: float = 0.0,
+    max_shingles: int = 0,
 ) -> list[ClusterDecision]:
     """Removals for one (sub)cluster: one survivor per connected group of near-duplicates.
 
-    With `shingles` (one sorted shingle array per row), a pair above the cosine threshold joins a
-    group only if its shingle containment reaches `min_overlap`: the embedding proposes, the
-    words confirm, so two pages that merely share a topic, a language or a template stay apart.
+    `orders` are the rows' `member_order`s. With `sketches` (one `dedup.content.sketch` per row,
+    capped at `max_shingles`), a pair above the cosine threshold joins a group only if its
+    shingle containment reaches `min_overlap`: the embedding proposes, the words confirm, so two
+    pages that merely share a topic, a language or a template stay apart.
     """
     verify = None
-    if shingles is not None:
+    if sketches is not None:
 
         def verify(rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
             return np.array(
-                [containment(shingles[a], shingles[b]) >= min_overlap for a, b in zip(rows, cols)]
+                [
+                    sketch_containment(sketches[a], sketches[b], max_shingles) >= min_overlap
+                    for a, b in zip(rows, cols)
+                ]
             )
 
     groups = duplicate_groups(x, 1.0 - eps, block_size, verify)
-    keys = [_survivor_order(doc, sim, survivor, prefer_score) for doc, sim in zip(docs, centroid_sims)]
+    keys = [_survivor_order(order, sim, survivor) for order, sim in zip(orders, centroid_sims)]
     best: dict[int, int] = {}
     for row, group in enumerate(groups.tolist()):
         if group not in best or keys[row] < keys[best[group]]:
@@ -194,11 +211,11 @@ def decide_cluster(
     return removed
 
 
-def _survivor_order(doc: Document, centroid_sim: float, survivor: str, prefer_score: str) -> tuple:
+def _survivor_order(order: tuple, centroid_sim: float, survivor: str) -> tuple:
     """Sort key: the smallest key in a group survives (score, then the `survivor` rule, then id)."""
     if survivor == "longest":
-        return survivor_key(doc, prefer_score, "longest")
-    score_rank, _, doc_id = survivor_key(doc, prefer_score, "smallest_id")
+        return order
+    score_rank, _, doc_id = order
     # hard: lowest similarity to the centroid (farthest) first; easy: highest first.
     geometry_rank = centroid_sim if survivor == "hard" else -centroid_sim
     return (score_rank, round(float(geometry_rank), 6), doc_id)
@@ -272,6 +289,13 @@ class SemanticDedup(CollectionStage):
             min=0.0,
             max=1.0,
         ),
+        "max_shingles": Param(
+            int,
+            2048,
+            "3-gram hashes shipped per document for that check (the smallest ones): containment is "
+            "exact for documents with at most this many distinct 3-grams, estimated (bottom-k) above",
+            min=16,
+        ),
         "languages": Param(
             list[str],
             ["en"],
@@ -294,6 +318,7 @@ class SemanticDedup(CollectionStage):
             "languages": self.languages,
             "min_unit_words": self.min_unit_words,
             "min_overlap": self.min_overlap,
+            "max_shingles": self.max_shingles,
             "clusters": self.clusters or f"auto ({DOCS_PER_CLUSTER} documents per cluster)",
             "sample_size": self.sample_size,
             "max_cluster_size": self.max_cluster_size,
@@ -302,12 +327,28 @@ class SemanticDedup(CollectionStage):
         }
 
     def expand(self, docs: beam.PCollection) -> StageOutputs:
-        outputs = docs | self.name >> _SemanticDedupTransform(self)
-        return StageOutputs(outputs["kept"], outputs["rejected"], outputs["failed"])
+        decisions = docs | "Decide" >> _SemanticDecisions(self)
+        return (docs, decisions) | "Apply" >> ApplyDecisions(
+            self.name, content_key, self.apply, DEFAULT_PARTITIONS
+        )
+
+    def apply(self, doc: Document, decisions: list, occurrence: int):
+        """Keep, reject or fail one document by its content key's decisions; identical copies
+        (same content key) take the decisions in turn, and the copies left over are kept."""
+        if occurrence >= len(decisions):
+            yield KEPT, doc
+            return
+        decision = sorted(decisions, key=repr)[occurrence]
+        if decision[0] == FAILED:
+            yield FAILED, decision[1]
+        else:
+            _, detail, survivor = decision
+            yield REJECTED, Rejection(doc, self.name, REASON, detail, survivor)
 
 
-class _SemanticDedupTransform(beam.PTransform):
-    """The Beam composite of one `semantic_dedup` stage."""
+class _SemanticDecisions(beam.PTransform):
+    """Documents → (content key, decision) of every removed or failed document: (REJECTED,
+    detail, survivor id) or (FAILED, failure record). Only compact members are shuffled."""
 
     def __init__(self, stage: SemanticDedup) -> None:
         super().__init__()
@@ -315,23 +356,9 @@ class _SemanticDedupTransform(beam.PTransform):
 
     def expand(self, docs):
         stage = self.stage
-        languages = set(stage.languages)
-        by_language = (
-            docs
-            | "TagLanguages"
-            >> beam.Map(
-                lambda doc: (
-                    "compared"
-                    if not languages or doc.language is None or doc.language in languages
-                    else "other",
-                    doc,
-                )
-            )
-            | "SplitLanguages" >> SplitByTag(("other", "compared"))
-        )
-        other_language, docs = by_language["other"], by_language["compared"]
         embedded = (
             docs
+            | "ComparedLanguages" >> beam.Filter(_compared, frozenset(stage.languages))
             | "Batch" >> beam.BatchElements(min_batch_size=stage.batch_size, max_batch_size=stage.batch_size)
             | "Embed" >> beam.ParDo(_EmbedBatch(stage))
             | "SplitEmbedded" >> SplitByTag((EMBEDDED, FAILED))
@@ -348,7 +375,7 @@ class _SemanticDedupTransform(beam.PTransform):
             | "SampleKeys"
             >> beam.FlatMap(
                 lambda batch: (
-                    (sample_key(doc.id, seed), doc.id, vec) for doc, vec in zip(batch[0], batch[1])
+                    (sample_key(member_id(m), seed), member_id(m), vec) for m, vec in zip(batch[0], batch[1])
                 )
             )
             | "Sample" >> beam.combiners.Top.Of(stage.sample_size, key=lambda t: (t[0], t[1]), reverse=True)
@@ -356,19 +383,29 @@ class _SemanticDedupTransform(beam.PTransform):
         model = sample | "TrainKMeans" >> beam.Map(
             _train_centroids, count=beam.pvalue.AsSingleton(count), stage=stage
         )
-        deduped = (
+        removed = (
             batches
             | "Assign" >> beam.ParDo(_AssignBatch(), beam.pvalue.AsSingleton(model))
             | "GroupByCluster" >> beam.GroupByKey()
             | "DedupCluster" >> beam.ParDo(_DedupCluster(stage))
-            | "SplitDecisions" >> SplitByTag((KEPT, REJECTED))
         )
-        kept = (deduped[KEPT], other_language) | "RejoinOtherLanguages" >> beam.Flatten()
-        return {KEPT: kept, REJECTED: deduped[REJECTED], FAILED: embedded[FAILED]}
+        return (removed, embedded[FAILED]) | "AllDecisions" >> beam.Flatten()
+
+
+def _compared(doc: Document, languages: frozenset[str]) -> bool:
+    """Whether `doc` is embedded and compared: no `languages` given, no language set, or one listed."""
+    return not languages or doc.language is None or doc.language in languages
+
+
+def member_id(member: tuple) -> str:
+    """The document id of a member (content key, member order, language, sketch or None)."""
+    return member[1][-1]
 
 
 class _EmbedBatch(beam.DoFn):
-    """Embeds a batch of documents: ("embedded", (docs, vectors)), or ("failed", Failure) per document that fails."""
+    """A batch of documents → (EMBEDDED, (members, vectors)); (FAILED, (content key, (FAILED,
+    failure record))) per document that fails. A member is (content key, member order, language,
+    3-gram sketch or None): everything later steps need of the document, never its text."""
 
     def __init__(self, stage: SemanticDedup) -> None:
         self.stage_name = stage.name
@@ -376,6 +413,9 @@ class _EmbedBatch(beam.DoFn):
         self.max_chars = stage.max_chars
         self.batch_size = stage.batch_size
         self.min_unit_words = stage.min_unit_words
+        self.prefer_score = stage.prefer_score
+        self.seed = stage.seed
+        self.max_shingles = stage.max_shingles if stage.min_overlap > 0 else 0
         self.embedded = Metrics.counter(stage.name, "embedded")
         self.failed = Metrics.counter(stage.name, "embed_failed")
 
@@ -384,28 +424,42 @@ class _EmbedBatch(beam.DoFn):
 
     def process(self, docs: list[Document]):
         try:
-            vectors = self._encode(docs)
+            members, vectors = self._members(docs)
         except Exception:  # isolate the document(s) that broke the batch
-            kept_docs, rows = [], []
+            members, rows = [], []
             for doc in docs:
                 try:
-                    rows.append(self._encode([doc])[0])
-                    kept_docs.append(doc)
+                    member, vector = self._members([doc])
                 except Exception as exc:
                     self.failed.inc()
-                    yield FAILED, Failure(doc.id, doc.source, self.stage_name, type(exc).__name__, str(exc))
-            if not kept_docs:
+                    yield FAILED, (content_key(doc), (FAILED, failure(doc, self.stage_name, exc)))
+                    continue
+                members += member
+                rows.append(vector[0])
+            if not members:
                 return
-            docs, vectors = kept_docs, np.stack(rows)
-        self.embedded.inc(len(docs))
-        yield EMBEDDED, (docs, vectors)
+            vectors = np.stack(rows)
+        self.embedded.inc(len(members))
+        yield EMBEDDED, (members, vectors)
 
-    def _encode(self, docs: list[Document]) -> np.ndarray:
+    def _members(self, docs: list[Document]) -> tuple[list[tuple], np.ndarray]:
+        texts = [main_content(doc.text, self.min_unit_words) for doc in docs]
         # Threads of one SDK worker share the embedder; HF fast tokenizers can change their
         # truncation state inside a call and then fail ("Already borrowed") under concurrent calls.
         with _ENCODE_LOCK:
-            texts = [main_content(doc.text, self.min_unit_words) for doc in docs]
-            return embed_documents(self.embedder, texts, self.max_chars, self.batch_size)
+            vectors = embed_documents(self.embedder, texts, self.max_chars, self.batch_size)
+        members = [
+            (
+                content_key(doc),
+                member_order(doc, self.prefer_score),
+                doc.language or "",
+                sketch(shingle_set(text, OVERLAP_NGRAM, self.seed), self.max_shingles)
+                if self.max_shingles
+                else None,
+            )
+            for doc, text in zip(docs, texts)
+        ]
+        return members, vectors
 
 
 def _train_centroids(
@@ -425,19 +479,20 @@ def _train_centroids(
 
 class _AssignBatch(beam.DoFn):
     """Centers each vector, keys it by language and nearest centroid:
-    ((language, cluster), (doc, vector, cosine to centroid)); languages are never compared."""
+    ((language, cluster), (member, vector, cosine to centroid)); languages are never compared."""
 
     def process(self, batch, model):
-        docs, vectors = batch
+        members, vectors = batch
         mean, centroids = model
         vectors = center(vectors, mean)
         labels, sims = kmeans.assign(vectors, centroids)
-        for doc, vec, label, sim in zip(docs, vectors, labels.tolist(), sims.tolist()):
-            yield (doc.language or "", label), (doc, vec, sim)
+        for member, vec, label, sim in zip(members, vectors, labels.tolist(), sims.tolist()):
+            yield (member[2], label), (member, vec, sim)
 
 
 class _DedupCluster(beam.DoFn):
-    """Splits an oversized cluster, then keeps one survivor per near-duplicate group in each part."""
+    """Splits an oversized cluster, then keeps one survivor per near-duplicate group in each part:
+    (content key, (REJECTED, detail, survivor id)) per removed member."""
 
     def __init__(self, stage: SemanticDedup) -> None:
         self.stage = stage
@@ -449,53 +504,39 @@ class _DedupCluster(beam.DoFn):
     def process(self, element):
         cluster, members = element
         stage = self.stage
-        members = sorted(members, key=lambda m: (m[0].id, m[0].text))
+        members = sorted(members, key=lambda m: (member_id(m[0]), m[0][0]))
         self.cluster_size.update(len(members))
-        docs = [m[0] for m in members]
+        keys = [m[0][0] for m in members]
+        orders = [m[0][1] for m in members]
+        sketches = [m[0][3] for m in members] if stage.min_overlap > 0 else None
         x = np.stack([m[1] for m in members])
         centroid_sims = np.array([m[2] for m in members], dtype=np.float32)
-        shingles = None
-        if stage.min_overlap > 0:
-            shingles = [
-                shingle_set(main_content(doc.text, stage.min_unit_words), OVERLAP_NGRAM, stage.seed)
-                for doc in docs
-            ]
-        parts = np.zeros(len(docs), dtype=np.int64)
-        if len(docs) > stage.max_cluster_size:
+        parts = np.zeros(len(members), dtype=np.int64)
+        if len(members) > stage.max_cluster_size:
             parts = kmeans.split_oversized(x, stage.max_cluster_size, stage.seed)
             self.split_clusters.inc()
-        removed_rows: dict[int, tuple[int, float, int]] = {}
         for part in np.unique(parts):
             rows = np.flatnonzero(parts == part)
             decisions = decide_cluster(
                 x[rows],
                 centroid_sims[rows],
-                [docs[r] for r in rows],
+                [orders[r] for r in rows],
                 eps=stage.eps,
                 block_size=stage.block_size,
                 survivor=stage.survivor,
-                prefer_score=stage.prefer_score,
-                shingles=None if shingles is None else [shingles[r] for r in rows],
+                sketches=None if sketches is None else [sketches[r] for r in rows],
                 min_overlap=stage.min_overlap,
+                max_shingles=stage.max_shingles,
             )
             group_sizes: dict[int, int] = {}
             for d in decisions:
                 group_sizes[d.survivor] = group_sizes.get(d.survivor, 1) + 1
             self.groups.inc(len(group_sizes))
             for d in decisions:
-                removed_rows[int(rows[d.row])] = (
-                    int(rows[d.survivor]),
-                    d.similarity,
-                    group_sizes[d.survivor],
+                self.removed.inc()
+                detail = (
+                    f"cos_to_survivor={d.similarity:.4f} threshold={1 - stage.eps:.4f} "
+                    f"cluster={cluster[1]} group_size={group_sizes[d.survivor]}"
                 )
-        for row, doc in enumerate(docs):
-            if row not in removed_rows:
-                yield KEPT, doc
-                continue
-            keep, similarity, size = removed_rows[row]
-            self.removed.inc()
-            detail = (
-                f"cos_to_survivor={similarity:.4f} threshold={1 - stage.eps:.4f} "
-                f"cluster={cluster[1]} group_size={size}"
-            )
-            yield REJECTED, Rejection(doc, stage.name, REASON, detail, docs[keep].id)
+                survivor = int(rows[d.survivor])
+                yield keys[rows[d.row]], (REJECTED, detail, member_id(members[survivor][0]))

@@ -7,7 +7,8 @@ neither whole-document MinHash (a half-page copy has Jaccard ~0.5 with its sourc
 paragraph hashes (one changed word breaks the hash) can see, and it decides at two levels
 (drop the document, or cut units from it), which the other stages do not.
 
-Steps (Beam; no worker holds O(corpus) state; only ids, hashes and shingle sets are shuffled):
+Steps (Beam; no worker holds O(corpus) state; only ids, hashes and shingle sets are shuffled,
+never documents):
 1. units: the lines of a document with at least `min_words` words (`dedup.content.units`); each
    unit's word n-gram shingles (`dedup.signatures`), MinHash signature and band keys;
 2. band keys shuffled in per-partition chunks; every shared bucket gives candidate unit pairs of
@@ -17,8 +18,9 @@ Steps (Beam; no worker holds O(corpus) state; only ids, hashes and shingle sets 
 4. connected components of the verified pairs (`dedup.components`); a unit is named by
    (survivor order of its document, unit index), so a component's label, its smallest node, is
    the copy in the best document by the shared survivor order (prefer_score, tie_break, id);
-5. every unit whose label lies in another document is a removal; removals and documents meet per
-   id partition (one GroupByKey), so a worker holds one partition's decisions at a time;
+5. every unit whose label lies in another document is a removal, keyed by its document's id;
+   `pipeline.decisions.ApplyDecisions` joins the removals to the documents (spilled once by id
+   partition, never shuffled), so a worker holds one partition's removals at a time;
 6. per document: removed content characters / content characters ≥ `max_containment` →
    rejected `contained_in` (`duplicate_of` = the document holding most of the removed
    characters); otherwise the removed lines are cut from the text (`metadata.units_removed`:
@@ -32,7 +34,7 @@ it: that is what `max_containment` trades).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from typing import Any
 
 import apache_beam as beam
@@ -42,12 +44,13 @@ from apache_beam.metrics import Metrics
 from dedup.components import ConnectedComponents
 from dedup.content import units
 from dedup.lsh import curve_threshold
-from dedup.minhash import _bucket_pairs, by_partition, id_partition, pack, unpack, verification_set
+from dedup.minhash import _bucket_pairs, _doc_id, pack, verification_set
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements
+from pipeline.decisions import ApplyDecisions
 from pipeline.document import Document, Rejection
-from pipeline.outcomes import KEPT, REJECTED, SplitOutcomes
+from pipeline.outcomes import KEPT, REJECTED
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 CONTAINED = "contained_in"
@@ -178,18 +181,20 @@ class UnitDedup(CollectionStage):
         removals = (
             edges
             | "Components" >> ConnectedComponents(self.cc_rounds, name)
-            | "Removals" >> beam.FlatMap(_removal, parts)
+            | "Removals" >> beam.FlatMap(_removal)
         )
-        by_doc = batches | "DocsByPartition" >> beam.FlatMap(
-            lambda b: [(p, ("docs", blob)) for p, blob in by_partition([(d.id, d) for d in b], parts)]
-        )
-        outcomes = (
-            (by_doc, removals)
-            | "DocsAndRemovals" >> beam.Flatten().with_output_types(PartitionKeyed)
-            | "GroupPartitions" >> beam.GroupByKey()
-            | "Decide" >> beam.FlatMap(_decide_partition, self)
-        )
-        return outcomes | "Outcomes" >> SplitOutcomes()
+        return (docs, removals) | "Apply" >> ApplyDecisions(name, _doc_id, self.apply, parts)
+
+    def apply(self, doc: Document, removals: list, occurrence: int):
+        """One document and its removals ((unit index, survivor id)) → its outcome."""
+        outcome = self.decide(doc, sorted(removals))
+        if isinstance(outcome, Rejection):
+            Metrics.counter(self.name, outcome.reason).inc()
+            yield REJECTED, outcome
+            return
+        if outcome is not doc:
+            Metrics.counter(self.name, "docs_edited").inc()
+        yield KEPT, outcome
 
 
 def cut(text: str, spans: list[tuple[int, int]]) -> str:
@@ -257,35 +262,9 @@ def _check_pair(item: tuple[tuple, Any], threshold: float, name: str):
         yield pair
 
 
-def _removal(item: tuple[tuple, tuple], partitions: int):
-    """(unit, component label) → (id partition, ("removal", (doc id, unit index, survivor id))) when
-    the component's best copy is in another document."""
+def _removal(item: tuple[tuple, tuple]):
+    """(unit, component label) → (doc id, (unit index, survivor id)) when the component's best copy
+    is in another document."""
     node, label = item
     if node_doc(node) != node_doc(label):
-        yield (
-            id_partition(node_doc(node), partitions),
-            ("removal", (node_doc(node), node[-1], node_doc(label))),
-        )
-
-
-def _decide_partition(item: tuple[int, Any], stage: UnitDedup):
-    """One id partition: its removals by document, then each of its documents decided in turn."""
-    _, values = item
-    removals: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    blobs = []
-    for kind, value in values:
-        if kind == "removal":
-            doc_id, index, survivor = value
-            removals[doc_id].append((index, survivor))
-        else:
-            blobs.append(value)
-    for blob in blobs:
-        for doc_id, doc in unpack(blob):
-            outcome = stage.decide(doc, sorted(removals.get(doc_id, ())))
-            if isinstance(outcome, Rejection):
-                Metrics.counter(stage.name, outcome.reason).inc()
-                yield REJECTED, outcome
-            else:
-                if outcome is not doc:
-                    Metrics.counter(stage.name, "docs_edited").inc()
-                yield KEPT, outcome
+        yield node_doc(node), (node[-1], node_doc(label))

@@ -1,6 +1,7 @@
 """semantic_dedup: blocked similarity, near-duplicate groups, survivor policies and the Beam composite."""
 
 import itertools
+import pickle
 import zlib
 
 import apache_beam as beam
@@ -10,6 +11,7 @@ from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup import semantic
+from dedup.content import containment, sketch, sketch_containment
 from dedup.semantic import (
     REASON,
     SemanticDedup,
@@ -18,6 +20,7 @@ from dedup.semantic import (
     decide_cluster,
     duplicate_groups,
     embed_documents,
+    member_order,
     similar_pairs,
 )
 from pipeline.document import Document
@@ -96,9 +99,8 @@ def docs_for(n: int, **scores) -> list[Document]:
 
 def survivors(docs, sims, survivor, prefer_score=""):
     x = np.tile(unit_rows(np.ones((1, 4))), (len(docs), 1))  # all identical: one group
-    removed = decide_cluster(
-        x, np.array(sims), docs, eps=0.05, block_size=2, survivor=survivor, prefer_score=prefer_score
-    )
+    orders = [member_order(doc, prefer_score) for doc in docs]
+    removed = decide_cluster(x, np.array(sims), orders, eps=0.05, block_size=2, survivor=survivor)
     assert len(removed) == len(docs) - 1
     kept = set(range(len(docs))) - {d.row for d in removed}
     assert {d.survivor for d in removed} == kept
@@ -125,9 +127,8 @@ def test_survivor_independent_of_input_order():
 
 def test_removed_similarity_is_to_the_survivor():
     x = planted(1, 3, seed=9)
-    removed = decide_cluster(
-        x, np.zeros(3), docs_for(3), eps=0.1, block_size=8, survivor="hard", prefer_score=""
-    )
+    orders = [member_order(doc, "") for doc in docs_for(3)]
+    removed = decide_cluster(x, np.zeros(3), orders, eps=0.1, block_size=8, survivor="hard")
     for d in removed:
         assert d.similarity == pytest.approx(float(x[d.row] @ x[d.survivor]), abs=1e-6)
         assert d.similarity > 0.9
@@ -227,8 +228,8 @@ def test_composite_removes_duplicates(monkeypatch):
             label="rejected",
         )
         assert_that(
-            out.failed | beam.Map(lambda f: (f.id, f.stage, f.error)),
-            equal_to([("bad", "semdup", "RuntimeError")]),
+            out.failed | beam.Map(lambda f: (f.id, f.stage, f.error, f.message)),
+            equal_to([("bad", "semdup", "RuntimeError", "cannot embed EXPLODE")]),
             label="failed",
         )
 
@@ -261,7 +262,8 @@ def test_real_static_embedder_flags_reordered_document():
     other = "Heavy rain flooded the valley overnight, and rescue teams moved families to higher ground."
     docs = [Document(id="a", text=text), Document(id="b", text=reordered), Document(id="c", text=other)]
     x = semantic.load_embedder("static").encode([d.text for d in docs])
-    removed = decide_cluster(x, np.zeros(3), docs, eps=0.08, block_size=2, survivor="hard", prefer_score="")
+    orders = [member_order(doc, "") for doc in docs]
+    removed = decide_cluster(x, np.zeros(3), orders, eps=0.08, block_size=2, survivor="hard")
     assert [(docs[d.row].id, docs[d.survivor].id) for d in removed] == [("b", "a")]
 
 
@@ -289,16 +291,44 @@ def test_verification_keeps_same_words_in_other_order_apart(monkeypatch):
 
 def test_decide_cluster_verifies_pairs_by_shingle_containment():
     x = np.tile(unit_rows(np.ones((1, 4))), (3, 1))  # cosine 1.0 between all three
-    shingles = [np.array([1, 2, 3, 4], dtype=np.uint64), np.array([3, 4, 5], dtype=np.uint64)]
-    shingles.append(np.array([9], dtype=np.uint64))
-    docs = docs_for(3)
+    sets = [np.array([1, 2, 3, 4], dtype=np.uint64), np.array([3, 4, 5], dtype=np.uint64)]
+    sets.append(np.array([9], dtype=np.uint64))
+    sketches = [sketch(s, 16) for s in sets]
+    orders = [member_order(doc, "") for doc in docs_for(3)]
     removed = decide_cluster(
-        x, np.zeros(3), docs, eps=0.05, block_size=2, survivor="hard", prefer_score="",
-        shingles=shingles, min_overlap=0.6,
+        x, np.zeros(3), orders, eps=0.05, block_size=2, survivor="hard",
+        sketches=sketches, min_overlap=0.6, max_shingles=16,
     )  # fmt: skip
     assert [(d.row, d.survivor) for d in removed] == [(1, 0)]  # containment 2/3 ≥ 0.6; row 2 shares none
     removed = decide_cluster(
-        x, np.zeros(3), docs, eps=0.05, block_size=2, survivor="hard", prefer_score="",
-        shingles=shingles, min_overlap=0.7,
+        x, np.zeros(3), orders, eps=0.05, block_size=2, survivor="hard",
+        sketches=sketches, min_overlap=0.7, max_shingles=16,
     )  # fmt: skip
     assert removed == []
+
+
+def test_sketch_containment_is_exact_under_the_cap_and_close_above_it():
+    rng = np.random.default_rng(3)
+    pool = rng.permutation(np.unique(rng.integers(0, 2**32, size=20_000, dtype=np.uint64)))
+    small, large = np.sort(pool[:300]), np.sort(pool[200:6200])  # 100 of small's 300 in large
+    assert sketch_containment(sketch(small, 300), sketch(pool[250:400], 300), 300) == containment(
+        small, pool[250:400]
+    )  # both within the cap: exact (50 / 150)
+    assert sketch(small, 300)[1] == 300 and len(sketch(large, 512)[0]) == 512 * 4
+    estimate = sketch_containment(sketch(small, 512), sketch(large, 512), 512)
+    assert abs(estimate - 100 / 300) < 0.1  # capped: bottom-k estimate (exact 1/3)
+    assert sketch_containment(sketch(large, 512), sketch(large, 512), 512) == pytest.approx(1.0)
+    assert sketch_containment(sketch(small, 8), sketch(np.array([], dtype=np.uint64), 8), 8) == 0.0
+
+
+def test_members_carry_no_text(monkeypatch):
+    """What the embedding step sends to the clusters holds keys, orders and hashes, never a text."""
+    monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
+    fn = semantic._EmbedBatch(SemanticDedup("semdup"))
+    fn.setup()
+    docs = [Document(id=f"d{i}", text=f"distinctive{i} words of document number {i} " * 20) for i in range(3)]
+    (tag, (members, vectors)),  = fn.process(docs)  # fmt: skip
+    assert tag == semantic.EMBEDDED and vectors.shape == (3, BagOfWordsEmbedder.dim)
+    blob = pickle.dumps(members)
+    assert not any(f"distinctive{i}".encode() in blob for i in range(3))
+    assert [semantic.member_id(m) for m in members] == ["d0", "d1", "d2"]
