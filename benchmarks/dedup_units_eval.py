@@ -28,16 +28,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from dedup import semantic  # noqa: E402
 from dedup.content import main_content, shingle_set, sketch  # noqa: E402
-from dedup.semantic import (  # noqa: E402
-    OVERLAP_NGRAM,
-    SemanticDedup,
-    center,
-    decide_cluster,
-    embed_documents,
-    load_embedder,
-    member_order,
-)
 from dedup.units import UnitDedup  # noqa: E402
 from pipeline.document import Document  # noqa: E402
 
@@ -149,14 +141,16 @@ def semantic_pairs(
     pairs = []
     for members in groups.values():
         texts = [main_content(r["text"], min_unit_words) for r in members]
-        x = embed_documents(embedder, texts, 20_000, 256)
-        x = center(x, x.mean(axis=0))
-        orders = [member_order(Document(r["id"], r["text"]), "") for r in members]
-        cap = SemanticDedup.params["max_shingles"].default
+        x = semantic.embed_documents(embedder, texts, 20_000, 256)
+        x = semantic.center(x, x.mean(axis=0))
+        orders = [semantic.member_order(Document(r["id"], r["text"]), "") for r in members]
+        cap = semantic.SemanticDedup.params["max_shingles"].default
         sketches = (
-            [sketch(shingle_set(t, OVERLAP_NGRAM, 1234), cap) for t in texts] if min_overlap > 0 else None
+            [sketch(shingle_set(t, semantic.OVERLAP_NGRAM, 1234), cap) for t in texts]
+            if min_overlap > 0
+            else None
         )
-        for d in decide_cluster(
+        for d in semantic.decide_cluster(
             x, np.zeros(len(x)), orders, eps=eps, block_size=512, survivor="longest",
             sketches=sketches, min_overlap=min_overlap, max_shingles=cap,
         ):  # fmt: skip
@@ -204,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     report["unit_dedup"]["heldout"] = score_units(halves["heldout"], kept, rejected)
     print("heldout", chosen, json.dumps(report["unit_dedup"]["heldout"]), flush=True)
     if not args.skip_semantic:
-        embedder = load_embedder("static")
+        embedder = semantic.load_embedder("static")
         for name, records in halves.items():
             before = semantic_pairs(
                 records, embedder, eps=0.10, min_unit_words=0, min_overlap=0.0, by_language=False
