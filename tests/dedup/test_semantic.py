@@ -332,3 +332,24 @@ def test_members_carry_no_text(monkeypatch):
     blob = pickle.dumps(members)
     assert not any(f"distinctive{i}".encode() in blob for i in range(3))
     assert [semantic.member_id(m) for m in members] == ["d0", "d1", "d2"]
+
+
+def test_identical_copies_share_a_content_key_and_one_survives(monkeypatch):
+    """Byte-identical documents (same id too) meet their decisions by one content key: one copy is
+    kept, the other rejected, whatever order they arrive in."""
+    monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
+    text = " ".join(f"w{i}" for i in range(12))
+    docs = [
+        Document(id="same", text=text),
+        Document(id="same", text=text),
+        Document(id="z", text="other words here"),
+    ]
+    stage = SemanticDedup("semdup", sample_size=10)
+    with BeamTestPipeline() as p:
+        out = stage.expand(p | beam.Create(docs))
+        assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["same", "z"]), label="kept")
+        assert_that(
+            out.rejected | beam.Map(lambda r: (r.doc.id, r.duplicate_of)),
+            equal_to([("same", "same")]),
+            label="rej",
+        )
