@@ -157,6 +157,7 @@ class StaticEmbedder(Embedder):
         self._embedding32 = np.asarray(self._model.embedding, dtype=np.float32)
         self._chars = STATIC_MAX_TOKENS * self._model.median_token_length
         self._word_ids: dict[str, tuple[int, ...]] = {}
+        self._content: np.ndarray | None = None  # content-token mask for the coherence features
 
     def token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
         """The first `max_tokens` token ids of each text (int64), as model2vec's tokenization gives them."""
@@ -195,13 +196,15 @@ class StaticEmbedder(Embedder):
 
         tokenizer = self._model.tokenizer
         boundary = np.array([tokenizer.token_to_id(t) for t in ".!?"], dtype=np.int64)
+        if self._content is None:
+            self._content = coherence.content_tokens(tokenizer.get_vocab())
         means = np.zeros((len(texts), self.dim), dtype=np.float32)
         feats = np.zeros((len(texts), len(coherence.FEATURES)), dtype=np.float32)
         for row, (text, token_ids) in enumerate(zip(texts, self.token_ids(texts))):
             vectors = self._embedding32[token_ids]
             if len(token_ids):
                 means[row] = vectors.mean(axis=0)
-            feats[row] = coherence.features(text, vectors, token_ids, boundary)
+            feats[row] = coherence.features(text, vectors, token_ids, boundary, self._content)
         return _normalize(means), feats
 
 
