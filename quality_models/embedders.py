@@ -138,7 +138,7 @@ class StaticEmbedder(Embedder):
     Tokenizes as model2vec does (first `max_tokens * median_token_length` characters, then the
     first `max_tokens` word pieces, unknown tokens dropped) but one whitespace-separated word at a
     time through a per-process cache: the BERT normalizer and pre-tokenizer act within words, so
-    the ids are the same, and the tokenizer only sees words it has not seen before.
+    the ids, and so the vectors, are bit-identical, and the tokenizer only sees new words.
     """
 
     def __init__(self, path: Path = STATIC_MODEL_DIR, name: str = "static") -> None:
@@ -181,11 +181,13 @@ class StaticEmbedder(Embedder):
         return out
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        means = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # In the model's own dtype, unit rows rounded to it, as model2vec does: bit-identical vectors.
+        embedding = self._model.embedding
+        means = np.zeros((len(texts), self.dim), dtype=embedding.dtype)
         for row, ids in enumerate(self.token_ids(texts)):
             if len(ids):
-                means[row] = self._embedding32[ids].mean(axis=0)
-        return means
+                means[row] = embedding[ids].mean(axis=0)
+        return _normalize(means).astype(embedding.dtype)
 
     def encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """`encode(texts)` and the coherence features of each text, from one tokenization.
