@@ -119,6 +119,16 @@ def test_coherent_head_prefers_real_prose_to_its_interleaving():
     assert real > broken.doc.scores["eq.coherent"]
 
 
+def test_doc_stats_count_letterless_words_upper_case_and_digits_in_any_script():
+    text = "Ünïcode ١٢٣ 42 __ -- a1 ... Word"
+    stats = doc_stats(text)
+    assert stats["alpha_word_fraction"] == pytest.approx(3 / 8)  # Ünïcode, a1, Word
+    assert stats["digit_fraction"] == pytest.approx(6 / len(text))  # ١٢٣, 4, 2, 1
+    assert stats["upper_fraction"] == pytest.approx(1 / len(text))  # W (A-Z only)
+    ascii_stats = doc_stats("AB 12 x")
+    assert (ascii_stats["upper_fraction"], ascii_stats["digit_fraction"]) == (2 / 7, 2 / 7)
+
+
 def test_doc_stats_are_gopher_style_ratios():
     stats = doc_stats("Hello world.\n\n- item one\n- item one\nABC 123")
     assert set(stats) == set(STATS)
