@@ -15,8 +15,8 @@ rows come from sources the head is not trained on). Deterministic (seeded). Labe
   inaugural speeches, article main text.
 - depth (graded 0-3): Brown genre (learned/scientific 3; government, lore, hobbies, religion,
   belles-lettres 2; press and fiction 1), chat and spam 0. Held out: ABC science (2) vs rural (1).
-- toxic: the shipped word lists' verdict (the `toxicity` stage's defaults: rejected = 1) on Enron
-  spam/ham, SMS, Brown, ABC. Held out: NPS chat, movie reviews, webtext.
+- toxic: the `toxicity` stage's verdict with its defaults (word lists and learned model:
+  rejected = 1) on Enron spam/ham, SMS, Brown, ABC. Held out: NPS chat, movie reviews, webtext.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 A static embedder's document vector is the mean of its token vectors, so it cannot see sentence
 order. The same token vectors, pooled per sentence (split at `.`, `!`, `?` tokens), can: in real
 prose adjacent sentences are more alike than distant ones, and every sentence is close to the
-document as a whole; shuffled or interleaved text loses both. Truncation shows at the text's ends.
+document as a whole; shuffled or interleaved text loses both. The same holds, more sharply, for the
+content words adjacent sentences share (`lexical_*`: overlap of content-token sets). Truncation
+shows at the text's ends.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ FEATURES = (
     "min_doc_cos",
     "ends_terminal",
     "starts_lower",
+    "lexical_adjacent_z",
+    "lexical_adjacent_minus_far",
 )
 _TERMINAL = (".", "!", "?", '"', "'", ")", "”", "’")
 
@@ -33,10 +37,46 @@ def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return (a * b).sum(axis=1) / np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-12)
 
 
-def features(text: str, vectors: np.ndarray, ids: np.ndarray, boundary_ids: np.ndarray) -> np.ndarray:
+_FUNCTION_WORDS = frozenset(
+    "that this these those them their there here have been being were does would could might shall "
+    "should which whom what when where than then with from into over under about also just only very "
+    "more most other some such your they will".split()
+)
+
+
+def content_tokens(vocab: dict[str, int]) -> np.ndarray:
+    """A boolean per token id: whole alphabetic words of 4+ letters that are not function words."""
+    mask = np.zeros(max(vocab.values()) + 1, dtype=bool)
+    for token, index in vocab.items():
+        mask[index] = len(token) >= 4 and token.isalpha() and token not in _FUNCTION_WORDS
+    return mask
+
+
+def _lexical(ids: np.ndarray, starts: np.ndarray, keep: np.ndarray, content: np.ndarray) -> list[float]:
+    """Content-token overlap of adjacent sentences against all pairs (z) and pairs 3+ apart."""
+    segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(ids))))
+    pick = content[ids] & keep[segment]
+    rank = np.cumsum(keep) - 1  # kept segments renumbered 0..k-1
+    k = int(keep.sum())
+    _, column = np.unique(ids[pick], return_inverse=True)
+    present = np.zeros((k, int(column.max(initial=-1)) + 1), dtype=np.float32)
+    present[rank[segment[pick]], column] = 1.0
+    sizes = np.maximum(present.sum(axis=1), 1.0)
+    overlap = np.einsum("iw,jw->ij", present, present) / np.sqrt(np.outer(sizes, sizes))
+    upper = np.triu_indices(k, 1)
+    pairs, gap = overlap[upper], upper[1] - upper[0]
+    adjacent = pairs[gap == 1].mean()
+    far = pairs[gap >= 3].mean() if k > 3 else pairs.mean()
+    return [(adjacent - pairs.mean()) / (pairs.std() + 1e-6) * np.sqrt(k - 1), adjacent - far]
+
+
+def features(
+    text: str, vectors: np.ndarray, ids: np.ndarray, boundary_ids: np.ndarray, content: np.ndarray
+) -> np.ndarray:
     """The FEATURES of one text, from its token ids and their float32 vectors (one row per token).
 
-    Written without BLAS calls (reduceat, einsum): tiny matrix products are slow on a busy machine.
+    `content` marks the vocabulary's content tokens (a boolean per token id). Written without BLAS
+    calls (reduceat, einsum): tiny matrix products are slow on a busy machine.
     """
     stripped = text.strip()
     edges = [stripped.endswith(_TERMINAL), bool(stripped[:1].islower())]
@@ -45,7 +85,9 @@ def features(text: str, vectors: np.ndarray, ids: np.ndarray, boundary_ids: np.n
     keep = sizes >= MIN_SEGMENT_TOKENS
     k = int(keep.sum())
     if k < 3:
-        return np.array([np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges], dtype=np.float32)
+        return np.array(
+            [np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges, 0.0, 0.0], dtype=np.float32
+        )
     segments = np.add.reduceat(vectors, starts, axis=0)[keep]
     unit = segments / np.maximum(np.sqrt(np.einsum("id,id->i", segments, segments)), 1e-12)[:, None]
     sim = np.einsum("id,jd->ij", unit, unit)
@@ -70,6 +112,7 @@ def features(text: str, vectors: np.ndarray, ids: np.ndarray, boundary_ids: np.n
             to_doc.mean(),
             to_doc.min(),
             *edges,
+            *_lexical(ids, np.asarray(starts), keep, content),
         ],
         dtype=np.float32,
     )

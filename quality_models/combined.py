@@ -35,9 +35,12 @@ STATS = (
 )
 _PUNCT_END = (".", "!", "?", '"', "'", ":", "”")
 _BULLETS = ("•", "-", "*", "·", "–", "►")
-_ALPHA = re.compile(r"[^\W\d_]")
+# A whitespace-separated word without a letter: symbols, digits and underscores only.
+_LETTERLESS_WORD = re.compile(r"(?<!\S)(?:[^\w\s]|[\d_])+(?!\S)")
 _UPPER = re.compile(r"[A-Z]")
 _DIGIT = re.compile(r"\d")
+_ASCII_UPPER = bytes(range(ord("A"), ord("Z") + 1))
+_ASCII_DIGITS = b"0123456789"
 # Gopher's stop words (its quality filter requires at least two of them).
 _STOPWORDS = frozenset(("the", "be", "to", "of", "and", "that", "have", "with"))
 
@@ -49,11 +52,12 @@ def doc_stats(text: str) -> dict[str, float]:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     nlines = max(len(lines), 1)
     chars = max(len(text), 1)
+    upper, digits = _upper_and_digits(text)
     return {
         "log_words": math.log1p(len(words)),
         "mean_word_length": sum(map(len, words)) / n,
-        "alpha_word_fraction": sum(1 for w in words if _ALPHA.search(w)) / n,
-        "stopword_fraction": sum(1 for w in words if w.lower() in _STOPWORDS) / n,
+        "alpha_word_fraction": (len(words) - len(_LETTERLESS_WORD.findall(text))) / n,
+        "stopword_fraction": sum(map(_STOPWORDS.__contains__, map(str.lower, words))) / n,
         "symbol_ratio": (text.count("#") + text.count("...") + text.count("…")) / n,
         "lines_end_punct": sum(line.endswith(_PUNCT_END) for line in lines) / nlines,
         "bullet_lines": sum(line.startswith(_BULLETS) for line in lines) / nlines,
@@ -61,9 +65,19 @@ def doc_stats(text: str) -> dict[str, float]:
         "duplicate_lines": 1.0 - len(set(lines)) / nlines if lines else 0.0,
         "log_lines": math.log1p(len(lines)),
         "log_words_per_line": math.log1p(len(words) / nlines),
-        "upper_fraction": len(_UPPER.findall(text)) / chars,
-        "digit_fraction": len(_DIGIT.findall(text)) / chars,
+        "upper_fraction": upper / chars,
+        "digit_fraction": digits / chars,
     }
+
+
+def _upper_and_digits(text: str) -> tuple[int, int]:
+    """Counts of A-Z and of digits (any script); by byte deletion when the text is ASCII."""
+    if not text.isascii():
+        return len(_UPPER.findall(text)), len(_DIGIT.findall(text))
+    data = text.encode("ascii")
+    return len(data) - len(data.translate(None, _ASCII_UPPER)), len(data) - len(
+        data.translate(None, _ASCII_DIGITS)
+    )
 
 
 def load_weights(path) -> dict[str, Any]:

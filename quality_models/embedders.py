@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
 import threading
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +40,9 @@ STATIC_MODEL_DIR = MODELS_DIR / "static-minilm"
 MINILM_MAX_TOKENS = 256
 STATIC_MAX_TOKENS = 512
 EMBEDDER_NAMES = ("minilm", "minilm-bf16", "static")
+WORD_CACHE_SIZE = 500_000
+# Characters str.split() splits on but the BERT normalizer deletes (controls) or keeps inside a word.
+_SPLIT_DIFFERS = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 
 _cache: dict[str, Embedder] = {}
 _lock = threading.Lock()
@@ -128,7 +133,13 @@ class MiniLMEmbedder(Embedder):
 
 
 class StaticEmbedder(Embedder):
-    """A model2vec static model: mean of per-token vectors, no transformer at inference."""
+    """A model2vec static model: mean of per-token vectors, no transformer at inference.
+
+    Tokenizes as model2vec does (first `max_tokens * median_token_length` characters, then the
+    first `max_tokens` word pieces, unknown tokens dropped) but one whitespace-separated word at a
+    time through a per-process cache: the BERT normalizer and pre-tokenizer act within words, so
+    the ids, and so the vectors, are bit-identical, and the tokenizer only sees new words.
+    """
 
     def __init__(self, path: Path = STATIC_MODEL_DIR, name: str = "static") -> None:
         from model2vec import StaticModel
@@ -143,11 +154,40 @@ class StaticEmbedder(Embedder):
         self.max_tokens = STATIC_MAX_TOKENS
         self._model = StaticModel.from_pretrained(path, normalize=True, max_length=STATIC_MAX_TOKENS)
         self.dim = int(self._model.dim)
-        self._embedding32: np.ndarray | None = None  # float32 copy for the coherence pass, made once
+        self._embedding32 = np.asarray(self._model.embedding, dtype=np.float32)
+        self._chars = STATIC_MAX_TOKENS * self._model.median_token_length
+        self._word_ids: dict[str, tuple[int, ...]] = {}
+        self._content: np.ndarray | None = None  # content-token mask for the coherence features
+
+    def token_ids(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """The first `max_tokens` token ids of each text (int64), as model2vec's tokenization gives them."""
+        model, cache = self._model, self._word_ids
+        cut = [text[: self._chars] for text in texts]
+        words = [None if _SPLIT_DIFFERS.search(text) else text.split() for text in cut]
+        batch = {w for ws in words if ws is not None for w in ws}
+        unseen = sorted(batch - cache.keys())
+        if len(cache) + len(unseen) > WORD_CACHE_SIZE:
+            cache.clear()  # bounded memory: start again from this batch's words
+            unseen = sorted(batch)
+        for word, ids in zip(unseen, model.tokenize(unseen)):
+            cache[word] = tuple(ids)
+        out = []
+        for text, ws in zip(cut, words):
+            if ws is None:  # a character that str.split and the BERT normalizer treat differently
+                ids = model.tokenize([text])[0][: self.max_tokens]
+            else:
+                ids = islice(chain.from_iterable(map(cache.__getitem__, ws)), self.max_tokens)
+            out.append(np.fromiter(ids, dtype=np.int64))
+        return out
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        # Single process: Beam already parallelizes across workers, and order must stay stable.
-        return self._model.encode(texts, batch_size=max(batch_size, 1024), use_multiprocessing=False)
+        # In the model's own dtype, unit rows rounded to it, as model2vec does: bit-identical vectors.
+        embedding = self._model.embedding
+        means = np.zeros((len(texts), self.dim), dtype=embedding.dtype)
+        for row, ids in enumerate(self.token_ids(texts)):
+            if len(ids):
+                means[row] = embedding[ids].mean(axis=0)
+        return _normalize(means).astype(embedding.dtype)
 
     def encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """`encode(texts)` and the coherence features of each text, from one tokenization.
@@ -156,21 +196,17 @@ class StaticEmbedder(Embedder):
         """
         from quality_models import coherence
 
-        model = self._model
-        chars = self.max_tokens * model.median_token_length  # as model2vec's encode truncates
-        ids = model.tokenize([text[:chars] for text in texts])
-        boundary = np.array([model.tokenizer.token_to_id(t) for t in ".!?"], dtype=np.int64)
-        if self._embedding32 is None:
-            self._embedding32 = np.asarray(model.embedding, dtype=np.float32)
-        embedding = self._embedding32
+        tokenizer = self._model.tokenizer
+        boundary = np.array([tokenizer.token_to_id(t) for t in ".!?"], dtype=np.int64)
+        if self._content is None:
+            self._content = coherence.content_tokens(tokenizer.get_vocab())
         means = np.zeros((len(texts), self.dim), dtype=np.float32)
         feats = np.zeros((len(texts), len(coherence.FEATURES)), dtype=np.float32)
-        for row, (text, token_ids) in enumerate(zip(texts, ids)):
-            token_ids = np.asarray(token_ids[: self.max_tokens], dtype=np.int64)
-            vectors = embedding[token_ids]
+        for row, (text, token_ids) in enumerate(zip(texts, self.token_ids(texts))):
+            vectors = self._embedding32[token_ids]
             if len(token_ids):
                 means[row] = vectors.mean(axis=0)
-            feats[row] = coherence.features(text, vectors, token_ids, boundary)
+            feats[row] = coherence.features(text, vectors, token_ids, boundary, self._content)
         return _normalize(means), feats
 
 

@@ -21,6 +21,29 @@ def test_static_embedder_rows_are_unit_float32_and_deterministic():
     assert np.array_equal(vectors[1:2], embedder.encode(TEXTS[1:2]))
 
 
+TRICKY = [
+    "Héllo, wörld!! don't 3.14 naïve café 中文字 e\u0301 \u200bzero\u00a0nb\tx\u2028y \ufffd ﬁ İstanbul",
+    "controls join words: a\x0bb c\x1cd e\x85f",
+    "x" * 150 + " a word longer than WordPiece's 100 characters becomes [UNK], which is dropped",
+    " ".join(f"token{i}, (and) more;" for i in range(400)),  # past 512 word pieces and 3,072 characters
+    "   ",
+]
+
+
+def test_static_tokenization_is_model2vecs_word_for_word(monkeypatch):
+    embedder = StaticEmbedder()
+    model = embedder._model
+    texts = TEXTS + TRICKY
+    expected = [ids[:512] for ids in model.tokenize([t[: 512 * model.median_token_length] for t in texts])]
+    assert [ids.tolist() for ids in embedder.token_ids(texts)] == expected
+    assert [ids.tolist() for ids in embedder.token_ids(texts)] == expected  # from the word cache
+    monkeypatch.setattr("quality_models.embedders.WORD_CACHE_SIZE", 5)  # the cache is cleared, not grown
+    assert [ids.tolist() for ids in embedder.token_ids(texts[::-1])] == expected[::-1]
+    reference = model.encode(texts, use_multiprocessing=False).astype(np.float32)
+    reference /= np.maximum(np.linalg.norm(reference, axis=1, keepdims=True), 1e-12)
+    assert np.array_equal(embedder.encode(texts), reference)
+
+
 def test_static_embedder_puts_paraphrases_closer_than_spam():
     vectors = load_embedder("static").encode(TEXTS[:3])
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]

@@ -94,6 +94,22 @@ def test_corruptions_keep_or_mix_the_sentences():
     assert set(parts) < set(coherence.sentences(mixed))
 
 
+def test_lexical_features_see_which_sentences_share_words():
+    pairs = [
+        ("The volcano erupted at dawn.", "Ash from the volcano covered the valley."),
+        ("A violinist played for the crowd.", "Her violin was two centuries old."),
+        ("The glacier has retreated for decades.", "Meltwater from the glacier feeds the lake."),
+    ]
+    ordered = [s for pair in pairs for s in pair]
+    scrambled = [ordered[i] for i in (0, 2, 4, 1, 3, 5)]
+    _, features = load_embedder("static").encode_with_coherence([" ".join(ordered), " ".join(scrambled)])
+    z, minus_far = (coherence.FEATURES.index(f) for f in ("lexical_adjacent_z", "lexical_adjacent_minus_far"))
+    assert features[0, z] > 1.0 > 0.0 > features[1, z]
+    assert features[0, minus_far] > 0.0 > features[1, minus_far]
+    content = coherence.content_tokens({"volcano": 0, "the": 1, "which": 2, "##ing": 3, "ash": 4})
+    assert content.tolist() == [True, False, False, False, False]
+
+
 def test_coherent_head_prefers_real_prose_to_its_interleaving():
     stage = EmbeddingQuality("eq", model="", heads=["coherent"])
     other = " ".join(GOOD)
@@ -101,6 +117,16 @@ def test_coherent_head_prefers_real_prose_to_its_interleaving():
     real = stage.check(Document("r", PROSE)).doc.scores["eq.coherent"]
     broken = stage.check(Document("b", coherence.truncated(coherence.interleaved(PROSE, other, rng), rng)))
     assert real > broken.doc.scores["eq.coherent"]
+
+
+def test_doc_stats_count_letterless_words_upper_case_and_digits_in_any_script():
+    text = "Ünïcode ١٢٣ 42 __ -- a1 ... Word"
+    stats = doc_stats(text)
+    assert stats["alpha_word_fraction"] == pytest.approx(3 / 8)  # Ünïcode, a1, Word
+    assert stats["digit_fraction"] == pytest.approx(6 / len(text))  # ١٢٣, 4, 2, 1
+    assert stats["upper_fraction"] == pytest.approx(1 / len(text))  # W (A-Z only)
+    ascii_stats = doc_stats("AB 12 x")
+    assert (ascii_stats["upper_fraction"], ascii_stats["digit_fraction"]) == (2 / 7, 2 / 7)
 
 
 def test_doc_stats_are_gopher_style_ratios():
