@@ -19,9 +19,11 @@ from typing import Any
 import apache_beam as beam
 import xxhash
 
+from pipeline.decisions import spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED, SplitByTag
 from pipeline.recipe import OutputConfig
+from pipeline.spill import SpillGroups
 from pipeline.tokenizer import RowTokenizer, tokenizer_path
 from pipeline.writers import MB, WriteShards, kept_row
 
@@ -172,19 +174,22 @@ def _bucket_key(row, seed: int, unit: str):
     return int(u * BUCKETS), (u, row_id, row_weight(row, unit))
 
 
-def _shard_of(row, starts: list[tuple], seed: int) -> tuple[int, dict]:
-    u, row_id = order_key(row, seed)
-    index = bisect.bisect_right(starts, (u, row_id, math.inf)) - 1
-    return starts[index][2], row
+def _shards_of(_bucket: int, rows: list, starts: list[tuple], seed: int):
+    """(shard, row) for the rows of one bucket: the shard whose start is the last at or before it."""
+    for row in rows:
+        u, row_id = order_key(row, seed)
+        index = bisect.bisect_right(starts, (u, row_id, math.inf)) - 1
+        yield starts[index][2], row
 
 
 class AssignShards(beam.PTransform):
     """Rows → ((shard, row) pairs, shard count as a singleton PCollection)."""
 
-    def __init__(self, output: OutputConfig, unit: str) -> None:
+    def __init__(self, output: OutputConfig, unit: str, spill: str) -> None:
         super().__init__()
         self.output = output
         self.unit = unit
+        self.spill = spill
 
     def expand(self, rows):
         seed = self.output.shuffle_seed
@@ -212,7 +217,12 @@ class AssignShards(beam.PTransform):
             | "AllStarts" >> beam.combiners.ToList()
             | "Sorted" >> beam.Map(sorted)
         )
-        keyed = rows | "ShardOf" >> beam.Map(_shard_of, beam.pvalue.AsSingleton(starts), seed)
+        # Rows wait in spill files by bucket until the starts are known (no row crosses a shuffle).
+        keyed = (
+            rows
+            | "ByBucket" >> beam.Map(lambda row: (int(order_key(row, seed)[0] * BUCKETS), row))
+            | "ShardOf" >> SpillGroups(self.spill, _shards_of, beam.pvalue.AsSingleton(starts), seed)
+        )
         return keyed, count
 
 
@@ -247,7 +257,8 @@ class WriteKept(beam.PTransform):
             rows, rejected = mixed[KEPT], mixed[REJECTED]
         else:
             rejected = docs.pipeline | "NoMixtureRejections" >> beam.Create([])
-        keyed, count = rows | AssignShards(output, unit)
+        spill = spill_dir(docs.pipeline, "kept-buckets")
+        keyed, count = rows | AssignShards(output, unit, spill)
         infos = keyed | WriteShards(
             self.directory,
             "kept",

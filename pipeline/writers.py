@@ -19,8 +19,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
 
+from pipeline.decisions import spill_dir
 from pipeline.document import Document, Failure, Rejection
 from pipeline.fileio import write_bytes
+from pipeline.spill import SpillGroups
 
 SHARD_SEED = 0x9E3779B9
 MB = 1024 * 1024
@@ -165,6 +167,18 @@ def failed_row(failure: Failure) -> dict[str, Any]:
     }
 
 
+ID_BUCKETS = 256  # rows are spilled by id bucket until the shard count is known
+
+
+def _id_bucket(row: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    return xxhash.xxh64_intdigest(row["id"].encode("utf-8", "surrogatepass")) % ID_BUCKETS, row
+
+
+def _shard_rows(_bucket: int, rows: list, shards: int):
+    for row in rows:
+        yield shard_of(row["id"], shards), row
+
+
 def shard_of(row_id: str, shards: int) -> int:
     """Seeded, platform-independent shard assignment."""
     return xxhash.xxh64_intdigest(row_id.encode("utf-8", "surrogatepass"), seed=SHARD_SEED) % shards
@@ -217,7 +231,9 @@ def _outcome_counts(kind: str, rows: list[dict[str, Any]]) -> dict[str, int]:
     return {}
 
 
-class _WriteShardFn(beam.DoFn):
+class ShardWriter:
+    """`(shard index, its rows, shard count, score names)` → the written shard's info."""
+
     def __init__(
         self, directory: str, kind: str, compression: str, row_group_mb: float, sort_key, token_ids: bool
     ) -> None:
@@ -228,9 +244,7 @@ class _WriteShardFn(beam.DoFn):
         self.sort_key = sort_key
         self.token_ids = token_ids
 
-    def process(self, element, shards: int, score_names: list[str]):
-        index, rows = element
-        rows = list(rows)
+    def __call__(self, index: int, rows: list, shards: int, score_names: list[str]):
         data = encode_shard(
             self.kind, rows, self.compression, self.row_group_mb, score_names, self.sort_key, self.token_ids
         )
@@ -322,33 +336,33 @@ class WriteShards(beam.PTransform):
         self.row_group_mb = row_group_mb
 
     def expand(self, rows):
-        write = _WriteShardFn(
+        """`rows`: a PCollection or a tuple of them (never flattened: see `pipeline.spill`)."""
+        write = ShardWriter(
             self.directory, self.kind, self.compression, self.row_group_mb, self.sort_key, self.token_ids
         )
+        parts = rows if isinstance(rows, tuple) else (rows,)
+        pipeline = parts[0].pipeline
         names = self.score_names
         if names is None:
-            names = rows.pipeline | "NoScoreNames" >> beam.Create([[]])
+            names = pipeline | "NoScoreNames" >> beam.Create([[]])
+        spill = spill_dir(pipeline, f"write-{self.kind}")
         if self.keyed:
-            shards = beam.pvalue.AsSingleton(self.shard_count)
-            return (
-                rows
-                | "Group" >> beam.GroupByKey()
-                | "Write" >> beam.ParDo(write, shards, beam.pvalue.AsSingleton(names))
-            )
-        if self.shards:
-            count = rows.pipeline | "ShardCount" >> beam.Create([self.shards])
+            count = self.shard_count
+        elif self.shards:
+            count = pipeline | "ShardCount" >> beam.Create([self.shards])
         else:
             target = (self.target_shard_mb or 256.0) * MB
             count = (
-                rows
-                | "Bytes" >> beam.Map(_text_bytes)
+                tuple(part | f"Bytes{i}" >> beam.Map(_text_bytes) for i, part in enumerate(parts))
+                | "AllBytes" >> beam.Flatten(pipeline=pipeline)
                 | "Total" >> beam.CombineGlobally(sum)
                 | "ShardCount" >> beam.Map(lambda total: max(1, math.ceil(total / target)))
             )
         shards = beam.pvalue.AsSingleton(count)
-        return (
-            rows
-            | "Key" >> beam.Map(lambda row, n: (shard_of(row["id"], n), row), shards)
-            | "Group" >> beam.GroupByKey()
-            | "Write" >> beam.ParDo(write, shards, beam.pvalue.AsSingleton(names))
+        if not self.keyed:  # a row's shard needs the count: spill by a fixed bucket of the id first
+            parts = tuple(part | f"Bucket{i}" >> beam.Map(_id_bucket) for i, part in enumerate(parts)) | (
+                "ByBucket" >> SpillGroups(f"{spill}/buckets", _shard_rows, shards)
+            )
+        return parts | "ByShard" >> SpillGroups(
+            f"{spill}/shards", write, shards, beam.pvalue.AsSingleton(names)
         )
