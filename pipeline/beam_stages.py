@@ -109,27 +109,32 @@ class StageDoFn(beam.DoFn):
             stage.teardown()
 
 
+def run_document_stages(stages: list[DocumentStage], batch: list[Document]) -> Iterator[tuple[str, object]]:
+    """A chain of document stages over one batch: (outcome, record) pairs, counted per stage."""
+    docs = batch
+    for stage in stages:
+        if not docs:
+            break
+        started = time.perf_counter()
+        docs, removed, counts = run_stage_on_batch(stage, docs)
+        counts["micros"] = int((time.perf_counter() - started) * 1e6)
+        for name, value in counts.items():
+            count(stage.name, name, value)
+        for record in removed:
+            if isinstance(record, Rejection):
+                record.doc.without_cache()
+                yield REJECTED, record
+            else:
+                yield FAILED, record
+    for doc in docs:
+        yield KEPT, doc.without_cache()
+
+
 class _DocumentStagesFn(StageDoFn):
     """Runs a chain of document stages over one batch; yields (outcome, record) pairs."""
 
     def process(self, batch: list[Document]) -> Iterator[tuple[str, object]]:
-        docs = batch
-        for stage in self.stages:
-            if not docs:
-                break
-            started = time.perf_counter()
-            docs, removed, counts = run_stage_on_batch(stage, docs)
-            counts["micros"] = int((time.perf_counter() - started) * 1e6)
-            for name, value in counts.items():
-                count(stage.name, name, value)
-            for record in removed:
-                if isinstance(record, Rejection):
-                    record.doc.without_cache()
-                    yield REJECTED, record
-                else:
-                    yield FAILED, record
-        for doc in docs:
-            yield KEPT, doc.without_cache()
+        yield from run_document_stages(self.stages, batch)
 
 
 class RunDocumentStages(beam.PTransform):
@@ -232,11 +237,16 @@ def group_stages(stages: Iterable[Stage]) -> list[list[Stage]]:
 class ApplyStages(beam.PTransform):
     """All recipe stages in order → StageOutputs with every rejection and failure flattened."""
 
-    def __init__(self, stages: list[Stage], batch_size: int = 256, on_group_output=None) -> None:
+    def __init__(
+        self, stages: list[Stage], batch_size: int = 256, on_group_output=None, flatten: bool = True
+    ) -> None:
         super().__init__()
         self.stages = stages
         self.batch_size = batch_size
         self.on_group_output = on_group_output  # (StageOutputs, last stage name): progress taps
+        # False: rejected and failed stay tuples of PCollections, one per stage group (a
+        # multi-input Flatten is held in memory by Beam's local runner; the writers take tuples).
+        self.flatten = flatten
 
     def expand(self, docs):
         rejected, failed = [], []
@@ -251,6 +261,8 @@ class ApplyStages(beam.PTransform):
             rejected.append(outputs.rejected)
             failed.append(outputs.failed)
         pipeline = docs.pipeline
+        if not self.flatten:
+            return StageOutputs(docs, tuple(rejected), tuple(failed))
         return StageOutputs(
             docs,
             tuple(rejected) | "AllRejected" >> beam.Flatten(pipeline=pipeline),

@@ -54,6 +54,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="seconds between progress lines when output is not a terminal (default 30)",
     )
+    run.add_argument(
+        "--checkpoints",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="checkpoint phases so a rerun resumes (auto: on with the local runner, off on clusters)",
+    )
+    run.add_argument("--work-dir", help="checkpoint folder (default: OUTPUT/.gristmill-work)")
+    run.add_argument("--fresh", action="store_true", help="ignore and delete earlier checkpoints")
+    run.add_argument("--keep-work", action="store_true", help="keep the checkpoints after a successful run")
     validate = commands.add_parser(
         "validate", help="parse a recipe, build every stage, print the resolved recipe"
     )
@@ -132,8 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # ConfigError, InputError, UsageError: one clear line
         print(f"gristmill: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("gristmill: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as interrupt:
+        detail = f": {interrupt}" if str(interrupt) else ""
+        print(f"gristmill: interrupted{detail}", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_OK
 
@@ -143,6 +153,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
 
     from apache_beam.io.filesystems import FileSystems
 
+    from pipeline.checkpoints import CheckpointSettings
     from pipeline.preflight import check_beam_options, check_inputs
     from pipeline.progress import console_progress
     from pipeline.recipe import load_recipe
@@ -164,7 +175,8 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     progress = None if args.quiet else console_progress(args.progress_interval)
     created = not os.path.exists(args.output)
     try:
-        result = run_recipe(recipe, args.output, beam_args, progress=progress)
+        checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
+        result = run_recipe(recipe, args.output, beam_args, progress=progress, checkpoints=checkpoints)
     except PipelineFailed as error:
         _remove_if_empty(args.output, created)
         print(f"gristmill: run failed, nothing published: {error}", file=sys.stderr)

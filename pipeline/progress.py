@@ -17,7 +17,6 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -29,7 +28,7 @@ PLAIN_INTERVAL = 30.0
 NAMESPACE = "gristmill.progress"
 
 
-class _Tally:
+class Tally:
     """Cumulative counts of one DoFn instance, flushed to its own file in the channel."""
 
     def __init__(self, channel: str) -> None:
@@ -74,7 +73,7 @@ class _TallyFn(beam.DoFn):
         self.channel = channel
 
     def setup(self) -> None:
-        self.tally = _Tally(self.channel)
+        self.tally = Tally(self.channel)
 
     def finish_bundle(self) -> None:
         self.tally.flush()
@@ -90,26 +89,6 @@ class _TapFn(_TallyFn):
     def process(self, record):
         self.tally.add(record_key(self.prefix, record))
         return ()
-
-
-class _ReadWithProgressFn(_TallyFn):
-    """Runs a split reader; each finished split adds its byte size to the channel."""
-
-    def __init__(self, reader: Callable, channel: str) -> None:
-        super().__init__(channel)
-        self.reader = reader
-
-    def process(self, split, *args):
-        yield from self.reader(split, *args)
-        self.tally.add("bytes", split_bytes(split))
-        self.tally.flush()
-
-
-def read_step(reader: Callable, config, channel: Channel | None):
-    """The pipeline's read step: `reader` over splits, counting bytes when there is a channel."""
-    if channel is None:
-        return beam.FlatMap(reader, config)
-    return beam.ParDo(_ReadWithProgressFn(reader, channel.directory), config)
 
 
 def split_bytes(split) -> int:

@@ -14,7 +14,9 @@ import contextlib
 import hashlib
 import json
 import logging
+import signal
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -23,15 +25,27 @@ from typing import Any
 import apache_beam as beam
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
-from pipeline import fileio
+from pipeline import fileio, gristmill_version
 from pipeline.beam_fixes import apply_local_runner_fixes
 from pipeline.beam_stages import ApplyStages, LostElements
+from pipeline.checkpoints import (
+    CheckpointSettings,
+    ResumePlan,
+    WorkArea,
+    WritePhase,
+    cut_phases,
+    describe,
+    input_metadata,
+    plan_resume,
+    read_pairs,
+)
 from pipeline.decisions import SpillOptions
-from pipeline.document import Document, Failure, Rejection
+from pipeline.document import Document
 from pipeline.kept_output import MIXTURE_STAGE, WriteKept, mixture_group
-from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
-from pipeline.progress import Channel, ConsoleProgress, read_step
-from pipeline.readers import Split, expand_paths, plan_splits, read_split
+from pipeline.outcomes import SplitOutcomes
+from pipeline.progress import Channel, ConsoleProgress
+from pipeline.read_phase import ReadPhaseFn
+from pipeline.readers import expand_paths, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
 from pipeline.writers import (
@@ -47,10 +61,15 @@ LOG = logging.getLogger("gristmill")
 OUTPUT_PARTS = ("kept", "rejected", "failed")
 FORMAT_VERSION = 1  # of the output folder; pipeline.dataset refuses versions it does not know
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "")
+WORK_FOLDER = ".gristmill-work"  # checkpoints, inside the output folder unless --work-dir
 
 
 class RunFailed(RuntimeError):
     """The run finished but its output breaks a rule (conservation, failure budget)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C: nothing was published; the message says what the work area keeps for a rerun."""
 
 
 class PipelineFailed(RuntimeError):
@@ -134,22 +153,6 @@ def make_runner(options: PipelineOptions):
     return None  # Beam resolves --runner itself
 
 
-def _outcome_of(record) -> tuple:
-    if isinstance(record, Document):
-        return KEPT, record
-    return (REJECTED if isinstance(record, Rejection) else FAILED), record
-
-
-def _generate(generator) -> list:
-    """Run one generator; a generator that breaks becomes one failure, not a lost run."""
-    try:
-        return list(generator.generate())
-    except Exception as error:
-        message = " ".join(str(error).split())[:1000]
-        source = f"synthetic:{generator.name}"
-        return [Failure(f"{source}:generate", source, "read", type(error).__name__, message)]
-
-
 def _write_count(directory: str, name: str):
     def write(count: int) -> int:
         fileio.write_bytes(f"{directory}/{name}.json", json.dumps({"count": count}).encode())
@@ -162,70 +165,111 @@ def _scores_only(doc: Document) -> dict:
     return {"scores": doc.scores}
 
 
+def plan_units(recipe: Recipe) -> list:
+    """Phase 0's units: every input split, then every generator."""
+    units: list = []
+    for path in expand_paths(recipe.input.paths) if recipe.input.paths else []:
+        units.extend(plan_splits(path, recipe.input))
+    return units + list(recipe.generators)
+
+
 def build_pipeline(
-    pipeline: beam.Pipeline, recipe: Recipe, staging: str, channel: Channel | None = None
+    pipeline: beam.Pipeline,
+    recipe: Recipe,
+    staging: str,
+    channel: Channel | None = None,
+    resume: ResumePlan | None = None,
 ) -> None:
-    """Add the whole recipe to `pipeline`, writing into `staging`; `channel` adds progress taps."""
-    config = recipe.input
-    splits: list[Split] = []
-    for path in expand_paths(config.paths) if config.paths else []:
-        splits.extend(plan_splits(path, config))
-    sources = []
-    if splits:
-        sources.append(
+    """Add the whole recipe to `pipeline`, writing into `staging`; `channel` adds progress taps;
+    `resume` (checkpoints on) writes phase checkpoints and reuses what an earlier run finished."""
+    work = resume.work if resume else None
+    phases = cut_phases(recipe.stages)
+    first = resume.resume_after + 1 if resume else 0
+    if first == 0:
+        units = list(work.units.items()) if work else [(str(i), u) for i, u in enumerate(plan_units(recipe))]
+        done = resume.done_units if resume else {}
+        reader = ReadPhaseFn(
+            phases[0], recipe.input, recipe.run.batch_size, work, done, channel.directory if channel else None
+        )
+        pairs = (
             pipeline
-            | "Splits" >> beam.Create(splits)
-            | "SpreadSplits" >> beam.Reshuffle()
-            | "Read" >> read_step(read_split, config, channel)
+            | "Units" >> beam.Create(units)
+            | "SpreadUnits" >> beam.Reshuffle()
+            | "Read" >> beam.ParDo(reader)
         )
-    if recipe.generators:
-        sources.append(
-            pipeline | "Generators" >> beam.Create(recipe.generators) | "Generate" >> beam.FlatMap(_generate)
+        _ = (
+            pairs
+            | "CountRead" >> beam.combiners.Count.Globally()
+            | "WriteReadCount" >> beam.Map(_write_count(staging, "read_count"))
         )
-    records = tuple(sources) | "AllRecords" >> beam.Flatten(pipeline=pipeline)
-    _ = (
-        records
-        | "CountRead" >> beam.combiners.Count.Globally()
-        | "WriteReadCount" >> beam.Map(_write_count(staging, "read_count"))
-    )
-    read = records | "ByOutcome" >> beam.Map(_outcome_of) | "SplitRead" >> SplitOutcomes()
-    # On Dask, a batch left over at the end of a bundle would be lost (pipeline.runners, fault 2).
-    batch_size = 1 if is_dask(pipeline.options.view_as(StandardOptions).runner) else recipe.run.batch_size
-    tap = channel.tap_stage_outputs if channel else None
-    outputs = read.kept | "Stages" >> ApplyStages(recipe.stages, batch_size, tap)
-    rejected = (read.rejected, outputs.rejected) | "Rejected" >> beam.Flatten()
-    failed = (read.failed, outputs.failed) | "Failed" >> beam.Flatten()
+        first = 1
+    else:  # every unit and phases 1..k are checkpointed: start at phase k+1 from their files
+        _write_count(staging, "read_count")(resume.read_count())
+        pairs = (
+            pipeline
+            | "Checkpoints" >> beam.Create(resume.restore_files())
+            | "SpreadCheckpoints" >> beam.Reshuffle()
+            | "Restore" >> beam.FlatMap(read_pairs)
+        )
+        if channel:
+            channel.tap(pairs, "read", "Progress_restored")
+    read = pairs | "SplitRead" >> SplitOutcomes()
+    rejected, failed = [read.rejected], [read.failed]
     if channel:  # taps before any Flatten: the local runner holds a Flatten's output until it ends
-        taps = [(source, "read") for source in sources]
-        taps += [(read.rejected, "rejected"), (read.failed, "failed"), (outputs.kept, "kept")]
-        for index, (pcoll, prefix) in enumerate(taps):
-            channel.tap(pcoll, prefix, f"Progress_{prefix}_{index}")
+        last = phases[0][-1].name if phases[0] and first == 1 else "read"
+        channel.tap_stage_outputs(read, last)
+    tap = channel.tap_stage_outputs if channel else None
+    docs = read.kept
+    for index in range(first, len(phases)):
+        stages = ApplyStages(phases[index], recipe.run.batch_size, tap, flatten=False)
+        outputs = docs | f"Phase{index}" >> stages
+        if work and index in work.checkpointed_phases:
+            _ = outputs | WritePhase(work, index)
+        docs = outputs.kept
+        rejected.extend(outputs.rejected)
+        failed.extend(outputs.failed)
+    if channel:
+        channel.tap(docs, "kept", "Progress_kept")
+    write_outputs(recipe, staging, docs, rejected, failed)
+    join_branches(pipeline)
+
+
+def write_outputs(recipe: Recipe, staging: str, kept, rejected: list, failed: list) -> None:
+    """Kept, rejected and failed shards, the score names and the shard list, into `staging`.
+
+    `rejected` and `failed` are lists of PCollections, one per step that removes documents; they
+    are never flattened into one (Beam's local runner would hold it in memory)."""
+    pipeline = kept.pipeline
     out = recipe.output
     keep_text = recipe.run.keep_rejected_text
-    rejected_rows = rejected | "RejectedRows" >> beam.Map(rejected_row, keep_text)
+    rejected_rows = [
+        part | f"RejectedRows{index}" >> beam.Map(rejected_row, keep_text)
+        for index, part in enumerate(rejected)
+    ]
     # Documents the [output] mixture leaves out carry only score names the kept documents have.
-    kept_scores = outputs.kept | "KeptScores" >> beam.Map(_scores_only)
-    names = (kept_scores, rejected_rows) | ScoreNames()
+    kept_scores = kept | "KeptScores" >> beam.Map(_scores_only)
+    names = (kept_scores, *rejected_rows) | ScoreNames()
     _ = names | "WriteScoreNames" >> beam.Map(
         lambda n: fileio.write_bytes(f"{staging}/score_names.json", json.dumps(n).encode())
     )
-    kept_infos, mixture_rejected = outputs.kept | "Kept" >> WriteKept(staging, recipe.output, names)
-    mixture_rows = mixture_rejected | "MixtureRows" >> beam.Map(rejected_row, keep_text)
-    rejected_rows = (rejected_rows, mixture_rows) | "AllRejectedRows" >> beam.Flatten()
+    kept_infos, mixture_rejected = kept | "Kept" >> WriteKept(staging, recipe.output, names)
+    rejected_rows.append(mixture_rejected | "MixtureRows" >> beam.Map(rejected_row, keep_text))
+    failed_rows = tuple(
+        part | f"FailedRows{index}" >> beam.Map(failed_row) for index, part in enumerate(failed)
+    )
     shard_options = (out.shards, out.target_shard_mb, out.compression, out.row_group_mb)
     infos = [
         kept_infos,
-        rejected_rows | WriteShards(staging, "rejected", *shard_options, names),
-        failed | "FailedRows" >> beam.Map(failed_row) | WriteShards(staging, "failed", *shard_options),
+        tuple(rejected_rows) | WriteShards(staging, "rejected", *shard_options, names),
+        failed_rows | WriteShards(staging, "failed", *shard_options),
     ]
     _ = (
         tuple(infos)
-        | "AllShards" >> beam.Flatten()
+        | "AllShards" >> beam.Flatten(pipeline=pipeline)
         | "ShardList" >> beam.combiners.ToList()
         | "WriteShardList"
         >> beam.Map(lambda shards: fileio.write_bytes(f"{staging}/shards.json", json.dumps(shards).encode()))
     )
-    join_branches(pipeline)
 
 
 def _stage_metrics(result, recipe: Recipe) -> dict[str, dict[str, int]]:
@@ -247,39 +291,116 @@ def _stage_metrics(result, recipe: Recipe) -> dict[str, dict[str, int]]:
     return figures
 
 
+@contextlib.contextmanager
+def _interrupts():
+    """An event set by Ctrl-C while the pipeline runs (Beam may re-raise the KeyboardInterrupt as
+    its own error, which must still count as an interruption, not a failed run)."""
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def on_interrupt(signum, frame):
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    def not_the_interrupt(record: logging.LogRecord) -> bool:  # Beam logs it with a traceback
+        return not (interrupted.is_set() and "KeyboardInterrupt" in record.getMessage())
+
+    beam_log = logging.getLogger("apache_beam.runners.common")
+    beam_log.addFilter(not_the_interrupt)
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        beam_log.removeFilter(not_the_interrupt)
+
+
+def checkpoints_enabled(settings: CheckpointSettings, options: PipelineOptions) -> bool:
+    """`auto`: on for the local runner, off on cluster runners (they retry failed work themselves,
+    and a resumed job needs the work area on storage every worker shares)."""
+    if settings.mode == "auto":
+        return (options.view_as(StandardOptions).runner or "") in LOCAL_RUNNERS
+    return settings.mode == "on"
+
+
+def plan_checkpoints(recipe: Recipe, work_root: str, fresh: bool) -> ResumePlan:
+    """The work area of this recipe and input, and what an earlier run left in it."""
+    if fresh:
+        fileio.delete_tree(work_root)
+    units = plan_units(recipe)
+    files = sorted({unit.path for unit in units if hasattr(unit, "path")})
+    return plan_resume(WorkArea.for_recipe(recipe, work_root, units, input_metadata(files)))
+
+
+def _remove_stale_staging(output: str) -> None:
+    """Staging folders left by runs that were killed: never published, never reused."""
+    if fileio.is_local(output):
+        import glob
+        import shutil
+
+        for folder in glob.glob(fileio.join(output, ".staging-*")):
+            shutil.rmtree(folder, ignore_errors=True)
+    else:
+        fileio.delete(fileio.match(fileio.join(output, ".staging-*/**")))
+
+
 def run_recipe(
-    recipe: Recipe, output: str, beam_args: list[str] | None = None, progress: ConsoleProgress | None = None
+    recipe: Recipe,
+    output: str,
+    beam_args: list[str] | None = None,
+    progress: ConsoleProgress | None = None,
+    checkpoints: CheckpointSettings | None = None,
 ) -> RunResult:
     """Run a recipe into `output`; raises RunFailed after publishing if a rule is broken.
 
-    `progress` shows live figures while the pipeline runs."""
+    `progress` shows live figures while the pipeline runs; `checkpoints` says where phases are
+    checkpointed and whether to reuse them (`pipeline.checkpoints`)."""
     beam_args = list(beam_args or [])
+    checkpoints = checkpoints or CheckpointSettings()
     output = output.rstrip("/") or "."
     fileio.make_folder(output)
+    _remove_stale_staging(output)
     staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
     started = time.time()
     options = pipeline_options(beam_args)
     spill = options.view_as(SpillOptions)
     spill.spill_dir = spill.spill_dir or fileio.join(staging, "spill")  # dedup stages' spilled documents
+    work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
+    resume = None
+    if checkpoints_enabled(checkpoints, options):
+        resume = plan_checkpoints(recipe, work_root, checkpoints.fresh)
     try:
         pipeline = beam.Pipeline(runner=make_runner(options), options=options)
         channel = Channel.for_recipe(recipe, staging) if progress else None
-        build_pipeline(pipeline, recipe, staging, channel)
+        build_pipeline(pipeline, recipe, staging, channel, resume)
         if is_dask(options.view_as(StandardOptions).runner):
             pipeline.replace_all(dask_overrides())
-        try:
-            with progress.running(channel) if progress else contextlib.nullcontext():
-                result = pipeline.run()
-                result.wait_until_finish()
-        except Exception as error:
-            raise PipelineFailed(error_summary(error)) from error
+        with _interrupts() as interrupted:
+            try:
+                with progress.running(channel) if progress else contextlib.nullcontext():
+                    result = pipeline.run()
+                    result.wait_until_finish()
+            except KeyboardInterrupt:
+                raise
+            except Exception as error:
+                if interrupted.is_set():  # the runner wrapped the KeyboardInterrupt in its own error
+                    raise KeyboardInterrupt from error
+                raise PipelineFailed(error_summary(error)) from error
         metrics = _stage_metrics(result, recipe)
-        manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args)
+        summary = resume.summary() if resume else None
+        manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args, summary)
+    except KeyboardInterrupt as interrupt:
+        kept = describe(work_root) if resume else "checkpoints were off, nothing was kept"
+        raise RunInterrupted(f"nothing was published; {kept}") from interrupt
     finally:
         fileio.delete_tree(staging)
     problems = manifest["problems"]
-    if problems:
+    if problems:  # published, but a rerun after fixing the recipe can still reuse the work
         raise RunFailed("; ".join(problems))
+    if resume and not checkpoints.keep_work:
+        fileio.delete_tree(work_root)
     return RunResult(output, manifest)
 
 
@@ -296,7 +417,13 @@ def read_bookkeeping(path: str) -> Any:
 
 
 def finalize(
-    recipe: Recipe, output: str, staging: str, metrics: dict, seconds: float, beam_args: list[str]
+    recipe: Recipe,
+    output: str,
+    staging: str,
+    metrics: dict,
+    seconds: float,
+    beam_args: list[str],
+    resume: dict | None = None,
 ) -> dict[str, Any]:
     """Check the staged output, publish it in place of any previous run, write the manifest."""
     read_count = read_bookkeeping(f"{staging}/read_count.json")["count"]
@@ -331,7 +458,7 @@ def finalize(
         )
     manifest = {
         "format_version": FORMAT_VERSION,
-        "gristmill_version": _version(),
+        "gristmill_version": gristmill_version(),
         "run": recipe.run.name,
         "recipe": recipe.resolved(),
         "beam_args": beam_args,
@@ -341,6 +468,7 @@ def finalize(
         "failed_fraction": failed_fraction,
         "problems": problems,
         "stages": stages,
+        "checkpoints": resume,
         "score_names": score_names,
         "kept_output": kept_output_figures(recipe, shards),
         "rejected_by_reason": outcome_counts["rejected"],
@@ -466,15 +594,6 @@ def stage_figures(recipe: Recipe, read_count: int, outcomes: dict, metrics: dict
             }
         )
     return figures
-
-
-def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("gristmill")
-    except Exception:
-        return "unknown"
 
 
 def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:

@@ -2,7 +2,7 @@ import io
 from collections import Counter
 
 from pipeline.cli import main
-from pipeline.progress import Channel, _size, _Tally, plain_line, snapshot
+from pipeline.progress import Channel, Tally, _size, plain_line, snapshot
 from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
 from tests.pipeline.conftest import CURATED_STAGES, curated_records
 
@@ -10,7 +10,7 @@ from tests.pipeline.conftest import CURATED_STAGES, curated_records
 def test_workers_tallies_add_up_in_the_channel(tmp_path):
     channel = Channel(str(tmp_path / "progress"), ["length"])
     (tmp_path / "progress").mkdir()
-    first, second = _Tally(channel.directory), _Tally(channel.directory)
+    first, second = Tally(channel.directory), Tally(channel.directory)
     for _ in range(3):
         first.add("read")
     second.add("read", 4)

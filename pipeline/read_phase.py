@@ -1,0 +1,108 @@
+"""Phase 0 of a run: read each unit (an input split or a generator) and run the document stages
+before the first collection stage on it, in one step, writing the unit's checkpoint as it goes.
+
+One unit is processed whole by one `process` call, so its outcomes can be checkpointed with a
+completion marker of its own (`pipeline.checkpoints`), and a unit finished by an earlier,
+interrupted run is read back from its checkpoint instead. Documents run through the stages in
+batches of the recipe's `batch_size`; reads that fail or are rejected by the reader go straight
+out. Every record read gives exactly one (outcome, record) pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pipeline.beam_stages import StageDoFn, run_document_stages
+from pipeline.checkpoints import PairWriter, WorkArea, read_pairs, write_marker
+from pipeline.document import Document, Failure, Rejection
+from pipeline.outcomes import FAILED, KEPT, REJECTED
+from pipeline.progress import Tally, split_bytes
+from pipeline.readers import Split, read_split
+
+
+def generate(generator) -> list:
+    """Run one generator; a generator that breaks becomes one failure, not a lost run."""
+    try:
+        return list(generator.generate())
+    except Exception as error:
+        message = " ".join(str(error).split())[:1000]
+        source = f"synthetic:{generator.name}"
+        return [Failure(f"{source}:generate", source, "read", type(error).__name__, message)]
+
+
+def _outcome_of(record) -> tuple[str, object]:
+    if isinstance(record, Document):
+        return KEPT, record
+    return (REJECTED if isinstance(record, Rejection) else FAILED), record
+
+
+class ReadPhaseFn(StageDoFn):
+    """(unit key, unit) → (outcome, record) pairs of phase 0, checkpointed per unit.
+
+    `work` is None when checkpoints are off; `done` maps the keys of units an earlier run
+    finished to their (checked) markers; `progress` is the progress channel's folder or None.
+    """
+
+    def __init__(
+        self, stages, config, batch_size: int, work: WorkArea | None, done: dict, progress: str | None
+    ):
+        super().__init__(stages)
+        self.config, self.batch_size, self.work, self.done, self.progress = (
+            config,
+            batch_size,
+            work,
+            done,
+            progress,
+        )
+
+    def setup(self) -> None:
+        super().setup()
+        self.tally = Tally(self.progress) if self.progress else None
+
+    def process(self, keyed_unit) -> Iterator[tuple[str, object]]:
+        key, unit = keyed_unit
+        marker = self.done.get(key)
+        if marker:
+            pairs = self._restore(marker)
+        else:
+            pairs = self._compute(unit)
+            if self.work is not None:
+                pairs = self._checkpoint(key, unit, pairs)
+        for pair in pairs:
+            if self.tally:
+                self.tally.add("read")
+            yield pair
+        if self.tally and isinstance(unit, Split):
+            self.tally.add("bytes", split_bytes(unit))
+            self.tally.flush()
+
+    def _restore(self, marker: dict) -> Iterator[tuple[str, object]]:
+        for entry in marker["files"]:
+            yield from read_pairs(f"{self.work.folder(0)}/{entry['file']}")
+
+    def _compute(self, unit) -> Iterator[tuple[str, object]]:
+        records = read_split(unit, self.config) if isinstance(unit, Split) else generate(unit)
+        batch: list[Document] = []
+        for record in records:
+            if not isinstance(record, Document):
+                yield _outcome_of(record)
+                continue
+            batch.append(record)
+            if len(batch) >= self.batch_size:
+                yield from run_document_stages(self.stages, batch)
+                batch = []
+        if batch:
+            yield from run_document_stages(self.stages, batch)
+
+    def _checkpoint(self, key: str, unit, pairs) -> Iterator[tuple[str, object]]:
+        writer = PairWriter(self.work.folder(0), key)
+        for pair in pairs:
+            writer.add(pair)
+            yield pair
+        entry = writer.close()
+        unit_name = unit.path if isinstance(unit, Split) else unit.name
+        write_marker(self.work.unit_marker(key), {"unit": unit_name, **entry})
+
+    def finish_bundle(self) -> None:
+        if self.tally:
+            self.tally.flush()

@@ -1,0 +1,263 @@
+"""Phases, checkpoints and resume: a killed run's rerun gives the uninterrupted run's output."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pipeline.checkpoints import CheckpointSettings, cut_phases
+from pipeline.recipe import load_recipe
+from pipeline.run import RunInterrupted, checkpoints_enabled, pipeline_options, run_recipe
+from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
+
+ROOT = Path(__file__).resolve().parents[2]
+# Words of letters only (dedup normalizes digits away, so "w1" and "w2" would be one word).
+WORDS = ["".join(random.Random(i).choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6)) for i in range(400)]
+
+# Phase 0: length; phase 1: exact_dedup + gopher_repetition (checkpointed); phase 2: minhash (last).
+STAGES = """
+[[stage]]
+use = "length"
+min_words = 20
+
+[[stage]]
+use = "exact_dedup"
+
+[[stage]]
+use = "gopher_repetition"
+
+[[stage]]
+use = "minhash_dedup"
+jaccard_threshold = {threshold}
+"""
+
+
+def corpus_files(folder: Path, files: int = 6, per_file: int = 150) -> list[str]:
+    """Seeded random-word documents with exact copies, near copies and short ones."""
+    rng = random.Random(7)
+    folder.mkdir()
+    paths = []
+    previous: list[str] = []
+    for f in range(files):
+        records = []
+        for i in range(per_file):
+            roll = rng.random()
+            if previous and roll < 0.1:
+                text = rng.choice(previous)
+            elif previous and roll < 0.2:
+                words = rng.choice(previous).split()
+                words[rng.randrange(len(words))] = "changed"
+                text = " ".join(words)
+            elif roll < 0.25:
+                text = "too short"
+            else:
+                text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(60, 200)))
+            previous.append(text)
+            records.append({"id": f"f{f}-{i:03d}", "text": text})
+        paths.append(str(write_jsonl(folder / f"part{f}.jsonl", records)))
+    return paths
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    """(folder, recipe path, the uninterrupted run's manifest with checkpoints off); and
+    `folder/kept-work`, a finished run whose work area was kept (tests copy it)."""
+    folder = tmp_path_factory.mktemp("checkpoints")
+    inputs = corpus_files(folder / "in")
+    recipe = write_recipe(folder / "r.toml", inputs, STAGES.format(threshold=0.8))
+    reference = run_recipe(load_recipe(recipe), str(folder / "reference"), IN_PROCESS, checkpoints=OFF)
+    kept = run_recipe(load_recipe(recipe), str(folder / "kept-work"), IN_PROCESS, checkpoints=KEEP)
+    same_output(kept.manifest, reference.manifest)
+    assert kept.manifest["checkpoints"]["units_reused"] == 0
+    return folder, recipe, reference.manifest
+
+
+def copy_of_kept_work(folder: Path, name: str) -> Path:
+    shutil.copytree(folder / "kept-work", folder / name)
+    return folder / name
+
+
+OFF = CheckpointSettings(mode="off")
+KEEP = CheckpointSettings(keep_work=True)
+
+
+def same_output(manifest: dict, reference: dict) -> None:
+    """Byte-identical shards and the same counts as the reference run."""
+    assert manifest["counts"] == reference["counts"] and manifest["conservation"]
+    assert manifest["rejected_by_reason"] == reference["rejected_by_reason"]
+    shards = lambda m: {s["file"]: s["sha256"] for s in m["shards"]}  # noqa: E731
+    assert shards(manifest) == shards(reference)
+
+
+def work_state(work: Path) -> tuple[int, set[int]]:
+    """(finished units, finished later phases) in a work area."""
+    units, phases = 0, set()
+    for marker in work.glob("phase-*/*.done.json"):
+        if marker.name == "phase.done.json":
+            phases.add(int(marker.parent.name.split("-")[1]))
+        else:
+            units += 1
+    return units, phases
+
+
+def test_phases_are_cut_at_collection_stages(setup):
+    _, recipe, _ = setup
+    phases = cut_phases(load_recipe(recipe).stages)
+    assert [[s.name for s in p] for p in phases] == [
+        ["length"],
+        ["exact_dedup", "gopher_repetition"],
+        ["minhash_dedup"],
+    ]
+
+
+def test_auto_checkpoints_only_on_the_local_runner():
+    auto = CheckpointSettings()
+    assert checkpoints_enabled(auto, pipeline_options(IN_PROCESS))
+    assert not checkpoints_enabled(auto, pipeline_options(["--runner=DaskRunner"]))
+    assert checkpoints_enabled(CheckpointSettings(mode="on"), pipeline_options(["--runner=DaskRunner"]))
+
+
+def test_a_rerun_reuses_every_phase_and_gives_the_same_output(setup):
+    folder, recipe, reference = setup
+    out = copy_of_kept_work(folder, "rerun")
+    assert work_state(out / ".gristmill-work") == (6, {1})  # the last phase is the output itself
+    second = run_recipe(load_recipe(recipe), str(out), IN_PROCESS).manifest
+    same_output(second, reference)
+    assert second["checkpoints"]["units_reused"] == 6
+    assert [p["phase"] for p in second["checkpoints"]["phases_reused"]] == [0, 1]
+    assert not (out / ".gristmill-work").exists()  # removed after a successful run
+
+
+def test_a_change_to_the_last_stage_reuses_the_earlier_phases(setup):
+    folder, recipe, _ = setup
+    out = copy_of_kept_work(folder, "changed")
+    changed = write_recipe(folder / "changed.toml", [], STAGES.format(threshold=0.5))
+    changed.write_text(changed.read_text().replace("paths = []", f"paths = {json.dumps(inputs_of(recipe))}"))
+    resumed = run_recipe(load_recipe(changed), str(out), IN_PROCESS, checkpoints=KEEP).manifest
+    assert [p["phase"] for p in resumed["checkpoints"]["phases_reused"]] == [0, 1]
+    fresh = run_recipe(load_recipe(changed), str(folder / "changed-fresh"), IN_PROCESS, checkpoints=OFF)
+    same_output(resumed, fresh.manifest)
+    # and a change to the first stage recomputes everything
+    first = write_recipe(folder / "first.toml", inputs_of(recipe), STAGES.format(threshold=0.5))
+    first.write_text(first.read_text().replace("min_words = 20", "min_words = 30"))
+    redone = run_recipe(load_recipe(first), str(out), IN_PROCESS, checkpoints=KEEP).manifest
+    assert redone["checkpoints"]["units_reused"] == 0 and redone["checkpoints"]["phases_reused"] == []
+
+
+def inputs_of(recipe: Path) -> list[str]:
+    return load_recipe(recipe).input.paths
+
+
+def damage_file(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["phase 1 file corrupted", "phase 0 file truncated, marker half-written"])
+def test_a_damaged_checkpoint_is_recomputed_never_trusted(setup, damage):
+    folder, recipe, reference = setup
+    out = copy_of_kept_work(folder, f"damaged-{damage[:7].replace(' ', '-')}")
+    work = out / ".gristmill-work"
+    if damage.startswith("phase 1"):
+        damage_file(sorted(work.glob("phase-1-*/part-*.kept.pkl"))[0])
+        reused = {"units_reused": 6, "phases_reused": [0]}  # phase 1 recomputed from phase 0
+    else:
+        unit = sorted(work.glob("phase-0-*/*.removed.pkl"))[0]
+        unit.write_bytes(unit.read_bytes()[:-10])
+        marker = sorted(work.glob("phase-0-*/*.done.json"))[-1]
+        marker.write_bytes(marker.read_bytes()[:40])
+        reused = {"units_reused": 4, "phases_reused": []}  # both units recomputed, then every phase
+    resumed = run_recipe(load_recipe(recipe), str(out), IN_PROCESS, checkpoints=KEEP).manifest
+    same_output(resumed, reference)
+    figures = resumed["checkpoints"]
+    assert {
+        "units_reused": figures["units_reused"],
+        "phases_reused": [p["phase"] for p in figures["phases_reused"]],
+    } == reused
+
+
+def test_fresh_ignores_earlier_checkpoints(setup):
+    folder, recipe, reference = setup
+    out = copy_of_kept_work(folder, "fresh")
+    fresh = CheckpointSettings(fresh=True, work_dir=str(folder / "elsewhere"))
+    manifest = run_recipe(load_recipe(recipe), str(out), IN_PROCESS, checkpoints=fresh).manifest
+    same_output(manifest, reference)
+    assert manifest["checkpoints"]["units_reused"] == 0
+    assert manifest["checkpoints"]["work_dir"] == str(folder / "elsewhere")
+
+
+def _cli(recipe: Path, out: Path) -> subprocess.Popen:
+    command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", "--recipe", str(recipe)]
+    return subprocess.Popen(
+        [*command, "--output", str(out), *IN_PROCESS],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def _kill_when(process: subprocess.Popen, work: Path, ready, delay: float, sig=signal.SIGKILL) -> bool:
+    """Send `sig` to the run `delay` s after the work area satisfies `ready`; False if it ended first."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if ready(*work_state(work)):
+            time.sleep(delay)
+            if process.poll() is not None:
+                return False
+            os.killpg(process.pid, sig)
+            process.wait(timeout=60)
+            return True
+        time.sleep(0.02)
+    process.wait(timeout=60)
+    return False
+
+
+# A random point in each phase: after the first finished unit (phase 0), once phase 0 is done
+# (phase 1), once phase 1 is done (phase 2), plus a seeded random delay.
+KILL_POINTS = {
+    0: lambda units, phases: units >= 1,
+    1: lambda units, phases: units == 6,
+    2: lambda units, phases: 1 in phases,
+}
+
+
+@pytest.mark.parametrize("phase, seed", [(0, 1), (1, 2), (2, 3)])
+def test_kill_9_in_any_phase_then_the_rerun_matches_the_uninterrupted_run(setup, phase, seed):
+    folder, recipe, reference = setup
+    out = folder / f"killed-{phase}-{seed}"
+    delay = random.Random(seed).uniform(0.0, 0.3)
+    killed = _kill_when(_cli(recipe, out), out / ".gristmill-work", KILL_POINTS[phase], delay)
+    assert not (out / "manifest.json").exists() or not killed
+    before = work_state(out / ".gristmill-work")
+    resumed = run_recipe(load_recipe(recipe), str(out), IN_PROCESS).manifest
+    same_output(resumed, reference)
+    if killed:
+        assert resumed["checkpoints"]["units_reused"] == before[0]
+        assert len(resumed["checkpoints"]["phases_reused"]) == (1 + len(before[1]) if before[0] == 6 else 0)
+    assert not list(out.glob(".staging-*"))  # the killed run's staging folder is gone
+
+
+def test_ctrl_c_publishes_nothing_and_says_what_was_kept(setup):
+    folder, recipe, _ = setup
+    out = folder / "interrupted"
+    process = _cli(recipe, out)
+    interrupted = _kill_when(process, out / ".gristmill-work", KILL_POINTS[0], 0.0, signal.SIGINT)
+    if not interrupted:
+        pytest.skip("the run finished before it could be interrupted")
+    assert process.returncode == 130
+    message = process.stderr.read().decode()
+    assert "interrupted: nothing was published" in message and "finished input splits" in message
+    assert not (out / "manifest.json").exists()
+    assert RunInterrupted.__mro__[1] is KeyboardInterrupt
