@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,7 +54,13 @@ def tree_rss(pid: int) -> int:
 
 
 def disk_bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+    total = 0
+    for file in path.rglob("*"):
+        try:
+            total += file.stat().st_size if file.is_file() else 0
+        except OSError:  # removed while walking (spill and staging files come and go)
+            pass
+    return total
 
 
 def children_cpu() -> float:
@@ -61,19 +68,29 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(command: list[str], interval: float) -> dict:
-    """Run `command`; sample its tree's RSS every `interval` s; wall, CPU and peak bytes."""
+def measure(command: list[str], interval: float, disk: Path | None = None, kill_after: float = 0.0) -> dict:
+    """Run `command`; sample its tree's RSS every `interval` s (and the bytes under `disk` every
+    10 samples); wall, CPU, peak memory and peak disk. `kill_after` > 0: kill -9 the whole run
+    after that many seconds."""
     start, cpu = time.perf_counter(), children_cpu()
-    process = subprocess.Popen(command, cwd=ROOT)
-    peak = 0
+    process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
+    peak = peak_disk = samples = 0
     while process.poll() is None:
         peak = max(peak, tree_rss(process.pid))
+        if disk is not None and samples % 10 == 0 and disk.exists():
+            peak_disk = max(peak_disk, disk_bytes(disk))
+        samples += 1
+        if kill_after and time.perf_counter() - start >= kill_after:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            break
         time.sleep(interval)
     return {
         "rc": process.returncode,
         "wall": time.perf_counter() - start,
         "cpu": children_cpu() - cpu,
         "peak": peak,
+        "peak_disk": max(peak_disk, disk_bytes(disk) if disk is not None and disk.exists() else 0),
     }
 
 
@@ -86,6 +103,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, help="reuse this JSONL (written by an earlier run)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()), help="where output goes")
     parser.add_argument("--interval", type=float, default=1.0)
+    parser.add_argument("--checkpoints", default="auto", choices=("auto", "on", "off"))
     args = parser.parse_args()
     corpus = args.corpus
     if corpus is None or not corpus.exists():
@@ -113,15 +131,17 @@ def main() -> None:
             "--output",
             str(out),
             f"--direct_num_workers={args.workers}",
+            f"--checkpoints={args.checkpoints}",
         ]
-        figures = measure(command, args.interval)
+        figures = measure(command, args.interval, disk=out)
         manifest = json.loads((out / "manifest.json").read_text()) if figures["rc"] == 0 else {}
         disk = disk_bytes(out) if out.exists() else 0
     counts = manifest.get("counts", {})
     print(
         f"{args.recipe}, {args.docs} docs, {args.workers} workers: rc {figures['rc']}, "
         f"{figures['wall']:.0f}s wall, {figures['cpu']:.0f} CPU-s, peak RSS (all processes) "
-        f"{figures['peak'] / 1e9:.2f} GB, output {disk / 1e9:.2f} GB"
+        f"{figures['peak'] / 1e9:.2f} GB, peak disk {figures['peak_disk'] / 1e9:.2f} GB, "
+        f"output {disk / 1e9:.2f} GB"
     )
     print(f"counts: {json.dumps(counts)}; conservation: {manifest.get('conservation')}")
 
