@@ -4,7 +4,7 @@
 
 Scores imitate a classifier's output: a bimodal mix of Beta distributions plus 15% of exact ties
 at 0.0 and 1.0 (clipped probabilities). One pipeline applies one `score_threshold` per target and
-reads back its Beam metrics: achieved fraction = kept / input, and the cut value (gauge cut_micro).
+reads back its Beam metrics: achieved fraction = kept / in, and the cut value (gauge cut_micro).
 Target: achieved fraction within +-1 percentage point of the target.
 """
 
@@ -23,6 +23,7 @@ import apache_beam as beam  # noqa: E402
 from apache_beam.metrics.metric import MetricsFilter  # noqa: E402
 from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
 
+from pipeline.beam_stages import RunCollectionStage  # noqa: E402
 from pipeline.document import Document  # noqa: E402
 from quality_models.score_threshold import ScoreThreshold  # noqa: E402
 
@@ -48,7 +49,7 @@ def main() -> int:
     pipeline = beam.Pipeline(options=PipelineOptions(["--runner=DirectRunner"]))
     pcoll = pipeline | beam.Create(docs, reshuffle=False)
     for stage in stages:
-        stage.expand(pcoll)
+        _ = pcoll | RunCollectionStage(stage)
     result = pipeline.run()
     result.wait_until_finish()
     elapsed = time.perf_counter() - start
@@ -60,7 +61,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|")
     worst = 0.0
     for stage, target in zip(stages, args.targets):
-        kept, seen = counters[(stage.name, "kept")], counters[(stage.name, "input")]
+        kept, seen = counters[(stage.name, "kept")], counters[(stage.name, "in")]
         achieved = kept / seen
         worst = max(worst, abs(achieved - target) * 100)
         exact = np.sort(values)[::-1][max(round(target * len(values)) - 1, 0)]
