@@ -49,6 +49,7 @@ def score_pages(texts: list[str]) -> dict[str, np.ndarray]:
         ),
     ]
     for stage in stages:
+        stage.setup()
         docs = [v.doc or d for v, d in zip(stage.check_batch(docs), docs)]
     columns = {key: np.array([d.scores[key] for d in docs]) for key in docs[0].scores}
     stats = [doc_stats(t) for t in texts]

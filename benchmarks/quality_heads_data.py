@@ -126,6 +126,7 @@ def toxic(data: Path, rng: random.Random) -> list[dict]:
     from pipeline.document import Document
 
     stage = Toxicity("toxicity")
+    stage.setup()
     q = data / "quality"
     texts: dict[str, tuple[str, list[str]]] = {
         "enron": ("train", [r["text"] for r in read_jsonl(q / "enron1_spam_ham.jsonl.gz")]),

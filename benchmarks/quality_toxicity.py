@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         "learned": Toxicity("toxicity", max_score=1.0),
         "default": Toxicity("toxicity"),
     }
+    for stage in stages.values():
+        stage.setup()
     totals = {rule: [0, 0] for rule in stages}
     for name in (*CLEAN, "nps_chat_logs"):
         with (folder / f"{name}.jsonl").open(encoding="utf-8") as handle:

@@ -148,6 +148,7 @@ def main() -> int:
         for doc, verdict in zip(docs, verdicts):
             if verdict.keep != should_admit:
                 problems.append(f"  unexpected: {doc.id}: {verdict.reason} {str(verdict.detail)[:160]}")
+    stage.teardown()
     print()
     print("\n".join(problems))
     return 0

@@ -98,7 +98,7 @@ def measure(docs: list[Document], sandbox: str, workers: int) -> tuple[float, fl
     host = host_cpu_seconds()
     results = pool.run_many(jobs)
     cpu = host_cpu_seconds() - host + sum((r.cpu_s or 0) + (r.runner_cpu_s or 0) for r in results)
-    pool.close()
+    stage.teardown()
     return len(docs) / wall, len(docs) / cpu, sum(v.keep for v in verdicts)
 
 

@@ -116,7 +116,7 @@ def main() -> int:
             try:
                 verdicts = stage.check_batch(docs)
             finally:
-                stage._code.pool.close()
+                stage.teardown()
                 stage._math.close()
             wrong = [(d.id, v.reason, v.detail) for d, v in zip(docs, verdicts) if v.keep != expected[d.id]]
             admitted = sum(v.keep and expected[d.id] for d, v in zip(docs, verdicts))
