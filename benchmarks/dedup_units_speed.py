@@ -10,23 +10,21 @@ Prints wall time, CPU-seconds of the runner and its workers, peak RSS and the ou
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import DATA, arguments
 
-from benchmarks.dedup_minhash_speed import DATA, make_corpus  # noqa: E402
-from benchmarks.semantic_speed import measure_stage  # noqa: E402
-from pipeline.outcomes import OUTCOMES  # noqa: E402
-from pipeline.stages import STAGES, load_builtin_stages  # noqa: E402
+from benchmarks.dedup_minhash_speed import make_corpus
+from benchmarks.semantic_speed import measure_stage
+from pipeline.outcomes import OUTCOMES
+from pipeline.stages import STAGES, load_builtin_stages
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument(
         "--stage", default="unit_dedup", choices=("unit_dedup", "minhash_dedup", "semantic_dedup")
     )

@@ -12,20 +12,15 @@ stratified 10-fold cross-validation (5 seeds): every page is scored by weights f
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pipeline.document import Document
+from quality_models.combined import DEFAULT_WEIGHTS, STATS, doc_stats
+from quality_models.train import roc_auc
 
-from pipeline.document import Document  # noqa: E402
-from quality_models.combined import DEFAULT_WEIGHTS, STATS, doc_stats  # noqa: E402
-from quality_models.train import roc_auc  # noqa: E402
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 HEADS = ("informative", "coherent", "depth", "toxic")
 # `coherent` is scored and reported but left out of the combination: it adds 0.002 CV AUC here
 # and its sentence-level features cost a third of the embedding pass's speed.
@@ -98,8 +93,7 @@ def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = 10, seeds: int = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--write", action="store_true", help="save the weights fitted on all pages")
     args = parser.parse_args(argv)
     path = args.data / "quality" / "dclm_human_judged_dev.jsonl"

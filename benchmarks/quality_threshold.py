@@ -10,22 +10,17 @@ Target: achieved fraction within +-1 percentage point of the target.
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
-from pathlib import Path
 
+import apache_beam as beam
 import numpy as np
+from apache_beam.metrics.metric import MetricsFilter
+from apache_beam.options.pipeline_options import PipelineOptions
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import apache_beam as beam  # noqa: E402
-from apache_beam.metrics.metric import MetricsFilter  # noqa: E402
-from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
-
-from pipeline.beam_stages import RunCollectionStage  # noqa: E402
-from pipeline.document import Document  # noqa: E402
-from quality_models.score_threshold import ScoreThreshold  # noqa: E402
+from pipeline.beam_stages import RunCollectionStage
+from pipeline.document import Document
+from quality_models.score_threshold import ScoreThreshold
 
 
 def scores(n: int, seed: int = 0) -> np.ndarray:
@@ -38,8 +33,7 @@ def scores(n: int, seed: int = 0) -> np.ndarray:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser = arguments(__doc__, docs=100_000)
     parser.add_argument("--targets", type=float, nargs="+", default=[0.01, 0.1, 0.3, 0.5, 0.9])
     args = parser.parse_args()
     values = scores(args.docs)

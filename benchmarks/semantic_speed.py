@@ -14,28 +14,23 @@ the machine is shared.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
 import shutil
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import apache_beam as beam
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.semantic_docs import SOURCES, sentences  # noqa: E402
-from dedup.semantic import SemanticDedup  # noqa: E402
-from pipeline.beam_stages import RunCollectionStage  # noqa: E402
-from pipeline.document import Document  # noqa: E402
-from pipeline.run import make_runner, pipeline_options  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from benchmarks.semantic_docs import SOURCES, sentences
+from dedup.semantic import SemanticDedup
+from pipeline.beam_stages import RunCollectionStage
+from pipeline.document import Document
+from pipeline.run import make_runner, pipeline_options
 
 
 def build_jsonl(data: Path, n: int, path: Path, seed: int = 0) -> None:
@@ -131,9 +126,7 @@ def measure_stage(stage, source: Path, out: Path, workers: int) -> tuple[float, 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser = arguments(__doc__, data=True, docs=100_000)
     parser.add_argument("--embedder", default="static")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()

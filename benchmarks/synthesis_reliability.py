@@ -13,7 +13,6 @@ the sample candidates alone and says so.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import logging
@@ -23,14 +22,11 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import DATA, ROOT, arguments
+from synthesis_code_eval import candidate
 
-from synthesis_code_eval import DATA, candidate  # noqa: E402
-
-from pipeline.document import Document  # noqa: E402
-from synthesis.verify import Verify  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+from pipeline.document import Document
+from synthesis.verify import Verify
 
 
 def load(data: Path) -> list[tuple[Document, bool]]:
@@ -91,7 +87,7 @@ def cpu_seconds() -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--hogs", type=int, default=2, help="busy-loop processes started for the run")
     parser.add_argument("--data", type=Path, default=DATA)
