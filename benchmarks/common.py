@@ -1,5 +1,6 @@
-"""What the benchmark scripts share: the project on sys.path, ../shared/data, their command line
-(described by the script's docstring, with the usual options) and CPU-seconds.
+"""What the benchmark scripts share: the project on sys.path (theirs and their Beam workers'),
+../shared/data, their command line (described by the script's docstring, with the usual options),
+cached generated corpora and CPU-seconds.
 
 Scripts run as `python benchmarks/NAME.py`, so this folder is on sys.path and `from common import
 ...` (first, before any project import) also makes the project importable.
@@ -8,14 +9,20 @@ Scripts run as `python benchmarks/NAME.py`, so this folder is on sys.path and `f
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+# Beam's worker processes unpickle functions of these scripts (`benchmarks.x`, which import `common`).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT), str(ROOT / "benchmarks"), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
 
 
 def arguments(
@@ -46,3 +53,12 @@ def skipped(path: Path) -> bool:
 def cpu_seconds() -> float:
     """User + system CPU time of this process and of its finished child processes."""
     return sum(sum(resource.getrusage(who)[:2]) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+
+
+def cached_corpus(folder: str, docs: int, build) -> Path:
+    """`<temp>/<folder>/docs_<docs>.jsonl`, made by `build(path, docs)` on first use, reused after."""
+    path = Path(tempfile.gettempdir()) / folder / f"docs_{docs}.jsonl"
+    path.parent.mkdir(exist_ok=True)
+    if not path.exists():
+        build(path, docs)
+    return path

@@ -13,7 +13,6 @@ of `gristmill inspect --json`. Skips cleanly without the data folder.
 from __future__ import annotations
 
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -125,5 +124,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
     sys.exit(main())

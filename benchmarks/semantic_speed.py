@@ -18,18 +18,18 @@ import json
 import os
 import random
 import shutil
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import apache_beam as beam
-from common import arguments
+from common import arguments, cached_corpus, skipped
 
 from benchmarks.semantic_docs import SOURCES, sentences
 from dedup.semantic import SemanticDedup
 from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
+from pipeline.outcomes import OUTCOMES
 from pipeline.run import make_runner, pipeline_options
 
 
@@ -126,27 +126,19 @@ def measure_stage(stage, source: Path, out: Path, workers: int) -> tuple[float, 
 
 
 def main() -> int:
-    parser = arguments(__doc__, data=True, docs=100_000)
+    parser = arguments(__doc__, data=True, docs=100_000, workers=2)
     parser.add_argument("--embedder", default="static")
-    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    if not (args.data / "quality").is_dir():
-        print(f"skipped: {args.data} not found")
+    if skipped(args.data / "quality"):
         return 0
-    work = Path(tempfile.gettempdir()) / "semantic_bench"
-    work.mkdir(exist_ok=True)
-    source = work / f"docs_{args.docs}.jsonl"
-    if not source.exists():
-        build_jsonl(args.data, args.docs, source)
-    out = work / f"out_{args.embedder}_{args.docs}"
+    source = cached_corpus("semantic_bench", args.docs, lambda path, n: build_jsonl(args.data, n, path))
+    out = source.parent / f"out_{args.embedder}_{args.docs}"
     shutil.rmtree(out, ignore_errors=True)
 
     seconds, cpu_seconds, peak_rss = measure_stage(
         SemanticDedup("semantic_dedup", embedder=args.embedder), source, out, args.workers
     )
-    kept = sum(1 for f in out.glob("kept*") for _ in f.open())
-    rejected = sum(1 for f in out.glob("rejected*") for _ in f.open())
-    failed = sum(1 for f in out.glob("failed*") for _ in f.open())
+    kept, rejected, failed = (sum(1 for f in out.glob(f"{kind}*") for _ in f.open()) for kind in OUTCOMES)
     print(
         f"{args.docs} docs, embedder {args.embedder}, {args.workers} workers: wall {seconds:.1f} s "
         f"({args.docs / seconds:.0f} docs/s), CPU {cpu_seconds:.1f} s ({args.docs / cpu_seconds:.0f} docs "
