@@ -17,12 +17,11 @@ import gzip
 import json
 import logging
 import multiprocessing
-import resource
 import sys
 import time
 from pathlib import Path
 
-from common import DATA, ROOT, arguments
+from common import ROOT, arguments, cpu_seconds
 from synthesis_code_eval import candidate
 
 from pipeline.document import Document
@@ -82,15 +81,10 @@ def count_sandbox_cpu(pool, total: list[float]) -> None:
     pool.run = counted
 
 
-def cpu_seconds() -> float:
-    return sum(sum(resource.getrusage(who)[:2]) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-
-
 def main() -> int:
-    parser = arguments(__doc__)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--hogs", type=int, default=2, help="busy-loop processes started for the run")
-    parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     cases = load(args.data)
     docs = [doc for doc, _ in cases]
