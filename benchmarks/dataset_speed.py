@@ -1,37 +1,35 @@
 """Reader throughput and the pipeline cost of tokenizing and shuffling the kept output.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/dataset_speed.py --docs 20000
+    PYTHONPATH=. .venv/bin/python benchmarks/dataset_speed.py --docs 20000 [--parts pipeline shuffle]
 
-1. reader: `pipeline.dataset.OutputStream` (one slot, shuffle buffer 1000) against plain pyarrow
-   reading the same shards (`iter_batches` + `to_pylist`), texts and token ids: docs/s and tokens/s.
-2. pipeline: the same corpus through a recipe with no stages, `tokenizer = "none"` against the
+1. pipeline: the same corpus through a recipe with no stages, `tokenizer = "none"` against the
    default tokenizer (the tokenize cost), and with the global shuffle + token-balanced shards.
+2. reader: `pipeline.dataset.OutputStream` (one slot, shuffle buffer 1000) against plain pyarrow
+   reading the same shards (`iter_batches` + `to_pylist`), texts and token ids: docs/s and tokens/s.
+3. shuffle: the global shuffle's own cost. The same kept rows (read from JSONL) written to 4
+   shards by `WriteShards` alone (hash of the id picks the shard, rows in id order: the layout
+   before the shuffle) and through `AssignShards` (seeded positions, shard starts from bucketed
+   keys, rows in shuffled order), with a read-and-count pass as the baseline; one in-memory Beam
+   worker, so the difference is the step's own work, not scheduling across processes.
 Texts: ../shared/data prose (ABC transcripts, Brown, movie reviews), cycled with an index suffix.
 CPU-seconds include child processes (Beam workers).
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import resource
 import tempfile
 import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from common import DATA, arguments, cpu_seconds, skipped
 
 from pipeline.dataset import OutputStream, kept_units
-from pipeline.recipe import load_recipe
+from pipeline.recipe import OutputConfig, load_recipe
 from pipeline.run import run_recipe
 
-ROOT = Path(__file__).resolve().parents[1]
-QUALITY = ROOT.parent / "shared" / "data" / "quality"
-
-
-def cpu_seconds() -> float:
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+QUALITY = DATA / "quality"
 
 
 def timed(label: str, function):
@@ -76,35 +74,84 @@ def gristmill_reader(output: Path, columns: tuple[str, ...]) -> tuple[int, int]:
     return docs, tokens
 
 
+def write_kept(data: Path, out: Path, layout: str) -> int:
+    """The corpus as kept rows through one in-memory Beam worker; `layout`: "read" (count only),
+    "hash" (WriteShards alone) or "shuffle" (AssignShards + WriteShards). Rows written."""
+    import apache_beam as beam
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    from pipeline.document import Document
+    from pipeline.kept_output import AssignShards, order_key
+    from pipeline.writers import WriteShards, kept_row
+
+    output = OutputConfig(shards=4)
+    options = PipelineOptions(["--direct_running_mode=in_memory", "--direct_num_workers=1"])
+    with beam.Pipeline(options=options) as pipeline:
+        rows = (
+            pipeline
+            | beam.io.ReadFromText(str(data))
+            | beam.Map(lambda line: kept_row(Document(**json.loads(line))))
+        )
+        written = (str(out), "kept", output.shards, 0, output.compression, output.row_group_mb)
+        if layout == "read":
+            _ = rows | beam.combiners.Count.Globally()
+        elif layout == "hash":
+            _ = rows | WriteShards(*written)
+        else:
+            keyed, count = rows | AssignShards(output, "bytes")
+            sort_key = lambda row: order_key(row, output.shuffle_seed)  # noqa: E731
+            _ = keyed | WriteShards(*written, keyed=True, shard_count=count, sort_key=sort_key)
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in (out / "kept").glob("*.parquet"))
+
+
+def pipeline_and_reader(work: Path, data: Path, workers: int) -> list[dict]:
+    """Parts 1 and 2: the recipe runs, then both readers over the token-balanced output."""
+    results = []
+    for name, output in (
+        ("no_tokenizer", 'shards = 4\ntokenizer = "none"'),
+        ("tokenized", 'shards = 4\ntokenizer = "gristmill-bpe-32k"'),
+        (
+            "token_balanced",
+            'tokenizer = "gristmill-bpe-32k"\ntarget_shard_tokens = 2000000\ntoken_ids = true',
+        ),
+    ):
+        counts = lambda n=name, o=output: run(work, data, n, o, workers)["counts"]  # noqa: E731
+        results.append(timed(f"pipeline {name}", counts))
+    ids = work / "token_balanced"
+    for columns in (("id", "text"), ("token_ids",)):
+        results.append(timed(f"pyarrow {columns}", lambda c=columns: plain_pyarrow(ids, list(c))))
+        results.append(timed(f"gristmill reader {columns}", lambda c=columns: gristmill_reader(ids, c)))
+    return results
+
+
+def shuffle(work: Path, data: Path, docs: int) -> list[dict]:
+    """Part 3: kept rows read and counted, written without, and written with the global shuffle."""
+    results = []
+    for layout in ("read", "hash", "shuffle"):
+        result = timed(f"kept rows: {layout}", lambda k=layout: write_kept(data, work / f"layout_{k}", k))
+        if layout != "read" and result["value"] != docs:
+            raise SystemExit(f"{layout}: {result['value']} rows written of {docs}")
+        results.append({**result, "value": (docs, 0)})
+    return results
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=20000)
-    parser.add_argument("--workers", type=int, default=2)
+    parser = arguments(__doc__, docs=20000, workers=2)
+    parser.add_argument(
+        "--parts", nargs="+", choices=("pipeline", "shuffle"), default=["pipeline", "shuffle"]
+    )
     args = parser.parse_args()
-    if not QUALITY.is_dir():
-        raise SystemExit(f"{QUALITY} is missing")
+    if skipped(QUALITY):
+        return
     results = []
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         data = work / "corpus.jsonl"
         corpus(data, args.docs)
-        for name, output in (
-            ("no_tokenizer", 'shards = 4\ntokenizer = "none"'),
-            ("tokenized", 'shards = 4\ntokenizer = "gristmill-bpe-32k"'),
-            (
-                "token_balanced",
-                'tokenizer = "gristmill-bpe-32k"\ntarget_shard_tokens = 2000000\ntoken_ids = true',
-            ),
-        ):
-            results.append(
-                timed(
-                    f"pipeline {name}", lambda n=name, o=output: run(work, data, n, o, args.workers)["counts"]
-                )
-            )
-        ids = work / "token_balanced"
-        for columns in (("id", "text"), ("token_ids",)):
-            results.append(timed(f"pyarrow {columns}", lambda c=columns: plain_pyarrow(ids, list(c))))
-            results.append(timed(f"gristmill reader {columns}", lambda c=columns: gristmill_reader(ids, c)))
+        if "pipeline" in args.parts:
+            results += pipeline_and_reader(work, data, args.workers)
+        if "shuffle" in args.parts:
+            results += shuffle(work, data, args.docs)
     for result in results:
         docs = result["value"][0] if isinstance(result["value"], tuple) else args.docs
         rate = (

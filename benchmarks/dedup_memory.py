@@ -13,7 +13,6 @@ must conserve: read = kept + rejected + failed). Corpus: `dedup_minhash_speed.ma
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -24,8 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from common import DATA, ROOT, arguments
 
 
 def tree_rss(pid: int) -> int:
@@ -95,10 +93,8 @@ def measure(command: list[str], interval: float, disk: Path | None = None, kill_
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="peak memory of a gristmill run")
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser = arguments(__doc__, docs=100_000, workers=2)
     parser.add_argument("--size", type=int, default=3000, help="characters per document")
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--recipe", default="recipes/fineweb.toml")
     parser.add_argument("--corpus", type=Path, help="reuse this JSONL (written by an earlier run)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()), help="where output goes")
@@ -107,7 +103,6 @@ def main() -> None:
     args = parser.parse_args()
     corpus = args.corpus
     if corpus is None or not corpus.exists():
-        from benchmarks.dedup_minhash_quality import DATA
         from benchmarks.dedup_minhash_speed import make_corpus
 
         if not (DATA / "quality").is_dir():

@@ -24,22 +24,19 @@ Reported, at the stage's defaults:
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
-import sys
 from collections import defaultdict
 from itertools import combinations
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
 
-from benchmarks.dedup_minhash_run import run_minhash  # noqa: E402
-from dedup.signatures import normalize_text  # noqa: E402
-from pipeline.document import Document  # noqa: E402
+from benchmarks.dedup_minhash_run import run_minhash
+from dedup.signatures import normalize_text
+from pipeline.document import Document
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SOURCES = (
     "quality/abc_news_transcripts.jsonl",
     "quality/movie_reviews.jsonl",
@@ -268,8 +265,7 @@ def evaluate(docs: list[Document], outcome: dict, sets: dict[str, frozenset], tr
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--bases", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])

@@ -8,23 +8,17 @@ come back through files.
 from __future__ import annotations
 
 import json
-import resource
 import tempfile
 import time
 from pathlib import Path
 
 import apache_beam as beam
+from common import cpu_seconds
 
 from dedup.minhash import MinHashDedup
 from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
 from pipeline.run import make_runner, pipeline_options
-
-
-def _cpu_seconds() -> float:
-    """CPU seconds of this process and its finished children (multi-processing workers)."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _parse(line: str) -> Document:
@@ -59,10 +53,10 @@ def run_minhash(docs: list[Document] | Path, workers: int = 1, **params) -> dict
             | "RejectedRows" >> beam.Map(lambda r: json.dumps([r.doc.id, r.duplicate_of, r.reason, r.detail]))
             | "WriteRejected" >> beam.io.WriteToText(str(out / "rejected"))
         )
-        start, cpu = time.perf_counter(), _cpu_seconds()
+        start, cpu = time.perf_counter(), cpu_seconds()
         run = pipeline.run()
         run.wait_until_finish()
-        seconds, cpu = time.perf_counter() - start, _cpu_seconds() - cpu
+        seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         kept = sorted(line for f in out.glob("kept*") for line in f.read_text().splitlines())
         rows = [json.loads(line) for f in out.glob("rejected*") for line in f.read_text().splitlines()]
     counters = {c.key.metric.name: c.committed for c in run.metrics().query()["counters"]}

@@ -21,21 +21,19 @@ see dedup_minhash_quality.py). Timings were taken on a shared 2-core machine, lo
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import resource
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import DATA, arguments
 
-from benchmarks.dedup_minhash_quality import DATA, edit, load_bodies, load_templates  # noqa: E402
-from benchmarks.dedup_minhash_run import run_minhash  # noqa: E402
-from dedup.signatures import MinHasher, normalize_text, shingle_hasher  # noqa: E402
+from benchmarks.dedup_minhash_quality import edit, load_bodies, load_templates
+from benchmarks.dedup_minhash_run import run_minhash
+from dedup.signatures import MinHasher, normalize_text, shingle_hasher
 
 DATATROVE_PYTHON = "/tmp/dt-venv-minhash/bin/python"
 DATATROVE_SCRIPT = r"""
@@ -189,11 +187,10 @@ def bench_scale(args) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="minhash_dedup speed and scale")
+    parser = arguments(__doc__, workers=2)
     parser.add_argument("what", choices=["signatures", "e2e", "scale"])
     parser.add_argument("--docs", type=int, default=None)
     parser.add_argument("--size", type=int, default=3000)
-    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
     parser.add_argument(
         "--corpus", type=Path, help="e2e: use this JSONL (from an earlier make_corpus) instead"

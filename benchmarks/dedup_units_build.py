@@ -20,9 +20,8 @@ import sys
 from pathlib import Path
 
 import xxhash
+from common import DATA
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = REPO.parent / "shared" / "data"
 LANGS = ("de", "fr", "es", "it", "pt", "nl", "ru", "pl")  # langid sentences: pages in other languages
 MIN_WORDS = 8
 

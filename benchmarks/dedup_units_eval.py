@@ -23,15 +23,13 @@ from collections import defaultdict
 from pathlib import Path
 
 import apache_beam as beam
+import common  # noqa: F401  (puts this checkout first on sys.path)
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from dedup import semantic  # noqa: E402
-from dedup.content import main_content, shingle_set, sketch  # noqa: E402
-from dedup.units import UnitDedup  # noqa: E402
-from pipeline.document import Document  # noqa: E402
+from dedup import semantic
+from dedup.content import main_content, shingle_set, sketch
+from dedup.units import UnitDedup
+from pipeline.document import Document
 
 COPY_KINDS = ("partial", "half", "truncated", "revised", "paraphrase")
 NEGATIVE_KINDS = ("hard_negative", "paraphrase_negative")

@@ -10,38 +10,27 @@ Prints wall time, CPU-seconds of the runner and its workers, peak RSS and the ou
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
-import sys
-import tempfile
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import DATA, arguments, cached_corpus, skipped
 
-from benchmarks.dedup_minhash_speed import DATA, make_corpus  # noqa: E402
-from benchmarks.semantic_speed import measure_stage  # noqa: E402
-from pipeline.outcomes import OUTCOMES  # noqa: E402
-from pipeline.stages import STAGES, load_builtin_stages  # noqa: E402
+from benchmarks.dedup_minhash_speed import make_corpus
+from benchmarks.semantic_speed import measure_stage
+from pipeline.outcomes import OUTCOMES
+from pipeline.stages import STAGES, load_builtin_stages
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__, docs=100_000, workers=2)
     parser.add_argument(
         "--stage", default="unit_dedup", choices=("unit_dedup", "minhash_dedup", "semantic_dedup")
     )
-    parser.add_argument("--docs", type=int, default=100_000)
-    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    if not (DATA / "quality").is_dir():
-        print(f"skipped: {DATA} not found")
+    if skipped(DATA / "quality"):
         return 0
-    work = Path(tempfile.gettempdir()) / "units_speed"
-    work.mkdir(exist_ok=True)
-    source = work / f"docs_{args.docs}.jsonl"
-    if not source.exists():
-        make_corpus(source, args.docs)
-    out = work / f"out_{args.stage}_{args.docs}"
+    source = cached_corpus("units_speed", args.docs, make_corpus)
+    out = source.parent / f"out_{args.stage}_{args.docs}"
     shutil.rmtree(out, ignore_errors=True)
     load_builtin_stages()
     stage = STAGES[args.stage](args.stage)

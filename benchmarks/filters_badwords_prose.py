@@ -14,12 +14,12 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import common
 
-from filters.c4 import C4BadWords  # noqa: E402
-from pipeline.document import Document  # noqa: E402
+from filters.c4 import C4BadWords
+from pipeline.document import Document
 
-DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(sys.argv[1]) if len(sys.argv) > 1 else common.DATA
 CORPORA = {
     "movie_reviews": "quality/movie_reviews.jsonl",
     "abc_news": "quality/abc_news_transcripts.jsonl",

@@ -13,7 +13,7 @@ import gzip
 import json
 from pathlib import Path
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from common import DATA
 
 JSONL_SOURCES = {
     "full_page_text": "web/article_extraction/full_page_text.jsonl",
@@ -61,7 +61,7 @@ def _warc_docs(path: Path):
             yield {"id": f"{path.name}#{i}", "url": url, "text": text}
 
 
-def load_corpus(data_dir: Path = DEFAULT_DATA) -> list[dict]:
+def load_corpus(data_dir: Path = DATA) -> list[dict]:
     """Every document as {"id", "source", "url", "text"}; empty when the data folder is absent."""
     docs: list[dict] = []
     if not data_dir.is_dir():

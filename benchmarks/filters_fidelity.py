@@ -13,30 +13,25 @@ The reference side (`filters_reference.py`) runs in a throwaway venv (see its do
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from common import ROOT, arguments
+from filters_corpus import load_corpus
 
-from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
-
-from filters.c4 import C4Quality  # noqa: E402
-from filters.fineweb import FineWebQuality  # noqa: E402
-from filters.gopher import GopherQuality, GopherRepetition  # noqa: E402
-from filters.language import LanguageFilter, lid176_path  # noqa: E402
-from filters.pii import PIIRedact  # noqa: E402
-from filters.text_analysis import split_words  # noqa: E402
-from pipeline.document import Document  # noqa: E402
+from filters.c4 import C4Quality
+from filters.fineweb import FineWebQuality
+from filters.gopher import GopherQuality, GopherRepetition
+from filters.language import LanguageFilter, lid176_path
+from filters.pii import PIIRedact
+from filters.text_analysis import split_words
+from pipeline.document import Document
 
 # our reason code -> datatrove's
 GOPHER_QUALITY_REASONS = {
@@ -160,8 +155,7 @@ def report(records: list[dict], ours: list[dict], ref: list[dict], examples: int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--reference-python", default="/tmp/dt-venv-filters/bin/python")
     parser.add_argument(
         "--reference-results",

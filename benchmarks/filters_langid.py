@@ -11,25 +11,19 @@ languages at or above 0.95, the main confusion pairs, and the share kept at the 
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from common import arguments
 
-from filters.language import LanguageFilter  # noqa: E402
-from pipeline.document import Document  # noqa: E402
+from filters.language import LanguageFilter
+from pipeline.document import Document
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 MODEL_CODE = {"nb": "no"}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--target", type=float, default=0.95)
     args = parser.parse_args()
     folder = args.data / "langid" / "sentences"

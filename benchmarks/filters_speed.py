@@ -16,21 +16,16 @@ alone does not have; both sides see the same repeated documents.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 from multiprocessing import Pool
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
+from common import ROOT, arguments
+from filters_corpus import load_corpus
 
 CHAIN = ("language", "gopher_repetition", "gopher_quality", "c4_quality", "fineweb_quality")
 _STAGES: list = []
@@ -90,9 +85,7 @@ def run_reference(records: list[dict], workers: int, python: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--workers", type=int, default=2)
+    parser = arguments(__doc__, data=True, workers=2)
     parser.add_argument("--every", type=int, default=4, help="take every N-th document of the corpus")
     parser.add_argument("--repeat", type=int, default=1, help="pass each document this many times")
     parser.add_argument("--reference-python", default="/tmp/dt-venv-filters/bin/python")

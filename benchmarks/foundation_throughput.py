@@ -8,7 +8,6 @@ worker processes, reporting docs/s, docs/s per worker and the peak RSS of the wh
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -17,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from common import arguments
 
 WORDS = (
     "the of and to in a is that for it as was with be by on not he this are or his from at which but have an "
@@ -75,8 +76,7 @@ def run(recipe: str, output: str, workers: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser = arguments(__doc__, docs=100_000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         data = os.path.join(scratch, "corpus.jsonl")

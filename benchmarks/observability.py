@@ -12,18 +12,16 @@ of `gristmill inspect --json`. Skips cleanly without the data folder.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
 
-from benchmarks.filters_corpus import load_corpus  # noqa: E402
+from benchmarks.filters_corpus import load_corpus
 
 RECIPE = """[run]
 name = "observability"
@@ -75,10 +73,8 @@ def timed(command: list[str], log: Path) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser = arguments(__doc__, docs=100_000, workers=2)
     parser.add_argument("--work", default="/tmp/gristmill-observability")
-    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -128,5 +124,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[1]))
     sys.exit(main())

@@ -14,20 +14,15 @@ is made again inside every outer training fold), so it is not optimistic about t
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pipeline.document import Document
+from quality_models.combined import DEFAULT_WEIGHTS, STATS, doc_stats
+from quality_models.train import roc_auc
 
-from pipeline.document import Document  # noqa: E402
-from quality_models.combined import DEFAULT_WEIGHTS, STATS, doc_stats  # noqa: E402
-from quality_models.train import roc_auc  # noqa: E402
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 HEADS = ("informative", "coherent", "depth", "toxic")
 # `coherent` is scored and reported but left out of the combination: it adds 0.002 CV AUC here
 # and its sentence-level features cost a third of the embedding pass's speed.
@@ -51,6 +46,7 @@ def score_pages(texts: list[str]) -> dict[str, np.ndarray]:
         ),
     ]
     for stage in stages:
+        stage.setup()
         docs = [v.doc or d for v, d in zip(stage.check_batch(docs), docs)]
     columns = {key: np.array([d.scores[key] for d in docs]) for key in docs[0].scores}
     stats = [doc_stats(t) for t in texts]
@@ -118,8 +114,7 @@ def choose_l2(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--write", action="store_true", help="save the weights fitted on all pages")
     args = parser.parse_args(argv)
     path = args.data / "quality" / "dclm_human_judged_dev.jsonl"

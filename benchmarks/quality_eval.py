@@ -11,21 +11,17 @@
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from pipeline.document import Document
+from quality_models.embedding_quality import DEFAULT_EMBEDDING_HEAD, EmbeddingQuality
+from quality_models.fasttext_quality import FastTextQuality
 
-from pipeline.document import Document  # noqa: E402
-from quality_models.embedding_quality import DEFAULT_EMBEDDING_HEAD, EmbeddingQuality  # noqa: E402
-from quality_models.fasttext_quality import FastTextQuality  # noqa: E402
-
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 STATIC_HEAD = DEFAULT_EMBEDDING_HEAD.parents[1] / "embedding-quality-static" / "head.safetensors"
 
 
@@ -98,8 +94,7 @@ def score(stage, texts: list[str]) -> np.ndarray:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     args = parser.parse_args()
     if not args.data.is_dir():
         print(f"skipped: data folder {args.data} not found")

@@ -21,22 +21,18 @@ rows come from sources the head is not trained on). Deterministic (seeded). Labe
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import random
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
+from quality_prepare_data import read_jsonl
 
-from quality_prepare_data import read_jsonl  # noqa: E402  (this script's folder is on sys.path)
-
-from quality_models import coherence  # noqa: E402
+from quality_models import coherence
 
 ROOT = Path(__file__).resolve().parent
-DEFAULT_DATA = ROOT.parents[1] / "shared" / "data"
 SEED = 0
 PASSAGE_CHARS = 1500
 DEPTH = {"cj": 3, "ch": 2, "cf": 2, "ce": 2, "cd": 2, "cg": 2}  # other Brown genres: 1
@@ -126,6 +122,7 @@ def toxic(data: Path, rng: random.Random) -> list[dict]:
     from pipeline.document import Document
 
     stage = Toxicity("toxicity")
+    stage.setup()
     q = data / "quality"
     texts: dict[str, tuple[str, list[str]]] = {
         "enron": ("train", [r["text"] for r in read_jsonl(q / "enron1_spam_ham.jsonl.gz")]),
@@ -149,8 +146,7 @@ def toxic(data: Path, rng: random.Random) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--quality-data", type=Path, default=ROOT / "out" / "quality_data")
     parser.add_argument("--output", type=Path, default=ROOT / "out" / "quality_heads")
     args = parser.parse_args(argv)

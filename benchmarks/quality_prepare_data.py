@@ -11,7 +11,6 @@ capped (seeded sample) so positives and negatives are roughly balanced and no ge
 
 from __future__ import annotations
 
-import argparse
 import csv
 import gzip
 import json
@@ -20,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
+from common import arguments
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DEFAULT_OUTPUT = Path(__file__).resolve().parent / "out" / "quality_data"
 CHUNK_CHARS = 3000
 SEED = 0
@@ -141,8 +140,7 @@ def write(folder: Path, sets: dict[str, list[str]]) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
     args = parser.parse_args()
     if not args.data.is_dir():

@@ -12,21 +12,18 @@ shared, loaded machine.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
 
-from filters.toxicity import Toxicity  # noqa: E402
-from pipeline.document import Document  # noqa: E402
-from quality_models.combined import CombinedQuality  # noqa: E402
-from quality_models.embedding_quality import EmbeddingQuality  # noqa: E402
-from quality_models.fasttext_quality import FastTextQuality  # noqa: E402
+from filters.toxicity import Toxicity
+from pipeline.document import Document
+from quality_models.combined import CombinedQuality
+from quality_models.embedding_quality import EmbeddingQuality
+from quality_models.fasttext_quality import FastTextQuality
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DOC_CHARS = 3000
 
 
@@ -91,8 +88,7 @@ def default_scorers() -> tuple:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--fasttext-docs", type=int, default=20000)
     parser.add_argument("--minilm-docs", type=int, default=96)
     parser.add_argument("--static-docs", type=int, default=5000)

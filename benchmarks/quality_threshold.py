@@ -4,27 +4,23 @@
 
 Scores imitate a classifier's output: a bimodal mix of Beta distributions plus 15% of exact ties
 at 0.0 and 1.0 (clipped probabilities). One pipeline applies one `score_threshold` per target and
-reads back its Beam metrics: achieved fraction = kept / input, and the cut value (gauge cut_micro).
+reads back its Beam metrics: achieved fraction = kept / in, and the cut value (gauge cut_micro).
 Target: achieved fraction within +-1 percentage point of the target.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
-from pathlib import Path
 
+import apache_beam as beam
 import numpy as np
+from apache_beam.metrics.metric import MetricsFilter
+from apache_beam.options.pipeline_options import PipelineOptions
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import apache_beam as beam  # noqa: E402
-from apache_beam.metrics.metric import MetricsFilter  # noqa: E402
-from apache_beam.options.pipeline_options import PipelineOptions  # noqa: E402
-
-from pipeline.document import Document  # noqa: E402
-from quality_models.score_threshold import ScoreThreshold  # noqa: E402
+from pipeline.beam_stages import RunCollectionStage
+from pipeline.document import Document
+from quality_models.score_threshold import ScoreThreshold
 
 
 def scores(n: int, seed: int = 0) -> np.ndarray:
@@ -37,8 +33,7 @@ def scores(n: int, seed: int = 0) -> np.ndarray:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser = arguments(__doc__, docs=100_000)
     parser.add_argument("--targets", type=float, nargs="+", default=[0.01, 0.1, 0.3, 0.5, 0.9])
     args = parser.parse_args()
     values = scores(args.docs)
@@ -48,7 +43,7 @@ def main() -> int:
     pipeline = beam.Pipeline(options=PipelineOptions(["--runner=DirectRunner"]))
     pcoll = pipeline | beam.Create(docs, reshuffle=False)
     for stage in stages:
-        stage.expand(pcoll)
+        _ = pcoll | RunCollectionStage(stage)
     result = pipeline.run()
     result.wait_until_finish()
     elapsed = time.perf_counter() - start
@@ -60,7 +55,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|")
     worst = 0.0
     for stage, target in zip(stages, args.targets):
-        kept, seen = counters[(stage.name, "kept")], counters[(stage.name, "input")]
+        kept, seen = counters[(stage.name, "kept")], counters[(stage.name, "in")]
         achieved = kept / seen
         worst = max(worst, abs(achieved - target) * 100)
         exact = np.sort(values)[::-1][max(round(target * len(values)) - 1, 0)]

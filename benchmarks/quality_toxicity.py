@@ -10,23 +10,18 @@ learned model only (at the default max_learned), and the stage's default (either
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
 
-from filters.toxicity import Toxicity  # noqa: E402
-from pipeline.document import Document  # noqa: E402
+from filters.toxicity import Toxicity
+from pipeline.document import Document
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CLEAN = ("brown_corpus", "abc_news_transcripts", "state_union", "inaugural", "movie_reviews")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     args = parser.parse_args(argv)
     folder = args.data / "quality"
     if not folder.is_dir():
@@ -37,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
         "learned": Toxicity("toxicity", max_score=1.0),
         "default": Toxicity("toxicity"),
     }
+    for stage in stages.values():
+        stage.setup()
     totals = {rule: [0, 0] for rule in stages}
     for name in (*CLEAN, "nps_chat_logs"):
         with (folder / f"{name}.jsonl").open(encoding="utf-8") as handle:

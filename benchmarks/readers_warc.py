@@ -8,17 +8,13 @@ Usage: python benchmarks/readers_warc.py [--data DIR] [--repeat N]; skips when D
 
 from __future__ import annotations
 
-import argparse
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
 
-from pipeline.document import Document, Failure  # noqa: E402
-from pipeline.readers import InputConfig, extract_html_text, plan_splits, read_split  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from pipeline.document import Document, Failure
+from pipeline.readers import InputConfig, extract_html_text, plan_splits, read_split
 
 
 def ours(path: Path) -> tuple[int, int]:
@@ -59,8 +55,7 @@ def cpu(function, path: Path, repeat: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     files = sorted((args.data / "web" / "warc").glob("*.warc*"))

@@ -9,12 +9,13 @@ Usage: python benchmarks/run_all.py [--only NAME ...] [--timeout SECONDS]
 
 from __future__ import annotations
 
-import argparse
 import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from common import arguments
 
 HERE = Path(__file__).resolve().parent
 QUICK = {
@@ -46,7 +47,7 @@ def run(name: str, timeout: float) -> tuple[str, float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--only", nargs="+", choices=sorted(QUICK), default=list(QUICK))
     parser.add_argument("--timeout", type=float, default=600)
     args = parser.parse_args()

@@ -9,20 +9,16 @@ and precision / recall / F1 of "centered cosine > 1 - eps" for a sweep of eps.
 
 from __future__ import annotations
 
-import argparse
 import csv
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from dedup.semantic import center
+from quality_models.embedders import load_embedder
 
-from dedup.semantic import center  # noqa: E402
-from quality_models.embedders import load_embedder  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 EPS_GRID = (0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25, 0.30)
 
 
@@ -56,8 +52,7 @@ def precision_recall(scores: np.ndarray, labels: np.ndarray, threshold: float) -
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--embedders", nargs="+", default=["static", "minilm", "minilm-bf16"])
     args = parser.parse_args()
     path = args.data / "dedup" / "msrp_train.tsv"

@@ -17,11 +17,9 @@ A removal is correct when its `duplicate_of` is in its own family.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -29,21 +27,12 @@ from pathlib import Path
 
 import apache_beam as beam
 import numpy as np
+from common import arguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.semantic_calibrate import read_msrp
+from dedup.semantic import SemanticDedup, center, decide_cluster, embed_documents, load_embedder, member_order
+from pipeline.document import Document
 
-from benchmarks.semantic_calibrate import read_msrp  # noqa: E402
-from dedup.semantic import (  # noqa: E402
-    SemanticDedup,
-    center,
-    decide_cluster,
-    embed_documents,
-    load_embedder,
-    member_order,
-)
-from pipeline.document import Document  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 SOURCES = {"abc_news_transcripts": 1500, "brown_corpus": 500, "movie_reviews": 1000}
 VARIANTS = ("reorder", "synonyms", "rewrite")
 PER_VARIANT = 200
@@ -177,8 +166,7 @@ def run_stage(docs: list[Document], stage: SemanticDedup) -> list[tuple[str, str
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--embedder", default="static")
     parser.add_argument("--eps", type=float, default=SemanticDedup.params["eps"].default)
     parser.add_argument("--seed", type=int, default=0)

@@ -14,28 +14,23 @@ the machine is shared.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
 import shutil
-import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import apache_beam as beam
+from common import arguments, cached_corpus, skipped
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.semantic_docs import SOURCES, sentences  # noqa: E402
-from dedup.semantic import SemanticDedup  # noqa: E402
-from pipeline.beam_stages import RunCollectionStage  # noqa: E402
-from pipeline.document import Document  # noqa: E402
-from pipeline.run import make_runner, pipeline_options  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from benchmarks.semantic_docs import SOURCES, sentences
+from dedup.semantic import SemanticDedup
+from pipeline.beam_stages import RunCollectionStage
+from pipeline.document import Document
+from pipeline.outcomes import OUTCOMES
+from pipeline.run import make_runner, pipeline_options
 
 
 def build_jsonl(data: Path, n: int, path: Path, seed: int = 0) -> None:
@@ -131,29 +126,19 @@ def measure_stage(stage, source: Path, out: Path, workers: int) -> tuple[float, 
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--docs", type=int, default=100_000)
+    parser = arguments(__doc__, data=True, docs=100_000, workers=2)
     parser.add_argument("--embedder", default="static")
-    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    if not (args.data / "quality").is_dir():
-        print(f"skipped: {args.data} not found")
+    if skipped(args.data / "quality"):
         return 0
-    work = Path(tempfile.gettempdir()) / "semantic_bench"
-    work.mkdir(exist_ok=True)
-    source = work / f"docs_{args.docs}.jsonl"
-    if not source.exists():
-        build_jsonl(args.data, args.docs, source)
-    out = work / f"out_{args.embedder}_{args.docs}"
+    source = cached_corpus("semantic_bench", args.docs, lambda path, n: build_jsonl(args.data, n, path))
+    out = source.parent / f"out_{args.embedder}_{args.docs}"
     shutil.rmtree(out, ignore_errors=True)
 
     seconds, cpu_seconds, peak_rss = measure_stage(
         SemanticDedup("semantic_dedup", embedder=args.embedder), source, out, args.workers
     )
-    kept = sum(1 for f in out.glob("kept*") for _ in f.open())
-    rejected = sum(1 for f in out.glob("rejected*") for _ in f.open())
-    failed = sum(1 for f in out.glob("failed*") for _ in f.open())
+    kept, rejected, failed = (sum(1 for f in out.glob(f"{kind}*") for _ in f.open()) for kind in OUTCOMES)
     print(
         f"{args.docs} docs, embedder {args.embedder}, {args.workers} workers: wall {seconds:.1f} s "
         f"({args.docs / seconds:.0f} docs/s), CPU {cpu_seconds:.1f} s ({args.docs / cpu_seconds:.0f} docs "

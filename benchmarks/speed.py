@@ -12,17 +12,12 @@ Python references they are tested against (`python`).
 
 from __future__ import annotations
 
-import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
+from common import arguments
+from filters_corpus import load_corpus
 
 FILTERS = ("gopher_repetition", "gopher_quality", "c4_quality", "fineweb_quality")
 
@@ -95,8 +90,7 @@ def use_python_references(on: bool) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--every", type=int, default=4, help="take every N-th document of the corpus")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()

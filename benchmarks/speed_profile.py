@@ -13,20 +13,15 @@ Prints CPU-seconds per pass (min of 3, warm caches) and the top functions by own
 
 from __future__ import annotations
 
-import argparse
 import cProfile
 import io
 import pstats
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
-from speed import FILTERS, cpu_seconds, signature_runner, stage_runner  # noqa: E402
+from common import DATA, arguments
+from filters_corpus import load_corpus
+from speed import FILTERS, cpu_seconds, signature_runner, stage_runner
 
 
 def three_kb(records: list[dict], count: int) -> list[dict]:
@@ -36,9 +31,9 @@ def three_kb(records: list[dict], count: int) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("what", choices=["chain", "chain-cold", "minhash", "language"])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     records = load_corpus(args.data)
     if not records:

@@ -10,20 +10,16 @@ unexpected verdict with its reason. Skips cleanly when the data folder is absent
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
 
-from pipeline.document import Document  # noqa: E402
-from synthesis.verify import Verify  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from pipeline.document import Document
+from synthesis.verify import Verify
 
 
 def candidate(
@@ -100,9 +96,7 @@ def load_sets(code_dir: Path) -> dict[str, tuple[list[Document], bool]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--workers", type=int, default=0)
+    parser = arguments(__doc__, data=True, workers=0)
     parser.add_argument("--timeout", type=float, default=5.0)
     parser.add_argument("--sandbox", default="bubblewrap")
     parser.add_argument("--sets", nargs="*", default=[], help="only these sets (default: all)")
@@ -148,6 +142,7 @@ def main() -> int:
         for doc, verdict in zip(docs, verdicts):
             if verdict.keep != should_admit:
                 problems.append(f"  unexpected: {doc.id}: {verdict.reason} {str(verdict.detail)[:160]}")
+    stage.teardown()
     print()
     print("\n".join(problems))
     return 0

@@ -11,23 +11,18 @@ solutions when ../shared/data is present.
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import subprocess
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import DATA, arguments
 
-from pipeline.document import Document  # noqa: E402
-from synthesis.code_generators import CodeGenerator  # noqa: E402
-from synthesis.code_verifier import tests_text  # noqa: E402
-from synthesis.sandbox import Limits, SandboxPool, _drop_privileges, bwrap_command, default_python  # noqa: E402
-from synthesis.verify import Verify  # noqa: E402
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from pipeline.document import Document
+from synthesis.code_generators import CodeGenerator
+from synthesis.code_verifier import tests_text
+from synthesis.sandbox import Limits, SandboxPool, _drop_privileges, bwrap_command, default_python
+from synthesis.verify import Verify
 
 
 def cold_start_seconds(runs: int) -> float:
@@ -98,13 +93,12 @@ def measure(docs: list[Document], sandbox: str, workers: int) -> tuple[float, fl
     host = host_cpu_seconds()
     results = pool.run_many(jobs)
     cpu = host_cpu_seconds() - host + sum((r.cpu_s or 0) + (r.runner_cpu_s or 0) for r in results)
-    pool.close()
+    stage.teardown()
     return len(docs) / wall, len(docs) / cpu, sum(v.keep for v in verdicts)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2)
+    parser = arguments(__doc__, workers=2)
     parser.add_argument("--samples", type=int, default=400)
     parser.add_argument("--sandbox", default="bubblewrap")
     args = parser.parse_args()

@@ -14,21 +14,18 @@ false rejects, false accepts, their agreement and CPU seconds. Needs `pip instal
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import arguments
+from synthesis_math_eval import alter_number, doc
 
-from synthesis_math_eval import DEFAULT_DATA, alter_number, doc  # noqa: E402
-
-from synthesis.math.answers import last_boxed  # noqa: E402
-from synthesis.math.verifier import MathVerifier  # noqa: E402
+from synthesis.math.answers import last_boxed
+from synthesis.math.verifier import MathVerifier
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
@@ -93,8 +90,7 @@ def measure(decide: Callable[[str, str], bool], cases: list) -> tuple[list[bool]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--limit", type=int, default=None, help="problems per dataset (default: all)")
     parser.add_argument("--show", type=int, default=0, help="print this many wrong decisions per set")
     parser.add_argument("--only", choices=["gsm8k", "math"], default=None)

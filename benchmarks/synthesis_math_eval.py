@@ -10,20 +10,19 @@ equation written as a solution, admitted; with the result altered, rejected.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import re
 import time
 from collections import Counter
-from pathlib import Path
+
+from common import arguments
 
 from pipeline.document import Document
 from synthesis.math.answers import last_boxed
 from synthesis.math.verifier import MathVerifier
 from synthesis.math_generators import MathGenerator
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 ANNOTATION = re.compile(r"<<([^<>=]*)=([^<>]*)>>([^\s]*)")
 ANNOTATION_ONLY = re.compile(r"<<[^<>]*>>")
 
@@ -79,8 +78,7 @@ def run(verifier: MathVerifier, docs: list[Document], want_keep: bool, show: int
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--show", type=int, default=0, help="print this many misclassified samples per set")
     parser.add_argument("--only", choices=["gsm8k", "math", "svamp", "generator"], default=None)

@@ -13,24 +13,19 @@ the sample candidates alone and says so.
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import logging
 import multiprocessing
-import resource
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from common import ROOT, arguments, cpu_seconds
+from synthesis_code_eval import candidate
 
-from synthesis_code_eval import DATA, candidate  # noqa: E402
-
-from pipeline.document import Document  # noqa: E402
-from synthesis.verify import Verify  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+from pipeline.document import Document
+from synthesis.verify import Verify
 
 
 def load(data: Path) -> list[tuple[Document, bool]]:
@@ -86,15 +81,10 @@ def count_sandbox_cpu(pool, total: list[float]) -> None:
     pool.run = counted
 
 
-def cpu_seconds() -> float:
-    return sum(sum(resource.getrusage(who)[:2]) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__, data=True)
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--hogs", type=int, default=2, help="busy-loop processes started for the run")
-    parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     cases = load(args.data)
     docs = [doc for doc, _ in cases]
@@ -116,7 +106,7 @@ def main() -> int:
             try:
                 verdicts = stage.check_batch(docs)
             finally:
-                stage._code.pool.close()
+                stage.teardown()
                 stage._math.close()
             wrong = [(d.id, v.reason, v.detail) for d, v in zip(docs, verdicts) if v.keep != expected[d.id]]
             admitted = sum(v.keep and expected[d.id] for d, v in zip(docs, verdicts))

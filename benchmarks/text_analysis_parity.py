@@ -10,16 +10,9 @@ and with the Python references (which `filters_fidelity.py` compares with datatr
 
 from __future__ import annotations
 
-import argparse
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from filters_corpus import DEFAULT_DATA, load_corpus  # noqa: E402
-from speed import FILTERS, use_python_references  # noqa: E402
+from common import arguments
+from filters_corpus import load_corpus
+from speed import FILTERS, use_python_references
 
 
 def outcomes(records: list[dict]) -> list[tuple]:
@@ -55,8 +48,7 @@ def outcomes(records: list[dict]) -> list[tuple]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser = arguments(__doc__, data=True)
     args = parser.parse_args()
     records = load_corpus(args.data)
     if not records:

@@ -10,13 +10,12 @@ the package and the demo shows token counts without a download. Deterministic fo
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
+from common import DATA, ROOT, arguments
+
 OUTPUT = ROOT / "pipeline" / "data" / "gristmill-bpe-32k.json"
 VOCAB_SIZE = 32000
 
@@ -47,7 +46,7 @@ def texts():
 def main() -> None:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__)
     parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args()
     if not DATA.is_dir():

@@ -337,8 +337,7 @@ class Toxicity(DocumentStage):
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
         learned: list[float | None] = [None] * len(docs)
         if self.learned:
-            if self._predict is None:
-                self.setup()
+            self.require_setup(self._predict)
             learned = [float(p) for p in self._predict([d.text for d in docs])]
         return [self._verdict(doc, p) for doc, p in zip(docs, learned)]
 

@@ -180,8 +180,7 @@ class EmbeddingQuality(DocumentStage):
         return self.check_batch([doc])[0]
 
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
-        if self._heads is None:
-            self.setup()
+        self.require_setup(self._heads)
         texts = [d.text for d in docs]
         coherence = None
         if any(head.features == "embedding+coherence" for head in self._heads.values()):

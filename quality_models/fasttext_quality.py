@@ -91,7 +91,6 @@ class FastTextQuality(DocumentStage):
         return self.check_batch([doc])[0]
 
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
-        if self._model is None:
-            self.setup()
+        self.require_setup(self._model)
         scores = predict_positive(self._model, [d.text for d in docs])
         return [keep(doc.with_scores({self.name: score})) for doc, score in zip(docs, scores)]

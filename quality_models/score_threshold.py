@@ -1,9 +1,10 @@
 """`score_threshold`: keep documents by a score's value, a boolean expression over scores, or a top fraction.
 
 Scorers only write `doc.scores`; this stage decides, so a threshold can change without rescoring.
-Beam figures (namespace = the stage's name): counters `input`, `kept`, `rejected` and one per
-reason code; in keep-fraction mode, gauge `cut_micro` (the cut value × 10^6, rounded) and
-distribution `score_micro` (scores × 10^6). Achieved fraction = kept / input.
+Beam figures (namespace = the stage's name): the runtime's counters (`in`, `kept`, `failed`,
+`rejected.<reason>`; see pipeline/beam_stages.py); in keep-fraction mode also gauge `cut_micro`
+(the cut value × 10^6, rounded) and distribution `score_micro` (scores × 10^6).
+Achieved fraction = kept / in.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import xxhash
 from apache_beam.metrics import Metrics
 from apache_beam.transforms.stats import ApproximateQuantiles
 
-from pipeline.document import Document, Failure, Rejection
+from pipeline.beam_stages import StageDoFn, failure
+from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 from quality_models import score_expr
@@ -54,30 +56,27 @@ def cut_from_quantiles(
     return tuple(quantiles[min(max(index, 0), len(quantiles) - 1)])
 
 
-class _Decide(beam.DoFn):
+class _Decide(StageDoFn):
     """(outcome, value) for each document; `cut` (keep-fraction mode) comes as a singleton side input.
 
     The cut is computed from (score, id hash) keys only, so documents stream through this one pass.
+    Outcomes are counted by the runtime (`RunCollectionStage`), not here.
     """
 
     def __init__(self, stage: ScoreThreshold) -> None:
+        super().__init__([stage])
         self.stage = stage
-        self.name = stage.name
 
     def setup(self) -> None:
-        ns = self.name
-        self.counters = {
-            key: Metrics.counter(ns, key) for key in ("input", "kept", "rejected", *ScoreThreshold.reasons)
-        }
-        self.cut_gauge = Metrics.gauge(ns, "cut_micro")
-        self.distribution = Metrics.distribution(ns, "score_micro")
+        super().setup()
+        self.cut_gauge = Metrics.gauge(self.stage.name, "cut_micro")
+        self.distribution = Metrics.distribution(self.stage.name, "score_micro")
 
     def process(self, doc: Document, cut: tuple[float, int] | None = None):
-        self.counters["input"].inc()
         try:
             reason, detail = self.stage.decide(doc, cut)
-        except Exception as exc:  # a malformed record: a failure with its error, never a silent drop
-            yield FAILED, Failure(doc.id, doc.source, self.name, type(exc).__name__, str(exc))
+        except Exception as error:  # a malformed record: a failure with its error, never a silent drop
+            yield FAILED, failure(doc, self.stage.name, error)
             return
         if cut is not None:
             self.cut_gauge.set(round(cut[0] * 1e6) if math.isfinite(cut[0]) else 0)
@@ -85,12 +84,9 @@ class _Decide(beam.DoFn):
             if score is not None:
                 self.distribution.update(round(score * 1e6))
         if reason is None:
-            self.counters["kept"].inc()
             yield KEPT, doc
         else:
-            self.counters["rejected"].inc()
-            self.counters[reason].inc()
-            yield REJECTED, Rejection(doc, self.name, reason, detail)
+            yield REJECTED, Rejection(doc, self.stage.name, reason, detail)
 
 
 @register("score_threshold")
@@ -204,8 +200,8 @@ class ScoreThreshold(CollectionStage):
         return {
             "mode": mode,
             "metrics": {
-                "counters": ["input", "kept", "rejected", *self.reasons],
-                "achieved_fraction": "kept / input",
+                "counters": ["in", "kept", "failed", *(f"rejected.{r}" for r in self.reasons)],
+                "achieved_fraction": "kept / in",
                 **(
                     {"gauge": "cut_micro (cut value x 1e6)", "distribution": "score_micro"}
                     if mode == "keep_fraction"

@@ -91,15 +91,17 @@ def has_tests(tests: str) -> bool:
 
 
 def classify(result: RunResult, timeout_s: float) -> Verdict:
-    """Map a sandbox run to KEEP or a reason code."""
+    """Map a sandbox run to KEEP or a reason code.
+
+    A timeout's detail is the same whichever limit fired first (own time, or the CPU rlimit just
+    above it: CPU time never exceeds own time) and names no measured time, so a rejection row does
+    not depend on the machine's load; the wall and wait figures stay in the RunResult.
+    """
     if result.passed:
         return KEEP
+    over_time = f"own time > {timeout_s:g}s"
     if result.outcome == "timeout":
-        return reject(
-            "timeout",
-            f"own time > {timeout_s:g}s (wall {result.elapsed_s:.1f}s, of which {result.waited_s:.1f}s "
-            "waiting for a CPU)",
-        )
+        return reject("timeout", over_time)
     if result.outcome == "output_limit":
         return reject("output_limit", "stdout+stderr above max_output_bytes")
     if result.outcome == "runner_died":
@@ -108,7 +110,7 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
         )
     if result.signal is not None:
         if result.signal in CPU_SIGNALS:
-            return reject("timeout", f"CPU time limit ({signal.Signals(result.signal).name})")
+            return reject("timeout", over_time)
         if result.signal == signal.SIGXFSZ:
             return reject("crashed", "file size limit (SIGXFSZ)")
         return reject("crashed", f"killed by {signal.Signals(result.signal).name}")

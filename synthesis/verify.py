@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import weakref
 from typing import Any
 
 from pipeline.document import KEEP, Document, Verdict, keep, reject
@@ -89,10 +88,16 @@ class Verify(DocumentStage):
             max_file_mb=self.max_file_mb,
         )
         pool = SandboxPool(self.sandbox, self.workers, limits, self.python or None, self.scratch_mb)
-        weakref.finalize(self, pool.close)
         self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants)
         self._math = MathVerifier(sympy_timeout_s=self.math_timeout_s, check_steps=self.check_steps)
-        weakref.finalize(self, self._math.close)
+
+    def teardown(self) -> None:
+        """Stop the sandbox runners and the sympy worker that `setup` started."""
+        if self._code is not None:
+            self._code.pool.close()
+        if self._math is not None:
+            self._math.close()
+        self._code = self._math = None
 
     def manifest_extra(self) -> dict[str, Any]:
         """The sandbox actually used, for reproducing a run's admissions."""
@@ -106,8 +111,7 @@ class Verify(DocumentStage):
         return self.check_batch([doc])[0]
 
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
-        if self._code is None:
-            self.setup()
+        self.require_setup(self._code, self._math)
         verdicts: list[Verdict] = [KEEP] * len(docs)
         code = [i for i, doc in enumerate(docs) if doc.kind == "code"]
         for i, verdict in zip(code, self._code.check_batch([docs[i] for i in code])):

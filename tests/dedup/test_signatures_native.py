@@ -1,13 +1,13 @@
 """The native MinHash hot paths (`dedup._minhash_native`) equal their numpy/Python reference."""
 
 import random
-import sys
 import unicodedata
 
 import numpy as np
 import pytest
 
 from dedup import signatures as sig
+from tests.native_helpers import assert_falls_back_to_reference, random_text
 
 native = pytest.importorskip("dedup._minhash_native")
 
@@ -16,22 +16,6 @@ PIECES = [
     "«quote»", "x\u0301\u0302", "\u0301", "日本語", "😀", "\x1c", "\u00a0", "¹²", "Ⅻ", "ß", "ﬁ",
 ]  # fmt: skip
 SPACES = [" ", "\n", "\t", "  ", "\u3000", ""]
-
-
-def random_text(rng: random.Random) -> str:
-    parts = []
-    for _ in range(rng.randrange(0, 80)):
-        if rng.random() < 0.15:
-            parts.append(
-                "".join(
-                    chr(rng.choice((rng.randrange(1, 0xD800), rng.randrange(0xE000, 0x2FFFF))))
-                    for _ in range(rng.randrange(1, 5))
-                )
-            )
-        else:
-            parts.append(rng.choice(PIECES))
-        parts.append(rng.choice(SPACES))
-    return "".join(parts)
 
 
 def reference_normalize(text: str) -> str:
@@ -64,7 +48,7 @@ def test_native_equals_reference_on_random_texts():
     rng = random.Random(18)
     hasher = sig.shingle_hasher(5, 1)
     for _ in range(400):
-        assert_same(random_text(rng), hasher)
+        assert_same(random_text(rng, PIECES, SPACES, rng.randrange(0, 80), odd=0.15, odd_chars=4), hasher)
 
 
 def test_minhash_equals_reference_on_batches():
@@ -98,9 +82,4 @@ def test_native_equals_reference_on_any_unicode(text):
 
 
 def test_missing_extension_falls_back_to_reference_with_a_warning(monkeypatch):
-    import dedup
-
-    monkeypatch.delattr(dedup, "_minhash_native")
-    monkeypatch.setitem(sys.modules, "dedup._minhash_native", None)
-    with pytest.warns(RuntimeWarning, match="not built"):
-        assert sig._load_native() is sig.Reference
+    assert_falls_back_to_reference(monkeypatch, "dedup._minhash_native", sig._load_native, sig.Reference)

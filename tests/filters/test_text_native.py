@@ -1,12 +1,12 @@
 """The native text analysis (`filters._text_native`) equals its pure-Python reference."""
 
 import random
-import sys
 
 import pytest
 
 from filters import text_analysis as ta
 from tests.filters.conftest import EDGE_TEXTS, GOOD_TEXT
+from tests.native_helpers import assert_falls_back_to_reference, random_text
 
 native = pytest.importorskip("filters._text_native")
 FUNCTIONS = ("content_words", "alpha_word_count")
@@ -20,22 +20,6 @@ PIECES = [
     "😀", "𝔘𝔫𝔦", "٣", "x", "ab", "abc", "a b", "\u200b", "\x1c", "\u3000",
 ]  # fmt: skip
 SPACES = [" ", " ", " ", "\n", "\n\n", "\t", "\r\n", "\u00a0", "\u2028", "\x0b"]
-
-
-def random_text(rng: random.Random, size: int) -> str:
-    parts = []
-    for _ in range(size):
-        if rng.random() < 0.1:
-            parts.append(
-                "".join(
-                    chr(rng.choice((rng.randrange(1, 0xD800), rng.randrange(0xE000, 0x2FFFF))))
-                    for _ in range(rng.randrange(1, 6))
-                )
-            )
-        else:
-            parts.append(rng.choice(PIECES))
-        parts.append(rng.choice(SPACES))
-    return "".join(parts)
 
 
 def assert_same(text: str) -> None:
@@ -67,7 +51,7 @@ def test_native_equals_reference_on_fixtures(text):
 def test_native_equals_reference_on_random_texts():
     rng = random.Random(18)
     for _ in range(300):
-        assert_same(random_text(rng, rng.randrange(0, 400)))
+        assert_same(random_text(rng, PIECES, SPACES, rng.randrange(0, 400), odd=0.1, odd_chars=5))
 
 
 def test_ngram_ties_and_concatenation_collisions():
@@ -105,9 +89,4 @@ def test_ngram_statistics_on_repetitive_word_lists(words):
 
 
 def test_missing_extension_falls_back_to_reference_with_a_warning(monkeypatch):
-    import filters
-
-    monkeypatch.delattr(filters, "_text_native")
-    monkeypatch.setitem(sys.modules, "filters._text_native", None)
-    with pytest.warns(RuntimeWarning, match="not built"):
-        assert ta._load_native() is ta.Reference
+    assert_falls_back_to_reference(monkeypatch, "filters._text_native", ta._load_native, ta.Reference)

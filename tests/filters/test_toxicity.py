@@ -7,13 +7,20 @@ from pipeline.document import Document
 from pipeline.stages import ConfigError
 
 
+def ready(name: str, **params) -> Toxicity:
+    """A Toxicity stage set up as the runtime would (the learned model loads in setup())."""
+    stage = Toxicity(name, **params)
+    stage.setup()
+    return stage
+
+
 def terms(text: str, **params) -> dict[str, int]:
     stage = Toxicity("toxicity", **params)
     return dict(stage.counts(Document("d", text)).terms)
 
 
 def test_profane_text_is_rejected_with_score_and_terms():
-    stage = Toxicity("toxicity")
+    stage = ready("toxicity")
     doc = Document("d", "ordinary words about the weather: fuck this shit, fucking hell. Rain today")
     verdict = stage.check(doc)
     assert verdict.reason == "toxic"
@@ -25,7 +32,7 @@ def test_profane_text_is_rejected_with_score_and_terms():
 
 
 def test_learned_model_rejects_insults_the_word_lists_miss():
-    stage = Toxicity("tox")
+    stage = ready("tox")
     insult = Document("d", "You are a pathetic moron and a worthless idiot, nobody wants you here, loser.")
     verdict = stage.check(insult)
     assert verdict.reason == "toxic" and verdict.detail.startswith("learned=")
@@ -36,7 +43,7 @@ def test_learned_model_rejects_insults_the_word_lists_miss():
 
 
 def test_learned_model_keeps_clean_prose_in_a_batch():
-    stage = Toxicity("tox")
+    stage = ready("tox")
     docs = [
         Document("a", "The committee approved the budget for the new library after a long debate."),
         Document("b", "Researchers measured the thickness of the ice sheet with airborne radar."),
@@ -48,7 +55,7 @@ def test_learned_model_keeps_clean_prose_in_a_batch():
 
 
 def test_clean_prose_scores_zero_and_is_kept():
-    stage = Toxicity("tox")
+    stage = ready("tox")
     doc = Document(
         "d", "The committee met in Scunthorpe to discuss the classic cocktail passage and the assassin."
     )
@@ -105,7 +112,7 @@ def test_min_flagged_and_max_score():
     two = Document("d", "fuck fuck")
     verdict = Toxicity("t", learned=False, max_score=1.0).check(two)
     assert verdict.keep and verdict.doc.scores["t"] == 1.0
-    assert Toxicity("t", max_score=1.0).check(two).detail.startswith("learned=")
+    assert ready("t", max_score=1.0).check(two).detail.startswith("learned=")
 
 
 def test_document_language_list_applies():
@@ -127,7 +134,7 @@ def test_unsegmented_language_matches_substrings_of_three_chars_or_more():
 
 
 def test_edge_cases_empty_one_word_non_latin_crlf():
-    stage = Toxicity("t", min_flagged=1)
+    stage = ready("t", min_flagged=1)
     for text in ("", "word", "   \r\n  ", "这是一个普通的中文句子。", "Γεια σου κόσμε"):
         doc = Document("d", text, language="zh")
         verdict = stage.check(doc)
@@ -149,4 +156,7 @@ def test_configuration_and_pickling():
     assert stage.manifest_extra()["languages"] == ["en"] and 600 < entries < 796  # en.txt minus ambiguous
     copy = pickle.loads(pickle.dumps(stage))
     assert copy.matchers == {} and copy._predict is None
+    with pytest.raises(RuntimeError, match="before setup"):
+        copy.check(Document("d", "shit shit"))
+    copy.setup()
     assert copy.check(Document("d", "shit shit")).reason == "toxic"

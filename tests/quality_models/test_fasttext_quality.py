@@ -58,3 +58,5 @@ def test_stage_pickles_without_its_model():
     stage.setup()
     clone = pickle.loads(pickle.dumps(stage))
     assert clone._model is None and clone.model == stage.model
+    with pytest.raises(RuntimeError, match="used before setup"):
+        clone.check(Document("d", "text"))

@@ -66,6 +66,7 @@ def test_main_head_and_heads_together_and_config_errors(tmp_path):
     stage = EmbeddingQuality(
         "eq", model="quality_models/models/embedding-quality-static/head.safetensors", heads=["depth"]
     )
+    stage.setup()
     scores = stage.check(Document("d", PROSE)).doc.scores
     assert set(scores) == {"eq", "eq.depth"}
     with pytest.raises(ConfigError, match="heads: embedding head file not found"):
@@ -112,6 +113,7 @@ def test_lexical_features_see_which_sentences_share_words():
 
 def test_coherent_head_prefers_real_prose_to_its_interleaving():
     stage = EmbeddingQuality("eq", model="", heads=["coherent"])
+    stage.setup()
     other = " ".join(GOOD)
     rng = random.Random(1)
     real = stage.check(Document("r", PROSE)).doc.scores["eq.coherent"]

@@ -6,6 +6,7 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
 from pipeline.stages import ConfigError
 from quality_models.score_threshold import ScoreThreshold, cut_from_quantiles
@@ -15,19 +16,25 @@ def doc(i: int, score: float | None) -> Document:
     return Document(id=f"d{i:04d}", text="x", scores={} if score is None else {"q": score})
 
 
-def run(stage: ScoreThreshold, docs: list[Document], expect_kept, expect_rejected):
+def run(stage: ScoreThreshold, docs: list[Document], expect_kept, expect_rejected, expect_failed=()):
+    """Run `stage` in the runtime; check its outcomes and return its counters by name."""
     pipeline = TestPipeline()
-    out = stage.expand(pipeline | beam.Create(docs))
+    out = pipeline | beam.Create(docs) | RunCollectionStage(stage)
     assert_that(out.kept | "KeptIds" >> beam.Map(lambda d: d.id), equal_to(expect_kept), label="kept")
     assert_that(
         out.rejected | "Reasons" >> beam.Map(lambda r: (r.doc.id, r.stage, r.reason)),
         equal_to(expect_rejected),
         label="rejected",
     )
-    assert_that(out.failed, equal_to([]), label="failed")
+    assert_that(
+        out.failed | "Failures" >> beam.Map(lambda f: (f.id, f.stage, f.error, f.message)),
+        equal_to(list(expect_failed)),
+        label="failed",
+    )
     result = pipeline.run()
     result.wait_until_finish()
-    return {m.key.metric.name: m.result for m in result.metrics().query(MetricsFilter())["counters"]}
+    counters = result.metrics().query(MetricsFilter().with_namespace(stage.name))["counters"]
+    return {m.key.metric.name: m.result for m in counters}
 
 
 def test_absolute_mode_rejects_outside_bounds_and_missing_scores():
@@ -44,7 +51,26 @@ def test_absolute_mode_rejects_outside_bounds_and_missing_scores():
             ("d0004", "thr", "missing_score"),
         ],
     )
-    assert counters["input"] == 5 and counters["kept"] == 1 and counters["missing_score"] == 2
+    assert counters == {
+        "in": 5,
+        "kept": 1,
+        "rejected.score_below_min": 1,
+        "rejected.score_above_max": 1,
+        "rejected.missing_score": 2,
+    }
+
+
+def test_a_malformed_document_is_a_failure_record_counted_as_failed():
+    malformed = Document(id="bad", text="x", scores=None)
+    stage = ScoreThreshold("thr", score="q")
+    counters = run(
+        stage,
+        [doc(0, 0.9), malformed],
+        ["d0000"],
+        [],
+        [("bad", "thr", "AttributeError", "'NoneType' object has no attribute 'get'")],
+    )
+    assert counters == {"in": 2, "kept": 1, "failed": 1}
 
 
 def test_default_keeps_scores_of_at_least_one_half():
@@ -60,7 +86,8 @@ def test_keep_fraction_keeps_the_top_fraction_of_the_whole_input():
     top = sorted(docs, key=lambda d: d.scores["q"], reverse=True)[:50]
     rest = [(d.id, "top", "below_keep_fraction_cut") for d in docs if d not in top]
     counters = run(stage, docs, [d.id for d in top], rest)
-    assert counters["kept"] == 50 and counters["below_keep_fraction_cut"] == 150
+    assert counters["in"] == 200 and counters["kept"] == 50
+    assert counters["rejected.below_keep_fraction_cut"] == 150
 
 
 def test_keep_fraction_splits_ties_deterministically():

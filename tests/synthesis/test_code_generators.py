@@ -52,7 +52,7 @@ def test_every_family_passes_its_tests_and_the_tests_catch_wrong_solutions():
     try:
         verdicts = stage.check_batch(docs + broken)
     finally:
-        stage._code.pool.close()
+        stage.teardown()
     assert [v.reason for v in verdicts[: len(docs)]] == [None] * len(docs)
     assert [v.reason for v in verdicts[len(docs) :]] == ["tests_failed"] * len(docs)
 
@@ -67,5 +67,5 @@ def test_every_variant_of_the_shipped_recipe_passes_its_own_tests():
     try:
         verdicts = stage.check_batch(docs)
     finally:
-        stage._code.pool.close()
+        stage.teardown()
     assert [(d.id, v.reason) for d, v in zip(docs, verdicts) if not v.keep] == []

@@ -33,6 +33,20 @@ def test_classify_maps_every_outcome_to_its_reason():
         assert classify(result, 1.0).reason == reason, result
 
 
+def test_a_timeout_detail_does_not_depend_on_machine_load():
+    """Whichever limit fired, however long the sample waited: one detail, so outputs are deterministic."""
+    details = {
+        classify(result, 5.0).detail
+        for result in (
+            RunResult("timeout", elapsed_s=5.2, waited_s=0.1),
+            RunResult("timeout", elapsed_s=14.4, waited_s=9.4),
+            RunResult("finished", signal=signal.SIGXCPU, elapsed_s=6.5),
+            RunResult("finished", signal=signal.SIGKILL, elapsed_s=7.0),
+        )
+    }
+    assert details == {"own time > 5s"}
+
+
 def test_has_tests_needs_something_that_can_fail():
     assert has_tests("assert f(1) == 2")
     assert has_tests("def check(c):\n    assert c(1)")

@@ -118,7 +118,7 @@ def test_samples_retries_concurrency_and_candidates(prompts, monkeypatch):
         try:
             reasons = [v.reason for v in stage.check_batch(docs)]
         finally:
-            stage._code.pool.close()
+            stage.teardown()
         assert reasons == [None, "tests_failed"] * 3
 
 

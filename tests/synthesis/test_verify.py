@@ -31,7 +31,7 @@ def stage():
     verify = Verify("verify", timeout_s=1.0, memory_mb=128, workers=2)
     verify.setup()
     yield verify
-    verify._code.pool.close()
+    verify.teardown()
 
 
 @pytest.fixture()
@@ -194,7 +194,7 @@ def test_mutation_gate_rejects_weak_tests():
         weak = "assert bucket(50) == 1"
         verdicts = verify.check_batch([code("strong", solution, strong), code("weak", solution, weak)])
     finally:
-        verify._code.pool.close()
+        verify.teardown()
     assert verdicts[0].keep
     assert verdicts[1].reason == "weak_tests"
 
@@ -229,7 +229,7 @@ def test_a_sandbox_that_cannot_start_fails_the_stage_instead_of_rejecting_sample
         with pytest.raises(SandboxError, match="could not start"):
             broken.check(code("next", "x = 1", "assert x == 1"))
     finally:
-        broken._code.pool.close()
+        broken.teardown()
 
 
 @needs_bwrap
@@ -273,3 +273,17 @@ def test_solution_main_blocks_do_not_run_but_unittest_tests_do(stage):
     passing = code("passing", solution, unittest_tests.format(8))
     failing = code("failing", solution, unittest_tests.format(9))
     assert [v.reason for v in stage.check_batch([passing, failing])] == [None, "tests_failed"]
+
+
+@needs_bwrap
+def test_teardown_stops_the_runners_setup_started():
+    verify = Verify("verify", timeout_s=1.0, workers=1)
+    with pytest.raises(RuntimeError, match="used before setup"):
+        verify.check(code("early", "x = 1", "assert x == 1"))
+    verify.setup()
+    assert verify.check(code("good", "x = 1", "assert x == 1")).keep
+    started = [runner.proc for runner in verify._code.pool._all]
+    verify.teardown()
+    assert started and all(proc.poll() is not None for proc in started)
+    with pytest.raises(RuntimeError, match="used before setup"):
+        verify.check(code("late", "x = 1", "assert x == 1"))
