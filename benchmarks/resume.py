@@ -10,17 +10,15 @@ what the rerun reused, and whether its shards are byte-identical to the referenc
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from common import DATA, arguments
 
-from benchmarks.dedup_memory import measure  # noqa: E402
+from benchmarks.dedup_memory import measure
 
 
 def run(corpus: Path, out: Path, args, checkpoints: str, kill_after: float = 0.0) -> dict:
@@ -44,9 +42,7 @@ def line(name: str, figures: dict) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="time saved by resuming a killed run")
-    parser.add_argument("--docs", type=int, default=100_000)
-    parser.add_argument("--workers", type=int, default=2)
+    parser = arguments(__doc__, docs=100_000, workers=2)
     parser.add_argument("--recipe", default="recipes/fineweb.toml")
     parser.add_argument("--kill-at", type=float, default=0.8, help="fraction of the reference's wall time")
     parser.add_argument("--corpus", type=Path, help="reuse this JSONL")
@@ -54,7 +50,6 @@ def main() -> None:
     args = parser.parse_args()
     corpus = args.corpus or args.work / f"memory-corpus-{args.docs}-3000.jsonl"
     if not corpus.exists():
-        from benchmarks.dedup_minhash_quality import DATA
         from benchmarks.dedup_minhash_speed import make_corpus
 
         if not (DATA / "quality").is_dir():
