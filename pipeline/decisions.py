@@ -4,12 +4,16 @@ A dedup stage shuffles only compact keys (ids, hashes, survivor order) and produ
 (join key, decision) pairs. `ApplyDecisions` joins them back to the documents:
 
 1. spill: each worker writes the documents it holds once, into files partitioned by a hash of
-   the join key (`<spill dir>/p<partition>-<uuid>.pkl`, streams of pickled chunks, written
-   through Beam's FileSystems, so the spill directory may be gs:// or s3://);
-2. join: the decisions are grouped by partition (one marker per partition, so every partition
-   is joined), and each partition finds its spill files by name once all are closed, reads them
-   back as a stream and applies its own decisions, so no worker holds more than one partition's
-   decisions and no shuffle ever holds a document; the files are deleted after.
+   the join key (`<spill dir>/k<partition>-<uuid>.pkl`, `pipeline.spill`, streams of pickled chunks, written
+   through Beam's FileSystems, so the spill directory may be gs:// or s3://), and emits
+   (partition, file) when it opens a file (closed when its bundle ends);
+2. join: the decisions and the file names are grouped by partition (one marker per partition,
+   so every partition is joined); the GroupByKey starts each partition only after every spill
+   bundle has finished, so each partition reads back exactly the files it was sent, as a stream,
+   and applies its own decisions: no worker holds more than one partition's decisions and no
+   shuffle ever holds a document. The files are deleted after, except on Dask, which may run a
+   join twice over the same files (pipeline/runners.py, fault 4); the run's staging folder,
+   which holds them, is deleted at the end of the run.
 
 The stage's `apply(doc, decisions, occurrence)` turns one document and the decisions of its key
 (a list; `occurrence` counts earlier documents with the same key in the partition, for identical
@@ -22,26 +26,24 @@ staging folder); without it, a fresh local temporary directory.
 from __future__ import annotations
 
 import json
-import pickle
 import tempfile
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import apache_beam as beam
 import xxhash
 from apache_beam.options.pipeline_options import PipelineOptions
-from apache_beam.transforms.window import GlobalWindow
-from apache_beam.utils.windowed_value import WindowedValue
 
 from pipeline.document import Document
 from pipeline.outcomes import SplitOutcomes
+from pipeline.runners import reruns_steps
+from pipeline.spill import SpillByKeyFn, read_values
 
-# Everything keyed by partition declares this type, so the grouped file names and the side input
-# read by partition use the same key coder (with inferred types an int key could be pickled).
+# Everything keyed by partition declares this type, so the markers, decisions and spill file names
+# grouped together use the same key coder (with inferred types an int key could be pickled).
 PartitionKeyed = tuple[int, Any]
-CHUNK_DOCS = 256  # documents per pickled chunk in a spill file (the unit read back at once)
 DEFAULT_PARTITIONS = 64
 
 Apply = Callable[[Document, list, int], Iterable[tuple[str, Any]]]
@@ -84,84 +86,29 @@ def spill_dir(pipeline, stage: str) -> str:
     return f"{root.rstrip('/')}/{stage}-{uuid.uuid4().hex[:12]}"
 
 
-class _SpillFn(beam.DoFn):
-    """Documents → spill files by key partition; yields (partition, file) once a file is closed."""
-
-    def __init__(self, directory: str, partitions: int, key: Callable[[Document], str]) -> None:
-        self.directory, self.partitions, self.key = directory, partitions, key
-
-    def start_bundle(self) -> None:
-        self._files: dict[int, tuple[str, Any]] = {}
-        self._buffers: dict[int, list[Document]] = defaultdict(list)
-
-    def _write(self, partition: int) -> None:
-        from apache_beam.io.filesystems import FileSystems
-
-        if partition not in self._files:
-            path = f"{self.directory}/p{partition:05d}-{uuid.uuid4().hex}.pkl"
-            self._files[partition] = (path, FileSystems.create(path))
-        pickle.dump(self._buffers.pop(partition), self._files[partition][1], protocol=pickle.HIGHEST_PROTOCOL)
-
-    def process(self, doc: Document) -> None:
-        partition = key_partition(self.key(doc), self.partitions)
-        buffer = self._buffers[partition]
-        buffer.append(doc)
-        if len(buffer) >= CHUNK_DOCS:
-            self._write(partition)
-
-    def finish_bundle(self) -> Iterator[WindowedValue]:
-        for partition in list(self._buffers):
-            self._write(partition)
-        for partition, (path, handle) in sorted(self._files.items()):
-            handle.close()
-            yield WindowedValue((partition, path), 0, [GlobalWindow()])
-
-
-def read_spill(path: str) -> Iterator[Document]:
-    """The documents of one spill file, one chunk in memory at a time."""
-    from apache_beam.io.filesystems import FileSystems
-
-    with FileSystems.open(path, compression_type="uncompressed") as handle:
-        while True:
-            try:
-                chunk = pickle.load(handle)
-            except EOFError:
-                return
-            yield from chunk
-
-
-def spill_files(directory: str, partition: int) -> list[str]:
-    """The spill files of one partition, in a fixed order."""
-    from apache_beam.io.filesystems import FileSystems
-
-    pattern = f"{directory}/p{partition:05d}-*.pkl"
-    return sorted(found.path for found in FileSystems.match([pattern])[0].metadata_list)
-
-
 class _JoinFn(beam.DoFn):
-    """One partition and its decisions: stream its spilled documents, apply each one's decisions.
+    """One partition, its decisions and its spill files: stream the files' documents and apply
+    each one's decisions (then delete the files, if `delete`)."""
 
-    The number of spill files written comes as a side input only so that the join starts once
-    every spill file is closed; the files are found by name, because a runner may drop what a
-    DoFn emits in `finish_bundle` (Beam 2.77's DaskRunner does, docs/upstream/).
-    """
+    def __init__(self, key: Callable[[Document], str], apply: Apply, delete: bool) -> None:
+        self.key, self.apply, self.delete = key, apply, delete
 
-    def __init__(self, directory: str, key: Callable[[Document], str], apply: Apply) -> None:
-        self.directory, self.key, self.apply = directory, key, apply
-
-    def process(self, item: tuple[int, Iterable], spilled: int):
+    def process(self, item: tuple[int, Iterable]):
         from apache_beam.io.filesystems import FileSystems
 
-        partition, decisions = item
-        paths = spill_files(self.directory, partition)
+        _partition, values = item
+        paths: list[str] = []
         by_key: dict[str, list] = defaultdict(list)
-        for decision in decisions:
-            if decision is not None:  # None: the partition's marker, so every partition is joined
-                doc_key, value = decision
-                by_key[doc_key].append(value)
+        for value in values:
+            if isinstance(value, str):  # a spill file of this partition
+                paths.append(value)
+            elif value is not None:  # None: the partition's marker, so every partition is joined
+                doc_key, decision = value
+                by_key[doc_key].append(decision)
+        paths.sort()
         seen: dict[str, int] = defaultdict(int)
         for path in paths:
-            for doc in read_spill(path):
+            for doc in read_values(path):
                 doc_key = self.key(doc)
                 found = by_key.get(doc_key)
                 if found is None:
@@ -169,7 +116,8 @@ class _JoinFn(beam.DoFn):
                     continue
                 yield from self.apply(doc, found, seen[doc_key])
                 seen[doc_key] += 1
-        FileSystems.delete(paths)
+        if self.delete and paths:
+            FileSystems.delete(paths)
 
 
 class ApplyDecisions(beam.PTransform):
@@ -185,8 +133,8 @@ class ApplyDecisions(beam.PTransform):
         directory = spill_dir(docs.pipeline, self.stage)
         spilled = (
             docs
-            | "Spill" >> beam.ParDo(_SpillFn(directory, parts, self.key)).with_output_types(PartitionKeyed)
-            | "CountSpillFiles" >> beam.combiners.Count.Globally()
+            | "Partition" >> beam.Map(lambda doc: (key_partition(self.key(doc), parts), doc))
+            | "Spill" >> beam.ParDo(SpillByKeyFn(directory)).with_output_types(PartitionKeyed)
         )
         by_partition = decisions | "DecisionsByPartition" >> beam.Map(
             lambda kv: (key_partition(kv[0], parts), kv)
@@ -195,9 +143,9 @@ class ApplyDecisions(beam.PTransform):
             [(partition, None) for partition in range(parts)]
         ).with_output_types(PartitionKeyed)
         return (
-            (markers, by_partition)
+            (markers, by_partition, spilled)
             | "AllDecisions" >> beam.Flatten()
             | "DecisionsOfPartition" >> beam.GroupByKey()
-            | "Join" >> beam.ParDo(_JoinFn(directory, self.key, self.apply), beam.pvalue.AsSingleton(spilled))
+            | "Join" >> beam.ParDo(_JoinFn(self.key, self.apply, delete=not reruns_steps(docs.pipeline)))
             | SplitOutcomes()
         )

@@ -1,7 +1,8 @@
 """Runner names and what gristmill's graph does so that every runner executes all of it.
 
-Beam 2.77's DaskRunner has three faults (reproduced in docs/upstream/dask_runner.md); gristmill
-works around them in its own graph, never by patching Beam:
+Beam 2.77's DaskRunner has four faults (reproduced in docs/upstream/dask_tagged_outputs.md and
+docs/upstream/dask_side_inputs.md); gristmill works around them in its own graph, never by
+patching Beam:
 1. Consumers of every `with_outputs` tag receive all of the step's outputs: gristmill emits
    `(tag, value)` pairs split by `pipeline.outcomes` instead.
 2. What a DoFn emits in `finish_bundle` is dropped (a bundle's results are collected before
@@ -9,13 +10,29 @@ works around them in its own graph, never by patching Beam:
    `BatchElements` makes batches of one, so nothing is left to emit when a bundle ends.
 3. Only the steps that the last-applied step depends on are computed: `join_branches` ends every
    branch of the graph in one last step (on every runner, so all runners run the same graph).
+4. A side input is computed inside each task that reads it, as a second computation of every
+   step upstream of it (a step runs more than once, concurrently with itself), and building the
+   graph pickles each side input's whole upstream graph into its readers' tasks (side inputs of
+   side inputs: minutes to hours before anything runs). On Dask, `_SideInputsAsJoin` rewrites
+   every step that reads side inputs into a join: its input spread over `SIDE_INPUT_GROUPS`
+   keys, each side input copied to every key, one GroupByKey, then the step's own DoFn per
+   element with the side inputs built from the group. Steps with side effects must still give
+   the same result when run again (a lost Dask worker's tasks are rerun): collection stages send
+   their spill files' names through the graph and, on Dask, keep the files until the run ends
+   (`reruns_steps`, pipeline/decisions.py).
 """
 
 from __future__ import annotations
 
-import apache_beam as beam
-from apache_beam.pipeline import PipelineVisitor, PTransformOverride
+from collections import defaultdict
 
+import apache_beam as beam
+from apache_beam.options.pipeline_options import StandardOptions
+from apache_beam.pipeline import PipelineVisitor, PTransformOverride
+from apache_beam.pvalue import AsSideInput
+
+SIDE_INPUT_GROUPS = 16  # keys a side-input reader's input is spread over on Dask (fault 4)
+MAIN = -1  # the tag of a reader's own input elements in the join (side inputs: their index)
 DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
 RUNNER_ALIASES = {"DaskRunner": DASK_RUNNER}
 
@@ -34,6 +51,12 @@ def expand_runner_alias(beam_args: list[str]) -> list[str]:
 
 def is_dask(runner: str | None) -> bool:
     return (runner or "") in (DASK_RUNNER, "DaskRunner")
+
+
+def reruns_steps(pipeline: beam.Pipeline) -> bool:
+    """Whether the pipeline's runner may run a step again over the same inputs (fault 4)."""
+    options = pipeline.options
+    return options is not None and is_dask(options.view_as(StandardOptions).runner)
 
 
 def _nothing(_element) -> tuple:
@@ -77,6 +100,108 @@ class _OneElementBatches(PTransformOverride):
         return beam.Map(_one_element_batch)
 
 
+class _KeyByCount(beam.DoFn):
+    """element → (group, (MAIN, element)), groups taken in turn (no element is inspected)."""
+
+    def __init__(self, groups: int) -> None:
+        self.groups = groups
+
+    def start_bundle(self) -> None:
+        self._count = 0
+
+    def process(self, element):
+        self._count += 1
+        yield self._count % self.groups, (MAIN, element)
+
+
+def _to_every_group(value, index: int, groups: int):
+    for group in range(groups):
+        yield group, (index, value)
+
+
+class _Side:
+    """Where a side input stood in a step's arguments: its index in the join, and its view."""
+
+    def __init__(self, index: int, view: AsSideInput) -> None:
+        self.index, self.view_type, self.options = index, type(view), view._view_options()
+
+    def value(self, sides: dict[int, list]):
+        return self.view_type._from_runtime_iterable(sides[self.index], self.options)
+
+
+class _WithSideInputs(beam.DoFn):
+    """The replaced step's DoFn, called on each element of a group with the group's side inputs."""
+
+    def __init__(self, fn: beam.DoFn, args: list, kwargs: dict) -> None:
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+
+    def setup(self) -> None:
+        self.fn.setup()
+
+    def start_bundle(self) -> None:
+        self.fn.start_bundle()
+
+    def process(self, item):
+        _group, values = item
+        elements, sides = [], defaultdict(list)
+        for tag, value in values:
+            (elements if tag == MAIN else sides[tag]).append(value)
+        args = [a.value(sides) if isinstance(a, _Side) else a for a in self.args]
+        kwargs = {k: a.value(sides) if isinstance(a, _Side) else a for k, a in self.kwargs.items()}
+        for element in elements:
+            yield from self.fn.process(element, *args, **kwargs) or ()
+
+    def finish_bundle(self):
+        yield from self.fn.finish_bundle() or ()
+
+    def teardown(self) -> None:
+        self.fn.teardown()
+
+
+class _JoinedSideInputs(beam.PTransform):
+    """A ParDo with side inputs, as a GroupByKey join of its input with its side inputs."""
+
+    def __init__(self, pardo: beam.ParDo) -> None:
+        super().__init__()
+        self.pardo = pardo
+
+    def expand(self, pcoll):
+        views: list[AsSideInput] = []
+
+        def place(arg):
+            if not isinstance(arg, AsSideInput):
+                return arg
+            views.append(arg)
+            return _Side(len(views) - 1, arg)
+
+        raw_args, raw_kwargs = self.pardo.raw_side_inputs  # the arguments as given, side inputs included
+        args = [place(arg) for arg in raw_args]
+        kwargs = {key: place(arg) for key, arg in raw_kwargs.items()}
+        parts = [pcoll | "SpreadInput" >> beam.ParDo(_KeyByCount(SIDE_INPUT_GROUPS))]
+        parts += [
+            view.pvalue
+            | f"SideInput{index}ToEveryGroup" >> beam.FlatMap(_to_every_group, index, SIDE_INPUT_GROUPS)
+            for index, view in enumerate(views)
+        ]
+        return (
+            tuple(parts)
+            | "WithSideInputs" >> beam.Flatten()
+            | "JoinSideInputs" >> beam.GroupByKey()
+            | "Apply" >> beam.ParDo(_WithSideInputs(self.pardo.fn, args, kwargs))
+        )
+
+
+class _SideInputsAsJoin(PTransformOverride):
+    def matches(self, applied_ptransform) -> bool:
+        return isinstance(applied_ptransform.transform, beam.ParDo) and bool(applied_ptransform.side_inputs)
+
+    def get_replacement_transform_for_applied_ptransform(self, applied_ptransform):
+        return _JoinedSideInputs(applied_ptransform.transform)
+
+    def get_replacement_inputs(self, applied_ptransform):
+        return tuple(applied_ptransform.main_inputs.values())  # the side inputs are joined in expand
+
+
 def dask_overrides() -> list[PTransformOverride]:
-    """Replacements gristmill applies to its own graph before running it on Dask (fault 2)."""
-    return [_OneElementBatches()]
+    """Replacements gristmill applies to its own graph before running it on Dask (faults 2, 4)."""
+    return [_OneElementBatches(), _SideInputsAsJoin()]

@@ -18,10 +18,12 @@ from typing import Any
 
 import apache_beam as beam
 
+from pipeline.runners import reruns_steps
+
 CHUNK_VALUES = 256  # values per pickled chunk (the unit read back at once)
 
 
-class _SpillByKeyFn(beam.DoFn):
+class SpillByKeyFn(beam.DoFn):
     """(key, value) → values appended to the key's spill file; yields (key, path) when it opens a
     file. The name comes from `process` (Beam 2.77's DaskRunner drops what `finish_bundle` emits);
     it reaches the reader through a GroupByKey, so only after the bundle, and its files, closed."""
@@ -69,16 +71,17 @@ def read_values(path: str) -> Iterator[Any]:
             yield from chunk
 
 
-def _run_key(item: tuple[int, Iterable[str]], then, *sides) -> Iterator:
-    """What `then(key, values, *sides)` yields for one key's spilled values; its files are
-    deleted after."""
+def _run_key(item: tuple[int, Iterable[str]], delete: bool, then, *sides) -> Iterator:
+    """What `then(key, values, *sides)` yields for one key's spilled values (the files it was
+    sent, never a folder listing); the files are deleted after, if `delete`."""
     from apache_beam.io.filesystems import FileSystems
 
     key, paths = item
     paths = sorted(paths)
     values = [value for path in paths for value in read_values(path)]
     yield from then(key, values, *sides)
-    FileSystems.delete(paths)
+    if delete:
+        FileSystems.delete(paths)
 
 
 class SpillGroups(beam.PTransform):
@@ -99,12 +102,13 @@ class SpillGroups(beam.PTransform):
         parts = pairs if isinstance(pairs, tuple) else (pairs,)
         named = [
             part
-            | f"Spill{index}" >> beam.ParDo(_SpillByKeyFn(self.directory)).with_output_types(tuple[int, str])
+            | f"Spill{index}" >> beam.ParDo(SpillByKeyFn(self.directory)).with_output_types(tuple[int, str])
             for index, part in enumerate(parts)
         ]
         return (
             tuple(named)
             | "AllFiles" >> beam.Flatten(pipeline=parts[0].pipeline)
             | "FilesByKey" >> beam.GroupByKey()
-            | "RunKey" >> beam.FlatMap(_run_key, self.then, *self.sides)
+            # A runner that may run a step twice (Dask) keeps the files until the staging folder goes.
+            | "RunKey" >> beam.FlatMap(_run_key, not reruns_steps(parts[0].pipeline), self.then, *self.sides)
         )

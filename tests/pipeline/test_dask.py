@@ -1,6 +1,7 @@
 """Runs on Beam's DaskRunner against a dask.distributed cluster: a scheduler and two workers started
 as separate processes on loopback, compared with the default runner."""
 
+import json
 import os
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT
 from pipeline.recipe import load_recipe
-from pipeline.run import PipelineFailed, run_recipe
+from pipeline.run import run_recipe
 from tests.conftest import IN_PROCESS, write_bad_inputs, write_jsonl, write_recipe
 from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
 
@@ -70,9 +71,6 @@ def _dask(address: str) -> list[str]:
     return ["--runner=DaskRunner", f"--dask_client_address={address}"]
 
 
-# Document stages only: collection stages that join decisions to spilled documents
-# (pipeline/decisions.py) lose decisions on Beam 2.77's DaskRunner, which the in-graph check
-# turns into a failed run (the strict xfail below; README, known issues).
 DOCUMENT_STAGES = """
 [[stage]]
 use = "length"
@@ -83,31 +81,49 @@ use = "gopher_repetition"
 """
 
 
+def _same_result(dask: Path, default: Path) -> None:
+    """Same counts, kept ids and texts, and rejected rows (stage, reason, `duplicate_of`)."""
+    for part, fields in {
+        "kept": ("id", "text"),
+        "rejected": ("id", "stage", "reason", "duplicate_of"),
+    }.items():
+        rows = sorted(tuple(r[f] for f in fields) for r in read_part(dask, part))
+        assert rows == sorted(tuple(r[f] for f in fields) for r in read_part(default, part)), part
+
+
 def test_dask_cluster_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
     data = write_jsonl(tmp_path / "in.jsonl", corpus(60))
     recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], DOCUMENT_STAGES)
     default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), IN_PROCESS)
     dask = run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
     assert dask.manifest["counts"] == default.manifest["counts"] and dask.manifest["conservation"]
-    for part in ("kept", "rejected"):
-        fields = ("id", "text") if part == "kept" else ("id", "reason", "duplicate_of")
-        rows = {tuple(r[f] for f in fields) for r in read_part(tmp_path / "dask", part)}
-        assert rows == {tuple(r[f] for f in fields) for r in read_part(tmp_path / "default", part)}
+    _same_result(tmp_path / "dask", tmp_path / "default")
     # seeded shards: byte-identical whatever the runner
     assert {s["file"]: s["sha256"] for s in dask.manifest["shards"]} == {
         s["file"]: s["sha256"] for s in default.manifest["shards"]
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=PipelineFailed,
-    reason="known fault: exact_dedup's decisions miss spilled documents on the DaskRunner (LostElements)",
-)
-def test_dedup_stages_on_dask_are_stopped_by_the_in_graph_check(tmp_path, dask_cluster):
-    data = write_jsonl(tmp_path / "in.jsonl", corpus(30))
-    recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
-    run_recipe(load_recipe(recipe_path), str(tmp_path / "dask"), _dask(dask_cluster))
+def _near_duplicates(pairs: int) -> list[dict]:
+    """The first sample_data/ duplicates that `minhash_dedup` should remove, with their originals."""
+    records = [
+        json.loads(line) for path in sorted((ROOT / "sample_data").glob("*.jsonl")) for line in path.open()
+    ]
+    copies = [r for r in records if r.get("expected") == "minhash_dedup"][:pairs]
+    originals = {r["duplicate_of"] for r in copies}
+    return [r for r in records if r["id"] in originals] + copies
+
+
+def test_fineweb_minhash_on_dask_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
+    """recipes/fineweb.toml (its filters, then MinHash dedup joined to spilled documents)."""
+    data = write_jsonl(tmp_path / "in.jsonl", _near_duplicates(6))
+    recipe = load_recipe(ROOT / "recipes" / "fineweb.toml", [str(data)])
+    default = run_recipe(recipe, str(tmp_path / "default"), IN_PROCESS)
+    dask = run_recipe(recipe, str(tmp_path / "dask"), _dask(dask_cluster))
+    assert dask.manifest["counts"] == default.manifest["counts"] and dask.manifest["conservation"]
+    _same_result(tmp_path / "dask", tmp_path / "default")
+    removed = [r for r in read_part(tmp_path / "dask", "rejected") if r["stage"] == "minhash_dedup"]
+    assert removed and all(r["duplicate_of"] for r in removed)
 
 
 def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):

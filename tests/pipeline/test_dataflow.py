@@ -37,3 +37,45 @@ def test_models_ship_inside_the_package():
     assert "models/**/*" in data["quality_models"]
     models = [p for p in (ROOT / "quality_models" / "models").rglob("*") if p.is_file()]
     assert models, "no shipped model files"
+
+
+def test_dataflow_dry_run_builds_the_job_and_packages_the_models(tmp_path):
+    """Beam's DataflowRunner with `--dry_run=True` (fake project, bucket): the job is translated as
+    for a submission and the `--setup_file` package a worker installs is built; nothing is sent."""
+    pytest.importorskip("google.cloud.dataflow", reason="needs the gcp extra: pip install 'gristmill[gcp]'")
+    import tarfile
+
+    from apache_beam.portability import common_urns
+    from apache_beam.portability.api import beam_runner_api_pb2
+
+    bucket = "gs://gristmill-dry-run-bucket"
+    options = PipelineOptions(
+        [
+            "--runner=DataflowRunner",
+            "--dry_run=True",
+            "--project=gristmill-dry-run",
+            "--region=us-central1",
+            f"--temp_location={bucket}/tmp",
+            f"--spill_dir={bucket}/out/.staging-x/spill",
+            f"--setup_file={ROOT / 'setup.py'}",
+        ]
+    )
+    pipeline = beam.Pipeline(options=options)
+    build_pipeline(pipeline, load_recipe(str(ROOT / "recipes" / "default.toml")), f"{bucket}/out/.staging-x")
+    job = pipeline.run().job
+    assert job.proto.name and job.google_cloud_options.project == "gristmill-dry-run"
+    names = {t.unique_name for t in job.proto_pipeline.components.transforms.values()}
+    assert "AllBranches" in names and "WriteShardList" in names
+    packages = []
+    for environment in job.proto_pipeline.components.environments.values():
+        for artifact in environment.dependencies:
+            if artifact.type_urn == common_urns.artifact_types.FILE.urn:
+                payload = beam_runner_api_pb2.ArtifactFilePayload.FromString(artifact.type_payload)
+                if payload.path.endswith((".tar.gz", ".tar")):
+                    packages.append(payload.path)
+    assert packages, "no workflow package built from --setup_file"
+    with tarfile.open(packages[0]) as tar:
+        members = tar.getnames()
+    models = [m for m in members if "/quality_models/models/" in m and not m.endswith("/")]
+    shipped = [p for p in (ROOT / "quality_models" / "models").rglob("*") if p.is_file()]
+    assert len(models) >= len(shipped) > 0

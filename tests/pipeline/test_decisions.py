@@ -4,9 +4,10 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.exact import ExactDedup
-from pipeline.decisions import ApplyDecisions, content_key, key_partition, read_spill
+from pipeline.decisions import ApplyDecisions, content_key, key_partition
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
+from pipeline.spill import SpillByKeyFn, read_values
 
 
 def _apply(doc, decisions, occurrence):
@@ -35,19 +36,17 @@ def test_decisions_reach_their_documents_and_the_spill_files_are_deleted(tmp_pat
 
 
 def test_spill_files_stream_back_in_chunks(tmp_path):
-    from pipeline.decisions import _SpillFn
-
-    spill = _SpillFn(str(tmp_path), 3, lambda d: d.id)
+    spill = SpillByKeyFn(str(tmp_path))
     spill.start_bundle()
     docs = [Document(f"x{i}", "t" * i) for i in range(1000)]
-    for doc in docs:
-        spill.process(doc)
-    files = [value.value for value in spill.finish_bundle()]
+    # each file's name comes out of `process` (a runner may drop what `finish_bundle` emits)
+    files = [file for doc in docs for file in spill.process((key_partition(doc.id, 3), doc))]
+    assert spill.finish_bundle() is None
     assert sorted(p for p, _ in files) == [0, 1, 2]
-    back = [doc for partition, path in files for doc in read_spill(path)]
+    back = [doc for partition, path in files for doc in read_values(path)]
     assert sorted(back, key=lambda d: d.id) == sorted(docs, key=lambda d: d.id)
     for partition, path in files:
-        assert {key_partition(d.id, 3) for d in read_spill(path)} == {partition}
+        assert {key_partition(d.id, 3) for d in read_values(path)} == {partition}
 
 
 def test_content_key_tells_apart_documents_sharing_an_id():
