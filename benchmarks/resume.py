@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/resume.py --docs 100000 [--kill-at 0.8] [--recipe recipes/fineweb.toml]
 
-Four whole runs of the CLI with 2 workers on the same corpus (`dedup_memory`'s): checkpoints off
+Four whole runs of the CLI with 2 workers on the same corpus (`dedup_memory`'s, cut into `--files`
+input files, as a crawl comes): checkpoints off
 (the cost of checkpoints), checkpoints on (the reference), the same run killed at `--kill-at` of
 the reference's wall time, and the rerun that resumes it. Reports wall and CPU seconds of each,
 what the rerun reused, and whether its shards are byte-identical to the reference's.
@@ -21,9 +22,21 @@ from common import DATA, arguments
 from benchmarks.dedup_memory import measure
 
 
-def run(corpus: Path, out: Path, args, checkpoints: str, kill_after: float = 0.0) -> dict:
+def split_corpus(corpus: Path, files: int) -> str:
+    """The corpus as `files` JSONL files next to it (a crawl comes as many files); their glob."""
+    folder = corpus.with_suffix(f".{files}-files")
+    if not folder.is_dir():
+        folder.mkdir()
+        lines = corpus.read_text().splitlines(keepends=True)
+        step = -(-len(lines) // files)
+        for index in range(files):
+            (folder / f"part-{index:03d}.jsonl").write_text("".join(lines[index * step : (index + 1) * step]))
+    return str(folder / "*.jsonl")
+
+
+def run(inputs: str, out: Path, args, checkpoints: str, kill_after: float = 0.0) -> dict:
     command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", "--recipe", args.recipe]
-    command += ["--input", str(corpus), "--output", str(out), f"--direct_num_workers={args.workers}"]
+    command += ["--input", inputs, "--output", str(out), f"--direct_num_workers={args.workers}"]
     figures = measure([*command, f"--checkpoints={checkpoints}"], 1.0, disk=out, kill_after=kill_after)
     manifest = out / "manifest.json"
     figures["manifest"] = json.loads(manifest.read_text()) if manifest.exists() else None
@@ -46,6 +59,7 @@ def main() -> None:
     parser.add_argument("--recipe", default="recipes/fineweb.toml")
     parser.add_argument("--kill-at", type=float, default=0.8, help="fraction of the reference's wall time")
     parser.add_argument("--corpus", type=Path, help="reuse this JSONL")
+    parser.add_argument("--files", type=int, default=16, help="input files the corpus is cut into")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args()
     corpus = args.corpus or args.work / f"memory-corpus-{args.docs}-3000.jsonl"
@@ -56,12 +70,13 @@ def main() -> None:
             print(f"skipped: no data at {DATA}")
             return
         make_corpus(corpus, args.docs)
+    inputs = split_corpus(corpus, args.files)
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
-        off = run(corpus, Path(tmp) / "off", args, "off")
+        off = run(inputs, Path(tmp) / "off", args, "off")
         shutil.rmtree(Path(tmp) / "off")
-        reference = run(corpus, Path(tmp) / "reference", args, "on")
-        killed = run(corpus, Path(tmp) / "resumed", args, "on", kill_after=args.kill_at * reference["wall"])
-        resumed = run(corpus, Path(tmp) / "resumed", args, "on")
+        reference = run(inputs, Path(tmp) / "reference", args, "on")
+        killed = run(inputs, Path(tmp) / "resumed", args, "on", kill_after=args.kill_at * reference["wall"])
+        resumed = run(inputs, Path(tmp) / "resumed", args, "on")
     same = shards(resumed["manifest"]) == shards(reference["manifest"])
     counts = resumed["manifest"]["counts"]
     print(f"{args.recipe}, {args.docs} docs, {args.workers} workers, killed at {args.kill_at:.0%}")
