@@ -16,7 +16,7 @@ else starts over. Every file a marker lists is checked (size and sha256) before 
 marker that does not check out is deleted and its work recomputed.
 
 Work area: `--work-dir`, default `<output>/.gristmill-work`; removed after a successful run
-unless `--keep-work`. Files are pickled chunks of (outcome, record) pairs: they round-trip every
+unless `--keep-work`. Files are pickled chunks of (outcome, record) pairs (read back by `pipeline.spill.read_values`): they round-trip every
 field of a record exactly (scores, metadata of any JSON shape), which a rerun must reproduce
 byte for byte; they are the run's scratch, not an output format.
 """
@@ -29,7 +29,6 @@ import logging
 import pickle
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -204,17 +203,6 @@ def write_marker(path: str, content: dict[str, Any]) -> None:
         fileio.move(path + ".tmp", path)
     else:
         fileio.write_bytes(path, data)
-
-
-def read_pairs(path: str) -> Iterator[tuple[str, Any]]:
-    """The pairs of one checkpoint file, one chunk in memory at a time."""
-    with fileio.open_read(path) as handle:
-        while True:
-            try:
-                chunk = pickle.load(handle)
-            except EOFError:
-                return
-            yield from chunk
 
 
 class WritePhase(beam.PTransform):

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.beam_stages import StageDoFn, run_document_stages
-from pipeline.checkpoints import PairWriter, WorkArea, read_pairs, write_marker
+from pipeline.checkpoints import PairWriter, WorkArea, write_marker
 from pipeline.document import Document, Failure, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED
 from pipeline.progress import Tally, split_bytes
 from pipeline.readers import Split, read_split
+from pipeline.spill import read_values
 
 
 def generate(generator) -> list:
@@ -78,7 +79,7 @@ class ReadPhaseFn(StageDoFn):
 
     def _restore(self, marker: dict) -> Iterator[tuple[str, object]]:
         for entry in marker["files"]:
-            yield from read_pairs(f"{self.work.folder(0)}/{entry['file']}")
+            yield from read_values(f"{self.work.folder(0)}/{entry['file']}")
 
     def _compute(self, unit) -> Iterator[tuple[str, object]]:
         records = read_split(unit, self.config) if isinstance(unit, Split) else generate(unit)

@@ -37,7 +37,6 @@ from pipeline.checkpoints import (
     describe,
     input_metadata,
     plan_resume,
-    read_pairs,
 )
 from pipeline.decisions import SpillOptions
 from pipeline.document import Document
@@ -48,6 +47,7 @@ from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import expand_paths, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
+from pipeline.spill import read_values
 from pipeline.writers import (
     ScoreNames,
     WriteShards,
@@ -209,7 +209,7 @@ def build_pipeline(
             pipeline
             | "Checkpoints" >> beam.Create(resume.restore_files())
             | "SpreadCheckpoints" >> beam.Reshuffle()
-            | "Restore" >> beam.FlatMap(read_pairs)
+            | "Restore" >> beam.FlatMap(read_values)
         )
         if channel:
             channel.tap(pairs, "read", "Progress_restored")
