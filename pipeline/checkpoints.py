@@ -16,9 +16,10 @@ else starts over. Every file a marker lists is checked (size and sha256) before 
 marker that does not check out is deleted and its work recomputed.
 
 Work area: `--work-dir`, default `<output>/.gristmill-work`; removed after a successful run
-unless `--keep-work`. Files are pickled chunks of (outcome, record) pairs (read back by `pipeline.spill.read_values`): they round-trip every
-field of a record exactly (scores, metadata of any JSON shape), which a rerun must reproduce
-byte for byte; they are the run's scratch, not an output format.
+unless `--keep-work`. Files are pickled chunks of (outcome, record) pairs (read back by
+`pipeline.spill.read_values`): they round-trip every field of a record exactly (scores, metadata
+of any JSON shape), which a rerun must reproduce byte for byte; they are the run's scratch, not
+an output format.
 """
 
 from __future__ import annotations
