@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from pipeline import fileio, gristmill_version
@@ -360,11 +361,12 @@ def run_recipe(
     beam_args = list(beam_args or [])
     checkpoints = checkpoints or CheckpointSettings()
     output = output.rstrip("/") or "."
+    options = pipeline_options(beam_args)
+    FileSystems.set_options(options)  # object stores take credentials and endpoint from them
     fileio.make_folder(output)
     _remove_stale_staging(output)
     staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
     started = time.time()
-    options = pipeline_options(beam_args)
     spill = options.view_as(SpillOptions)
     spill.spill_dir = spill.spill_dir or fileio.join(staging, "spill")  # dedup stages' spilled documents
     work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
