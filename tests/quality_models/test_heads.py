@@ -9,7 +9,7 @@ import pytest
 from pipeline.document import Document
 from pipeline.stages import STAGES, ConfigError
 from quality_models import coherence
-from quality_models.combined import STATS, CombinedQuality, doc_stats
+from quality_models.combined import STATS, CombinedQuality, _word_counts, doc_stats
 from quality_models.embedders import load_embedder
 from quality_models.embedding_quality import HEADS_DIR, EmbeddingQuality, LinearHead
 
@@ -129,6 +129,22 @@ def test_doc_stats_count_letterless_words_upper_case_and_digits_in_any_script():
     assert stats["upper_fraction"] == pytest.approx(1 / len(text))  # W (A-Z only)
     ascii_stats = doc_stats("AB 12 x")
     assert (ascii_stats["upper_fraction"], ascii_stats["digit_fraction"]) == (2 / 7, 2 / 7)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the The tHE that",
+        "a\x1cb -- 12 x_y __\x1f.. Ab\x0bof",
+        "To be,\tor not to BE.\r\n- with it",
+        "",
+        "  ",
+    ],
+)
+def test_ascii_fast_path_counts_as_the_general_path(text):
+    # One non-ASCII word sends the text down the regex path: one more word (with a letter, 1 character).
+    words, chars, lettered, stop, upper, digits = _word_counts(text + " é")
+    assert _word_counts(text) == (words - 1, chars - 1, lettered - 1, stop, upper, digits)
 
 
 def test_doc_stats_are_gopher_style_ratios():
