@@ -195,8 +195,15 @@ class StaticEmbedder(Embedder):
     def encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """`encode(texts)` and the coherence features of each text, from one tokenization.
 
-        Both come from the same first `max_tokens` token vectors (quality_models/coherence.py).
+        Both come from the same first `max_tokens` token vectors (quality_models/coherence.py). The
+        features' small matrix products run on one BLAS thread: more only spin on a busy machine.
         """
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._encode_with_coherence(texts)
+
+    def _encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         from quality_models import coherence
 
         tokenizer = self._model.tokenizer

@@ -111,6 +111,27 @@ def test_lexical_features_see_which_sentences_share_words():
     assert content.tolist() == [True, False, False, False, False]
 
 
+def test_aligned_overlap_sees_related_words_and_quote_breaks_see_split_dialogue():
+    pairs = [
+        ("The volcano erupted at dawn.", "Lava and ash buried the crater slopes."),
+        ("A violinist tuned the instrument.", "The orchestra began its symphony."),
+        ("The glacier has retreated for decades.", "Melting ice feeds the frozen lake."),
+    ]
+    ordered = [s for pair in pairs for s in pair]
+    scrambled = [ordered[i] for i in (0, 2, 4, 1, 3, 5)]
+    _, features = load_embedder("static").encode_with_coherence([" ".join(ordered), " ".join(scrambled)])
+    aligned = coherence.FEATURES.index("aligned_adjacent_z")
+    assert features[0, aligned] > 0.0 > features[1, aligned]
+    dialogue = [
+        '"We set out at dawn.',
+        'The river was high," she said.',
+        '"It rained all week.',
+        'Nobody slept."',
+    ]
+    assert coherence.quote_breaks(" ".join(dialogue)) == 0
+    assert coherence.quote_breaks(" ".join(dialogue[i] for i in (0, 2, 1, 3))) == 2
+
+
 def test_coherent_head_prefers_real_prose_to_its_interleaving():
     stage = EmbeddingQuality("eq", model="", heads=["coherent"])
     stage.setup()
