@@ -95,15 +95,21 @@ def test_corruptions_keep_or_mix_the_sentences():
     assert set(parts) < set(coherence.sentences(mixed))
 
 
-def test_lexical_features_see_which_sentences_share_words():
-    pairs = [
-        ("The volcano erupted at dawn.", "Ash from the volcano covered the valley."),
-        ("A violinist played for the crowd.", "Her violin was two centuries old."),
-        ("The glacier has retreated for decades.", "Meltwater from the glacier feeds the lake."),
-    ]
+def features_in_and_out_of_order(pairs: list[tuple[str, str]]) -> np.ndarray:
+    """Coherence features of three related sentence pairs in order (row 0) and pulled apart (row 1)."""
     ordered = [s for pair in pairs for s in pair]
     scrambled = [ordered[i] for i in (0, 2, 4, 1, 3, 5)]
-    _, features = load_embedder("static").encode_with_coherence([" ".join(ordered), " ".join(scrambled)])
+    return load_embedder("static").encode_with_coherence([" ".join(ordered), " ".join(scrambled)])[1]
+
+
+def test_lexical_features_see_which_sentences_share_words():
+    features = features_in_and_out_of_order(
+        [
+            ("The volcano erupted at dawn.", "Ash from the volcano covered the valley."),
+            ("A violinist played for the crowd.", "Her violin was two centuries old."),
+            ("The glacier has retreated for decades.", "Meltwater from the glacier feeds the lake."),
+        ]
+    )
     z, minus_far = (coherence.FEATURES.index(f) for f in ("lexical_adjacent_z", "lexical_adjacent_minus_far"))
     assert features[0, z] > 1.0 > 0.0 > features[1, z]
     assert features[0, minus_far] > 0.0 > features[1, minus_far]
@@ -112,14 +118,13 @@ def test_lexical_features_see_which_sentences_share_words():
 
 
 def test_aligned_overlap_sees_related_words_and_quote_breaks_see_split_dialogue():
-    pairs = [
-        ("The volcano erupted at dawn.", "Lava and ash buried the crater slopes."),
-        ("A violinist tuned the instrument.", "The orchestra began its symphony."),
-        ("The glacier has retreated for decades.", "Melting ice feeds the frozen lake."),
-    ]
-    ordered = [s for pair in pairs for s in pair]
-    scrambled = [ordered[i] for i in (0, 2, 4, 1, 3, 5)]
-    _, features = load_embedder("static").encode_with_coherence([" ".join(ordered), " ".join(scrambled)])
+    features = features_in_and_out_of_order(
+        [
+            ("The volcano erupted at dawn.", "Lava and ash buried the crater slopes."),
+            ("A violinist tuned the instrument.", "The orchestra began its symphony."),
+            ("The glacier has retreated for decades.", "Melting ice feeds the frozen lake."),
+        ]
+    )
     aligned = coherence.FEATURES.index("aligned_adjacent_z")
     assert features[0, aligned] > 0.0 > features[1, aligned]
     dialogue = [
