@@ -9,6 +9,7 @@
  *                                     tokenizer.cache or passed to tokenizer.tokens(chunk); their
  *                                     tokens, flattened (known chunks are memoized here too, see
  *                                     MemoSlot; common chunk shapes are split here, see common_shape)
+ *   word_count(text, tokenizer)       len(split_words(text, tokenizer)), without the list
  *   c4_lines(text, rules, tokenizer)  C4's line rules: (reason or None, sentences, kept text)
  *   line_marks(text)                  str.splitlines(): (lines, bullet lines, ellipsis lines)
  *   run_duplicates(text, shortest)    pieces between runs of >= shortest newlines: (pieces,
@@ -369,22 +370,63 @@ static int walk_chunks(int kind, const void *data, Py_ssize_t n, const Tokenizer
     return 0;
 }
 
-static int append_tokens(void *list, PyObject *const *tokens, Py_ssize_t count) {
-    for (Py_ssize_t k = 0; k < count; k++)
-        if (PyList_Append((PyObject *)list, tokens[k]) < 0) return -1;
+/* Tokens collected by the word split (borrowed: the memo or a live tuple holds each one until the
+ * list is built). */
+typedef struct {
+    PyObject **items;
+    Py_ssize_t count, capacity;
+} Tokens;
+
+static int collect_tokens(void *state, PyObject *const *tokens, Py_ssize_t count) {
+    Tokens *out = state;
+    if (out->count + count > out->capacity) {
+        Py_ssize_t capacity = out->capacity * 2 > out->count + count ? out->capacity * 2 : out->count + count + 256;
+        PyObject **grown = PyMem_Realloc(out->items, sizeof(PyObject *) * capacity);
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        out->items = grown;
+        out->capacity = capacity;
+    }
+    for (Py_ssize_t k = 0; k < count; k++) {
+        Py_INCREF(tokens[k]); /* a miss path's tuple dies before the list is built */
+        out->items[out->count++] = tokens[k];
+    }
+    return 0;
+}
+
+static int count_tokens(void *state, PyObject *const *tokens, Py_ssize_t count) {
+    *(Py_ssize_t *)state += count;
     return 0;
 }
 
 static PyObject *split_words(PyObject *self, PyObject *args) {
-    PyObject *text, *object;
+    PyObject *text, *object, *out = NULL;
     Tokenizer t;
     if (!PyArg_ParseTuple(args, "UO:split_words", &text, &object) || tokenizer_open(object, &t) < 0) return NULL;
-    PyObject *out = PyList_New(0);
-    if (out != NULL &&
-        walk_chunks(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &t, append_tokens, out) < 0)
-        Py_CLEAR(out);
+    Tokens tokens = {NULL, 0, 0};
+    if (walk_chunks(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &t, collect_tokens,
+                    &tokens) == 0 &&
+        (out = PyList_New(tokens.count)) != NULL) {
+        for (Py_ssize_t k = 0; k < tokens.count; k++) PyList_SET_ITEM(out, k, tokens.items[k]); /* steals */
+        tokens.count = 0;
+    }
+    for (Py_ssize_t k = 0; k < tokens.count; k++) Py_DECREF(tokens.items[k]);
+    PyMem_Free(tokens.items);
     tokenizer_close(&t);
     return out;
+}
+
+static PyObject *word_count(PyObject *self, PyObject *args) {
+    PyObject *text, *object;
+    Tokenizer t;
+    if (!PyArg_ParseTuple(args, "UO:word_count", &text, &object) || tokenizer_open(object, &t) < 0) return NULL;
+    Py_ssize_t count = 0;
+    int status = walk_chunks(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &t,
+                             count_tokens, &count);
+    tokenizer_close(&t);
+    return status < 0 ? NULL : PyLong_FromSsize_t(count);
 }
 
 /* spaCy's Sentencizer on tokens: a token equal to a sentence-final character ends a sentence, the
@@ -1045,6 +1087,7 @@ done:
 static PyMethodDef methods[] = {
     {"set_tables", set_tables, METH_VARARGS, "Set the symbol, terminal, sentence-end and Unicode punctuation characters."},
     {"split_words", split_words, METH_VARARGS, "Tokens of the whitespace chunks of text, split as tokenizer splits them."},
+    {"word_count", word_count, METH_VARARGS, "len(split_words(text, tokenizer)), without the list."},
     {"c4_lines", c4_lines, METH_VARARGS, "C4's line rules: (reason or None, sentences, kept text)."},
     {"line_marks", line_marks, METH_VARARGS, "(lines, bullet lines, ellipsis lines) of str.splitlines()."},
     {"run_duplicates", run_duplicates, METH_VARARGS, "(pieces, repeated pieces, their characters) between newline runs."},

@@ -58,7 +58,7 @@ class FineWebQuality(DocumentStage):
         ratio = dup_chars / (len(text) - text.count("\n"))
         if ratio > self.char_duplicates_ratio:
             return reject("char_dup_ratio", f"dup_line_chars={ratio:.3f}>{self.char_duplicates_ratio}")
-        ratio = text.count("\n") / len(ta.words(doc))
+        ratio = text.count("\n") / ta.word_count(doc)
         if ratio > self.new_line_ratio:
             return reject("list_ratio", f"newlines/words={ratio:.3f}>{self.new_line_ratio}")
         return KEEP

@@ -214,6 +214,11 @@ class Reference:
         return words
 
     @staticmethod
+    def word_count(text: str, tokenizer: _SpacyEnglishTokenizer) -> int:
+        """`len(split_words(text, tokenizer))`."""
+        return len(Reference.split_words(text, tokenizer))
+
+    @staticmethod
     def sentence_count(words: list[str]) -> int:
         """Sentences as spaCy's Sentencizer counts them on these tokens: a sentence ends at a token
         equal to one sentence-final character, the next starts at the first following token that is
@@ -392,6 +397,14 @@ def is_punct(token: str) -> bool:
 def words(doc: Document) -> list[str]:
     """spaCy-equivalent English words of the document."""
     return doc.cached("words", split_words)
+
+
+def word_count(doc: Document) -> int:
+    """Number of words; counted without the word list unless that is already made (FineWeb's
+    newlines per word, on the text C4 edited)."""
+    if doc.cache is not None and "words" in doc.cache:
+        return len(doc.cache["words"])
+    return doc.cached("word_count", lambda text: ANALYSIS.word_count(text, _tokenizer()))
 
 
 def content_stats(doc: Document) -> tuple[int, int]:

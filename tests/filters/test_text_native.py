@@ -45,6 +45,7 @@ def assert_same(text: str) -> None:
     words = native.split_words(text, fresh(tokenizer))
     assert words == ta.Reference.split_words(text, tokenizer)
     assert native.split_words(text, tokenizer) == words  # through the memo
+    assert native.word_count(text, fresh(tokenizer)) == native.word_count(text, tokenizer) == len(words)
     for shortest in (1, 2, 3):
         assert native.run_duplicates(text, shortest) == ta.Reference.run_duplicates(text, shortest)
     assert native.line_marks(text) == ta.Reference.line_marks(text)
