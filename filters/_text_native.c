@@ -479,14 +479,10 @@ static int ends_with_dots(const Py_UCS4 *s, Py_ssize_t len) {
     return len >= 3 && s[len - 1] == '.' && s[len - 2] == '.' && s[len - 3] == '.';
 }
 
-static int contains_ascii(const Py_UCS4 *s, Py_ssize_t len, const char *needle) {
-    Py_ssize_t m = (Py_ssize_t)strlen(needle);
-    for (Py_ssize_t i = 0; i + m <= len; i++) {
-        Py_ssize_t k = 0;
-        while (k < m && s[i + k] == (Py_UCS4)(unsigned char)needle[k]) k++;
-        if (k == m) return 1;
-    }
-    return 0;
+static int starts_with_ascii(const Py_UCS4 *s, Py_ssize_t len, Py_ssize_t i, const char *needle) {
+    for (; *needle; needle++, i++)
+        if (i >= len || s[i] != (Py_UCS4)(unsigned char)*needle) return 0;
+    return 1;
 }
 
 /* Length of C4's citation marker (\[\d*]|\[edit]|\[citation needed], \d = Unicode decimal as in
@@ -504,7 +500,7 @@ static Py_ssize_t citation_length(int kind, const void *data, Py_ssize_t i, Py_s
     return 0;
 }
 
-/* text_analysis.POLICY_SUBSTRINGS */
+/* text_analysis.POLICY_SUBSTRINGS (c4_lower_hits looks for each by its first letter) */
 static const char *POLICY[] = {"terms of use", "privacy policy", "cookie policy", "uses cookies",
                                "use of cookies", "use cookies"};
 
@@ -532,11 +528,20 @@ static int c4_lower_hits(const Py_UCS4 *line, Py_ssize_t len, int ascii, Py_UCS4
         if (copy == NULL) return -1;
         low = copy;
     }
-    hits[0] = contains_ascii(low, low_len, "lorem ipsum");
-    hits[1] = contains_ascii(low, low_len, "javascript");
-    hits[2] = 0;
-    for (size_t p = 0; p < sizeof(POLICY) / sizeof(POLICY[0]) && !hits[2]; p++)
-        hits[2] = contains_ascii(low, low_len, POLICY[p]);
+    hits[0] = hits[1] = hits[2] = 0;
+    for (Py_ssize_t i = 0; i < low_len; i++) { /* one pass: the phrases by their first letter */
+        switch (low[i]) {
+        case 'l': hits[0] |= starts_with_ascii(low, low_len, i, "lorem ipsum"); break;
+        case 'j': hits[1] |= starts_with_ascii(low, low_len, i, "javascript"); break;
+        case 't': hits[2] |= starts_with_ascii(low, low_len, i, POLICY[0]); break;
+        case 'p': hits[2] |= starts_with_ascii(low, low_len, i, POLICY[1]); break;
+        case 'c': hits[2] |= starts_with_ascii(low, low_len, i, POLICY[2]); break;
+        case 'u':
+            hits[2] |= starts_with_ascii(low, low_len, i, POLICY[3]) || starts_with_ascii(low, low_len, i, POLICY[4]) ||
+                       starts_with_ascii(low, low_len, i, POLICY[5]);
+            break;
+        }
+    }
     PyMem_Free(copy);
     return 0;
 }
