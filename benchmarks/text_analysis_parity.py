@@ -32,8 +32,7 @@ def outcomes(records: list[dict]) -> list[tuple]:
         doc = Document(id=r["id"], text=r["text"])
         stats = (
             ta.words(doc),
-            ta.content_stats(doc),
-            ta.alpha_word_count(doc),
+            ta.word_classes(doc),
             ta.line_marks(doc),
             ta.line_duplicates(doc),
             ta.paragraph_duplicates(doc),

@@ -16,8 +16,8 @@
  *                                     repeats of an earlier piece, their characters)
  *   fineweb_lines(text, short)        non-blank "\n" lines: (lines, ending in terminal punctuation,
  *                                     at most `short` characters, characters of repeated lines)
- *   content_stats(words)              (words with a character outside the symbol set, their characters)
- *   alpha_word_count(words)           words with an alphabetic character (str.isalpha per char)
+ *   word_classes(words)               (words with a character outside the symbol set, their
+ *                                     characters, words with an alphabetic character)
  *   top_ngram_chars(words, sizes)     for each n in sizes: len(" ".join(g)) x count of the most
  *                                     frequent n-gram g
  *   dup_ngram_chars(words, sizes)     for each n in sizes: characters of n-grams repeating an
@@ -794,15 +794,15 @@ done:
 
 /* ---- word statistics ------------------------------------------------------------------------------ */
 
-static PyObject *content_stats(PyObject *self, PyObject *args) {
+static PyObject *word_classes(PyObject *self, PyObject *args) {
     PyObject *words;
-    if (!PyArg_ParseTuple(args, "O!:content_stats", &PyList_Type, &words) || check_tables("content_stats") < 0)
+    if (!PyArg_ParseTuple(args, "O!:word_classes", &PyList_Type, &words) || check_tables("word_classes") < 0)
         return NULL;
-    Py_ssize_t count = 0, chars = 0;
+    Py_ssize_t content = 0, chars = 0, alpha = 0;
     for (Py_ssize_t w = 0; w < PyList_GET_SIZE(words); w++) {
         PyObject *word = PyList_GET_ITEM(words, w);
         if (!PyUnicode_Check(word)) {
-            PyErr_SetString(PyExc_TypeError, "content_stats: words must be str");
+            PyErr_SetString(PyExc_TypeError, "word_classes: words must be str");
             return NULL;
         }
         Py_ssize_t n = PyUnicode_GET_LENGTH(word), i = 0;
@@ -810,34 +810,17 @@ static PyObject *content_stats(PyObject *self, PyObject *args) {
         const void *data = PyUnicode_DATA(word);
         while (i < n && in_set(&symbols, READ(i))) i++;
         if (i < n) {
-            count++;
+            content++;
             chars += n;
         }
-    }
-    return Py_BuildValue("(nn)", count, chars);
-}
-
-static PyObject *alpha_word_count(PyObject *self, PyObject *args) {
-    PyObject *words;
-    if (!PyArg_ParseTuple(args, "O!:alpha_word_count", &PyList_Type, &words)) return NULL;
-    Py_ssize_t count = 0;
-    for (Py_ssize_t w = 0; w < PyList_GET_SIZE(words); w++) {
-        PyObject *word = PyList_GET_ITEM(words, w);
-        if (!PyUnicode_Check(word)) {
-            PyErr_SetString(PyExc_TypeError, "alpha_word_count: words must be str");
-            return NULL;
-        }
-        Py_ssize_t n = PyUnicode_GET_LENGTH(word);
-        int kind = PyUnicode_KIND(word);
-        const void *data = PyUnicode_DATA(word);
-        for (Py_ssize_t i = 0; i < n; i++) {
+        for (i = 0; i < n; i++) {
             if (Py_UNICODE_ISALPHA(READ(i))) {
-                count++;
+                alpha++;
                 break;
             }
         }
     }
-    return PyLong_FromSsize_t(count);
+    return Py_BuildValue("(nnn)", content, chars, alpha);
 }
 
 /* ---- n-gram statistics ------------------------------------------------------------------------- */
@@ -889,16 +872,15 @@ done:
 }
 
 /* len(" ".join(g)) x count of the most frequent n-gram g of `ids` (word ids of `words`), ties to the
- * n-gram seen first (Counter.most_common(1)); the buffers hold `count` entries, `slots` mask + 1. */
+ * n-gram seen first (Counter.most_common(1)); gram_hash[s] is the hash of the n-gram at s, the
+ * buffers hold `count` entries, `slots` mask + 1. */
 static Py_ssize_t top_chars(PyObject *words, const uint32_t *ids, Py_ssize_t count, Py_ssize_t n,
-                            uint64_t *gram_hash, Py_ssize_t *slots, Py_ssize_t *counts, size_t mask) {
+                            const uint64_t *gram_hash, Py_ssize_t *slots, Py_ssize_t *counts, size_t mask) {
     if (count < n) return 0;
     Py_ssize_t grams = count - n + 1;
     memset(slots, 0, sizeof(Py_ssize_t) * (mask + 1)); /* first start + 1, 0 = empty */
     for (Py_ssize_t s = 0; s < grams; s++) {
-        uint64_t h = (uint64_t)n;
-        for (Py_ssize_t k = 0; k < n; k++) h = mix64(h * 0x9E3779B97F4A7C15ULL + ids[s + k]);
-        gram_hash[s] = h;
+        uint64_t h = gram_hash[s];
         counts[s] = 0;
         for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
             Py_ssize_t first = slots[slot] - 1;
@@ -954,7 +936,15 @@ static PyObject *top_ngram_chars(PyObject *self, PyObject *args) {
         goto done;
     }
     if (word_ids(words, count, ids) < 0 || (result = PyTuple_New(nsizes)) == NULL) goto done;
+    Py_ssize_t hashed = count + 1; /* gram_hash holds the hashes of the `hashed`-grams */
     for (Py_ssize_t i = 0; i < nsizes; i++) {
+        if (ns[i] < hashed) { /* start over from 0-grams */
+            for (Py_ssize_t s = 0; s < count; s++) gram_hash[s] = 0;
+            hashed = 0;
+        }
+        for (; hashed < ns[i] && hashed < count; hashed++) /* n-gram hashes from (n-1)-gram hashes */
+            for (Py_ssize_t s = 0; s + hashed < count; s++)
+                gram_hash[s] = mix64(gram_hash[s] * 0x9E3779B97F4A7C15ULL + ids[s + hashed]);
         PyObject *value = PyLong_FromSsize_t(top_chars(words, ids, count, ns[i], gram_hash, slots, counts, mask));
         if (value == NULL) {
             Py_CLEAR(result);
@@ -1097,8 +1087,7 @@ static PyMethodDef methods[] = {
     {"line_marks", line_marks, METH_VARARGS, "(lines, bullet lines, ellipsis lines) of str.splitlines()."},
     {"run_duplicates", run_duplicates, METH_VARARGS, "(pieces, repeated pieces, their characters) between newline runs."},
     {"fineweb_lines", fineweb_lines, METH_VARARGS, "(non-blank lines, ending in terminal punctuation, short, repeated characters)."},
-    {"content_stats", content_stats, METH_VARARGS, "(words with a non-symbol character, their characters)."},
-    {"alpha_word_count", alpha_word_count, METH_VARARGS, "Number of words with an alphabetic character."},
+    {"word_classes", word_classes, METH_VARARGS, "(words with a non-symbol character, their characters, words with a letter)."},
     {"top_ngram_chars", top_ngram_chars, METH_VARARGS, "Per n in sizes: characters covered by the most frequent n-gram."},
     {"dup_ngram_chars", dup_ngram_chars, METH_VARARGS, "Per n in sizes: characters in n-grams repeating an earlier one."},
     {NULL, NULL, 0, NULL},

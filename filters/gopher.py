@@ -66,7 +66,7 @@ class GopherQuality(DocumentStage):
 
     def check(self, doc: Document) -> Verdict:
         text = doc.text
-        n_content, content_chars = ta.content_stats(doc)
+        n_content, content_chars, n_alpha = ta.word_classes(doc)
         if n_content < self.min_words or n_content == 0:
             return reject("too_few_words", f"words={n_content}<{self.min_words}")
         if n_content > self.max_words:
@@ -96,7 +96,7 @@ class GopherQuality(DocumentStage):
                 "too_many_ellipsis_lines",
                 f"ellipsis_lines={ellipsis_lines:.3f}>{self.max_ellipsis_lines_ratio}",
             )
-        alpha = ta.alpha_word_count(doc) / n_words
+        alpha = n_alpha / n_words
         if alpha < self.min_alpha_words_ratio:
             return reject("too_few_alpha_words", f"alpha_words={alpha:.3f}<{self.min_alpha_words_ratio}")
         stop_words = len(self._stop_words.intersection(words))

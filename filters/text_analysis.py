@@ -299,15 +299,12 @@ class Reference:
         return len(lines), punct, short, duplicates(lines)[1]
 
     @staticmethod
-    def content_stats(words: list[str]) -> tuple[int, int]:
-        """(words with at least one character that is not punctuation, their characters)."""
+    def word_classes(words: list[str]) -> tuple[int, int, int]:
+        """(words with at least one character that is not punctuation, their characters, words with
+        at least one alphabetic character)."""
         content = [w for w in words if not PUNCTUATION_SET.issuperset(w)]
-        return len(content), sum(map(len, content))
-
-    @staticmethod
-    def alpha_word_count(words: list[str]) -> int:
-        """Words with at least one alphabetic character."""
-        return sum(any(ch.isalpha() for ch in word) for word in words)
+        alpha = sum(any(ch.isalpha() for ch in word) for word in words)
+        return len(content), sum(map(len, content)), alpha
 
     @staticmethod
     def top_ngram_chars(words: list[str], sizes: tuple[int, ...]) -> tuple[int, ...]:
@@ -407,14 +404,10 @@ def word_count(doc: Document) -> int:
     return doc.cached("word_count", lambda text: ANALYSIS.word_count(text, _tokenizer()))
 
 
-def content_stats(doc: Document) -> tuple[int, int]:
-    """(words with a character that is not punctuation, their characters): Gopher's word count."""
-    return doc.cached("content_stats", lambda _: ANALYSIS.content_stats(words(doc)))
-
-
-def alpha_word_count(doc: Document) -> int:
-    """Words with at least one alphabetic character (Gopher's alphabetic-word ratio)."""
-    return doc.cached("alpha_word_count", lambda _: ANALYSIS.alpha_word_count(words(doc)))
+def word_classes(doc: Document) -> tuple[int, int, int]:
+    """(words with a character that is not punctuation, their characters, words with a letter):
+    Gopher's word count, mean word length and alphabetic-word ratio."""
+    return doc.cached("word_classes", lambda _: ANALYSIS.word_classes(words(doc)))
 
 
 def line_marks(doc: Document) -> tuple[int, int, int]:
