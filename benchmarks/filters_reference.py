@@ -8,7 +8,8 @@ throwaway venv's python. Create that venv with:
 
 Modes:
     decide DOCS.jsonl OUT.jsonl LID_MODEL [WORKERS]   one JSON line of decisions per document
-    chain DOCS.jsonl WORKERS LID_MODEL      FineWeb chain timing with WORKERS processes (prints JSON)
+    chain DOCS.jsonl WORKERS LID_MODEL      FineWeb chain timing with WORKERS processes (prints JSON);
+                                            LID_MODEL "-": the four filters without language
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def _init_chain(model_path: str) -> None:
     )
 
     _CHAIN = [
-        _language_filter(model_path),
+        *([_language_filter(model_path)] if model_path != "-" else []),
         GopherRepetitionFilter(),
         GopherQualityFilter(),
         C4QualityFilter(filter_no_terminal_punct=False),

@@ -1,7 +1,8 @@
 """The C extensions against their Python references on every real document of ../shared/data.
 
 For each document: the word split, each n-gram statistic, the verdict, reason and edited text of
-gopher_repetition, gopher_quality, c4_quality and fineweb_quality (each on the original document),
+gopher_repetition, gopher_quality, c4_quality (FineWeb's settings, and with the terminal-punctuation
+rule on) and fineweb_quality (each on the original document),
 and the MinHash shingle hashes must be identical with `filters._text_native` / `dedup._minhash_native`
 and with the Python references (which `filters_fidelity.py` compares with datatrove and spaCy).
 
@@ -23,17 +24,20 @@ def outcomes(records: list[dict]) -> list[tuple]:
     from pipeline.stages import STAGES, load_builtin_stages
 
     load_builtin_stages()
+    ta._tokenizer.cache_clear()  # a fresh word-split memo: every chunk is split anew in this pass
     stages = [STAGES[name](name) for name in FILTERS]
+    stages.append(STAGES["c4_quality"]("c4_terminal_punct", filter_no_terminal_punct=True))
     out = []
     for r in records:
         doc = Document(id=r["id"], text=r["text"])
         stats = (
             ta.words(doc),
-            ta.non_symbol_words(doc),
-            ta.alpha_word_count(doc),
-            ta.newline_runs(doc),
-            ta.paragraphs(doc),
-            [ta.top_ngram_chars(doc, n) for n in (2, 3, 4)],
+            ta.word_classes(doc),
+            ta.line_marks(doc),
+            ta.line_duplicates(doc),
+            ta.paragraph_duplicates(doc),
+            ta.fineweb_lines(doc, 30),
+            ta.top_ngram_chars(doc, (2, 3, 4)),
             ta.duplicated_ngram_chars(doc, (5, 6, 7, 8, 9, 10)),
             shingle_hashes(r["text"], 5, 1).tobytes(),
         )
@@ -62,8 +66,8 @@ def main() -> None:
     same_stats = sum(a[0] == b[0] for a, b in zip(reference, native))
     same_verdicts = sum(a[1] == b[1] for a, b in zip(reference, native))
     print(f"{len(records)} documents, {words:,} words")
-    print(f"analysis identical (words, n-grams, lines, paragraphs, shingles): {same_stats}/{len(records)}")
-    print(f"4 filters' verdicts, reasons, details and edited texts identical: {same_verdicts}/{len(records)}")
+    print(f"analysis identical (words, n-grams, line statistics, shingles): {same_stats}/{len(records)}")
+    print(f"5 filters' verdicts, reasons, details and edited texts identical: {same_verdicts}/{len(records)}")
     for i, (a, b) in enumerate(zip(reference, native)):
         if a != b:
             print("first difference:", records[i]["id"])

@@ -17,17 +17,6 @@ from filters.text_analysis import DATA_DIR
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import DocumentStage, Param, register
 
-CITATION = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
-END_PUNCTUATION = (".", "?", "!", '"', "'")
-POLICY_SUBSTRINGS = (
-    "terms of use",
-    "privacy policy",
-    "cookie policy",
-    "uses cookies",
-    "use of cookies",
-    "use cookies",
-)
-
 
 @register("c4_quality")
 class C4Quality(DocumentStage):
@@ -58,35 +47,28 @@ class C4Quality(DocumentStage):
         "filter_policy": Param(bool, True, "drop lines with terms-of-use / privacy / cookie phrases"),
     }
 
+    def configure(self) -> None:
+        self._rules = (
+            self.max_word_length,
+            self.remove_citations,
+            self.filter_no_terminal_punct,
+            self.min_words_per_line,
+            self.filter_lorem_ipsum,
+            self.filter_javascript,
+            self.filter_curly_bracket,
+            self.filter_policy,
+            self.min_num_sentences,
+        )
+
     def check(self, doc: Document) -> Verdict:
-        sentences = 0
-        kept: list[str] = []
-        for line in ta.splitlines(doc):
-            line = line.strip()
-            words = line.split()
-            if self.max_word_length and max(map(len, words), default=0) > self.max_word_length:
-                continue
-            if self.remove_citations and "[" in line:
-                line = CITATION.sub("", line)
-            if self.filter_no_terminal_punct and (not line.endswith(END_PUNCTUATION) or line.endswith("...")):
-                continue
-            if len(words) < self.min_words_per_line:
-                continue
-            lower = line.lower()
-            if self.filter_lorem_ipsum and "lorem ipsum" in lower:
-                return reject("lorem_ipsum", "'lorem ipsum' in a kept line")
-            if self.filter_javascript and "javascript" in lower:
-                continue
-            if self.filter_curly_bracket and "{" in line:
-                return reject("curly_bracket", "'{' in a kept line")
-            if self.filter_policy and any(phrase in lower for phrase in POLICY_SUBSTRINGS):
-                continue
-            if sentences < self.min_num_sentences:
-                sentences += ta.count_sentences(line)
-            kept.append(line)
+        reason, sentences, text = ta.c4_lines(doc, self._rules)
+        if reason == "lorem_ipsum":
+            return reject("lorem_ipsum", "'lorem ipsum' in a kept line")
+        if reason == "curly_bracket":
+            return reject("curly_bracket", "'{' in a kept line")
         if sentences < self.min_num_sentences:
             return reject("too_few_sentences", f"sentences={sentences}<{self.min_num_sentences}")
-        return keep(doc.with_text("\n".join(kept).strip()))
+        return keep(doc.with_text(text.strip()))
 
 
 # The same per-language lists as `toxicity` (LDNOOBW-derived, via badwords-py; see its LICENSE.md),

@@ -45,21 +45,20 @@ class FineWebQuality(DocumentStage):
     }
 
     def check(self, doc: Document) -> Verdict:
-        lines = ta.nonblank_lines(doc)
+        lines, punct_lines, short_lines, dup_chars = ta.fineweb_lines(doc, self.short_line_length)
         if not lines:
             return reject("empty", "no non-blank line")
-        stop_chars = ta.TERMINAL_PUNCTUATION
-        ratio = sum(1 for line in lines if line[-1] in stop_chars) / len(lines)
+        ratio = punct_lines / lines
         if ratio < self.line_punct_thr and not (ratio == 0 and self.line_punct_exclude_zero):
             return reject("line_punct_ratio", f"punct_lines={ratio:.3f}<{self.line_punct_thr}")
-        ratio = sum(1 for line in lines if len(line) <= self.short_line_length) / len(lines)
+        ratio = short_lines / lines
         if ratio > self.short_line_thr:
             return reject("short_line_ratio", f"short_lines={ratio:.3f}>{self.short_line_thr}")
         text = doc.text
-        ratio = ta.duplicates(lines)[1] / (len(text) - text.count("\n"))
+        ratio = dup_chars / (len(text) - text.count("\n"))
         if ratio > self.char_duplicates_ratio:
             return reject("char_dup_ratio", f"dup_line_chars={ratio:.3f}>{self.char_duplicates_ratio}")
-        ratio = text.count("\n") / len(ta.words(doc))
+        ratio = text.count("\n") / ta.word_count(doc)
         if ratio > self.new_line_ratio:
             return reject("list_ratio", f"newlines/words={ratio:.3f}>{self.new_line_ratio}")
         return KEEP

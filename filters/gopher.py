@@ -66,13 +66,12 @@ class GopherQuality(DocumentStage):
 
     def check(self, doc: Document) -> Verdict:
         text = doc.text
-        content = ta.non_symbol_words(doc)
-        n_content = len(content)
+        n_content, content_chars, n_alpha = ta.word_classes(doc)
         if n_content < self.min_words or n_content == 0:
             return reject("too_few_words", f"words={n_content}<{self.min_words}")
         if n_content > self.max_words:
             return reject("too_many_words", f"words={n_content}>{self.max_words}")
-        mean_length = sum(map(len, content)) / n_content
+        mean_length = content_chars / n_content
         if mean_length < self.min_avg_word_length:
             return reject("short_mean_word_length", f"mean={mean_length:.2f}<{self.min_avg_word_length}")
         if mean_length > self.max_avg_word_length:
@@ -85,19 +84,19 @@ class GopherQuality(DocumentStage):
         ellipses = (text.count("...") + text.count("…")) / n_words
         if ellipses > self.max_symbol_word_ratio:
             return reject("too_many_ellipses", f"ellipsis/word={ellipses:.3f}>{self.max_symbol_word_ratio}")
-        lines = ta.splitlines(doc)
-        bullets = sum(line.lstrip().startswith(("•", "-")) for line in lines) / len(lines)
+        lines, bullet_lines, ellipsis_lines = ta.line_marks(doc)
+        bullets = bullet_lines / lines
         if bullets > self.max_bullet_lines_ratio:
             return reject(
                 "too_many_bullet_lines", f"bullet_lines={bullets:.3f}>{self.max_bullet_lines_ratio}"
             )
-        ellipsis_lines = sum(line.rstrip().endswith(("...", "…")) for line in lines) / len(lines)
+        ellipsis_lines = ellipsis_lines / lines
         if ellipsis_lines > self.max_ellipsis_lines_ratio:
             return reject(
                 "too_many_ellipsis_lines",
                 f"ellipsis_lines={ellipsis_lines:.3f}>{self.max_ellipsis_lines_ratio}",
             )
-        alpha = ta.alpha_word_count(doc) / n_words
+        alpha = n_alpha / n_words
         if alpha < self.min_alpha_words_ratio:
             return reject("too_few_alpha_words", f"alpha_words={alpha:.3f}<{self.min_alpha_words_ratio}")
         stop_words = len(self._stop_words.intersection(words))
@@ -173,24 +172,23 @@ class GopherRepetition(DocumentStage):
         if not text:
             return reject("empty", "no text")
         length = len(text)
-        paragraphs = ta.paragraphs(doc)
-        count, chars = ta.duplicates(paragraphs)
-        if count / len(paragraphs) > self.dup_para_frac:
-            return reject("dup_para_frac", f"dup_paragraphs={count}/{len(paragraphs)}>{self.dup_para_frac}")
+        paragraphs, count, chars = ta.paragraph_duplicates(doc)
+        if count / paragraphs > self.dup_para_frac:
+            return reject("dup_para_frac", f"dup_paragraphs={count}/{paragraphs}>{self.dup_para_frac}")
         if chars / length > self.dup_para_char_frac:
             return reject(
                 "dup_para_char_frac", f"dup_paragraph_chars={chars / length:.3f}>{self.dup_para_char_frac}"
             )
-        lines = ta.newline_runs(doc)
-        count, chars = ta.duplicates(lines)
-        if count / len(lines) > self.dup_line_frac:
-            return reject("dup_line_frac", f"dup_lines={count}/{len(lines)}>{self.dup_line_frac}")
+        lines, count, chars = ta.line_duplicates(doc)
+        if count / lines > self.dup_line_frac:
+            return reject("dup_line_frac", f"dup_lines={count}/{lines}>{self.dup_line_frac}")
         if chars / length > self.dup_line_char_frac:
             return reject(
                 "dup_line_char_frac", f"dup_line_chars={chars / length:.3f}>{self.dup_line_char_frac}"
             )
-        for n, limit in self._top:
-            fraction = ta.top_ngram_chars(doc, n) / length
+        top = ta.top_ngram_chars(doc, tuple(n for n, _ in self._top))
+        for (n, limit), chars in zip(self._top, top):
+            fraction = chars / length
             if fraction > limit:
                 return reject("top_ngram_chars", f"n={n} top_{n}gram_chars={fraction:.3f}>{limit}")
         repeated = ta.duplicated_ngram_chars(doc, tuple(n for n, _ in self._dup))

@@ -8,13 +8,16 @@ Words: the reference filters (datatrove) split words with spaCy's English tokeni
 reproduces that tokenizer without spaCy: it runs spaCy's own algorithm (special cases, then
 prefixes/suffixes, then URLs, then infixes) with spaCy's own patterns and exception table
 (`data/spacy_en_tokenizer.json`, MIT, see `data/LICENSE.md`) on each whitespace-separated chunk,
-and memoizes chunks, so common words cost one dict lookup. `benchmarks/filters_fidelity.py`
-measures its agreement with spaCy.
+and memoizes chunks, so common words cost one lookup. The C extension splits the commonest unseen
+chunk shapes itself (letters with at most an opening bracket or quote before and a punctuation mark
+or 's after, when no special case is involved) and sends every other chunk to that Python tokenizer.
+`benchmarks/filters_fidelity.py` measures its agreement with spaCy.
 
-Speed: the hot loops (the chunk walk of `split_words`, symbol/alphabetic word counts, n-gram
-statistics) run in the C extension `filters._text_native`, built by `pip install` from
-`_text_native.c`. `Reference` is the pure-Python version of the same functions: the tests hold the
-two equal, and it is used, with a warning, when the extension was not built.
+Speed: the hot loops (the chunk walk of `split_words`, C4's, Gopher's and FineWeb's line rules,
+symbol/alphabetic word counts, n-gram statistics) run in the C extension `filters._text_native`,
+built by `pip install` from `_text_native.c`. `Reference` is the pure-Python version of the same
+functions: the tests hold the two equal, and it is used, with a warning, when the extension was not
+built.
 """
 
 from __future__ import annotations
@@ -44,6 +47,19 @@ TERMINAL_PUNCTUATION = frozenset(_PUNCT_DATA["terminal_punctuation (datatrove.ut
 PUNCTUATION_SET = frozenset(PUNCTUATION) | TERMINAL_PUNCTUATION
 # spaCy's Sentencizer default punctuation: a token equal to one of these ends a sentence.
 SENTENCE_END_CHARS = frozenset(_PUNCT_DATA["sentence_end (spaCy Sentencizer.default_punct_chars, MIT)"])
+
+# C4's line rules (datatrove 0.10 `C4QualityFilter`, after TFDS c4_utils): citation markers removed
+# from lines, and the phrases that drop a line.
+CITATION = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
+END_PUNCTUATION = (".", "?", "!", '"', "'")
+POLICY_SUBSTRINGS = (
+    "terms of use",
+    "privacy policy",
+    "cookie policy",
+    "uses cookies",
+    "use of cookies",
+    "use cookies",
+)
 
 _CHUNK_CACHE_LIMIT = 200_000  # memoized chunks per process (~30 MB at most)
 
@@ -187,9 +203,10 @@ class Reference:
     """The pure-Python reference of `filters._text_native`: the same functions, the same results."""
 
     @staticmethod
-    def split_words(text: str, cache: dict[str, tuple[str, ...]], tokens) -> list[str]:
-        """Tokens of each whitespace chunk of `text`: `cache[chunk]`, else `tokens(chunk)`."""
-        cached = cache.get
+    def split_words(text: str, tokenizer: _SpacyEnglishTokenizer) -> list[str]:
+        """Tokens of each whitespace chunk of `text`: `tokenizer.cache[chunk]`, else
+        `tokenizer.tokens(chunk)` (the native side also reads `tokenizer.specials`)."""
+        cached, tokens = tokenizer.cache.get, tokenizer.tokens
         words: list[str] = []
         for chunk in text.split():
             found = cached(chunk)
@@ -197,32 +214,112 @@ class Reference:
         return words
 
     @staticmethod
-    def split_newline_runs(text: str, shortest: int) -> list[str]:
-        """`text` split at each run of at least `shortest` newlines."""
-        if shortest < 1:
-            raise ValueError("split_newline_runs: shortest must be at least 1")
-        return re.split(f"\n{{{shortest},}}", text)
+    def word_count(text: str, tokenizer: _SpacyEnglishTokenizer) -> int:
+        """`len(split_words(text, tokenizer))`."""
+        return len(Reference.split_words(text, tokenizer))
 
     @staticmethod
-    def content_words(words: list[str]) -> list[str]:
-        """Words with at least one character that is not punctuation."""
-        return [w for w in words if not PUNCTUATION_SET.issuperset(w)]
-
-    @staticmethod
-    def alpha_word_count(words: list[str]) -> int:
-        """Words with at least one alphabetic character."""
-        return sum(any(ch.isalpha() for ch in word) for word in words)
-
-    @staticmethod
-    def top_ngram_chars(words: list[str], n: int) -> int:
-        """len(" ".join(g)) × count of the most frequent word n-gram g, ties to the first seen
-        (as `Counter.most_common`)."""
-        if n < 1:
-            raise ValueError("top_ngram_chars: n must be at least 1")
-        if len(words) < n:
+    def sentence_count(words: list[str]) -> int:
+        """Sentences as spaCy's Sentencizer counts them on these tokens: a sentence ends at a token
+        equal to one sentence-final character, the next starts at the first following token that is
+        not punctuation."""
+        if not words:
             return 0
-        gram, count = Counter(zip(*(words[i:] for i in range(n)))).most_common(1)[0]
-        return (sum(map(len, gram)) + n - 1) * count
+        sentences = 1
+        seen_end = False
+        for word in words:
+            if word in SENTENCE_END_CHARS:
+                seen_end = True
+            elif seen_end and not is_punct(word):
+                sentences += 1
+                seen_end = False
+        return sentences
+
+    @staticmethod
+    def c4_lines(text: str, rules: tuple, tokenizer: _SpacyEnglishTokenizer) -> tuple[str | None, int, str]:
+        """C4's line rules (`C4Quality`) on each stripped line of `text`: (the rejecting reason or
+        None, sentences counted in kept lines (until `min_num_sentences`), kept lines joined by
+        newlines). `rules` = (max_word_length, remove_citations, filter_no_terminal_punct,
+        min_words_per_line, filter_lorem_ipsum, filter_javascript, filter_curly_bracket,
+        filter_policy, min_num_sentences); words are split with `tokenizer`."""
+        max_word_length, citations, terminal, min_words, lorem, javascript, curly, policy, min_sentences = (
+            rules
+        )
+        sentences = 0
+        kept: list[str] = []
+        for line in text.splitlines():
+            line = line.strip()
+            words = line.split()
+            if max_word_length and max(map(len, words), default=0) > max_word_length:
+                continue
+            if citations and "[" in line:
+                line = CITATION.sub("", line)
+            if terminal and (not line.endswith(END_PUNCTUATION) or line.endswith("...")):
+                continue
+            if len(words) < min_words:
+                continue
+            lower = line.lower()
+            if lorem and "lorem ipsum" in lower:
+                return "lorem_ipsum", sentences, ""
+            if javascript and "javascript" in lower:
+                continue
+            if curly and "{" in line:
+                return "curly_bracket", sentences, ""
+            if policy and any(phrase in lower for phrase in POLICY_SUBSTRINGS):
+                continue
+            if sentences < min_sentences:
+                sentences += Reference.sentence_count(Reference.split_words(line, tokenizer))
+            kept.append(line)
+        return None, sentences, "\n".join(kept)
+
+    @staticmethod
+    def line_marks(text: str) -> tuple[int, int, int]:
+        """(lines, lines starting with • or -, lines ending with ... or …) of `str.splitlines()`,
+        each line stripped of whitespace first (Gopher)."""
+        lines = text.splitlines()
+        bullets = sum(line.lstrip().startswith(("•", "-")) for line in lines)
+        ellipses = sum(line.rstrip().endswith(("...", "…")) for line in lines)
+        return len(lines), bullets, ellipses
+
+    @staticmethod
+    def run_duplicates(text: str, shortest: int) -> tuple[int, int, int]:
+        """`text` split at each run of at least `shortest` newlines: (pieces, `duplicates` of them)."""
+        if shortest < 1:
+            raise ValueError("run_duplicates: shortest must be at least 1")
+        pieces = re.split(f"\n{{{shortest},}}", text)
+        return (len(pieces), *duplicates(pieces))
+
+    @staticmethod
+    def fineweb_lines(text: str, short_length: int) -> tuple[int, int, int, int]:
+        """Over the non-blank `\\n`-separated lines, unstripped: (lines, lines ending in terminal
+        punctuation, lines of at most `short_length` characters, characters of repeated lines)."""
+        lines = [line for line in text.split("\n") if line.strip()]
+        punct = sum(line[-1] in TERMINAL_PUNCTUATION for line in lines)
+        short = sum(len(line) <= short_length for line in lines)
+        return len(lines), punct, short, duplicates(lines)[1]
+
+    @staticmethod
+    def word_classes(words: list[str]) -> tuple[int, int, int]:
+        """(words with at least one character that is not punctuation, their characters, words with
+        at least one alphabetic character)."""
+        content = [w for w in words if not PUNCTUATION_SET.issuperset(w)]
+        alpha = sum(any(ch.isalpha() for ch in word) for word in words)
+        return len(content), sum(map(len, content)), alpha
+
+    @staticmethod
+    def top_ngram_chars(words: list[str], sizes: tuple[int, ...]) -> tuple[int, ...]:
+        """For each n in `sizes`: len(" ".join(g)) × count of the most frequent word n-gram g, ties
+        to the first seen (as `Counter.most_common`)."""
+        out = []
+        for n in sizes:
+            if n < 1:
+                raise ValueError("top_ngram_chars: n must be at least 1")
+            if len(words) < n:
+                out.append(0)
+                continue
+            gram, count = Counter(zip(*(words[i:] for i in range(n)))).most_common(1)[0]
+            out.append((sum(map(len, gram)) + n - 1) * count)
+        return tuple(out)
 
     @staticmethod
     def dup_ngram_chars(words: list[str], sizes: tuple[int, ...]) -> tuple[int, ...]:
@@ -253,6 +350,11 @@ class Reference:
         return tuple(out)
 
 
+def unicode_punctuation() -> str:
+    """Every character of Unicode category P* (spaCy's `is_punct`); none lies above U+1FFFF."""
+    return "".join(ch for ch in map(chr, range(0x20000)) if unicodedata.category(ch)[0] == "P")
+
+
 def _load_native():
     """`filters._text_native` ready to use, or `Reference` (with a one-time warning) if not built."""
     try:
@@ -264,7 +366,12 @@ def _load_native():
             stacklevel=2,
         )
         return Reference
-    _text_native.set_punctuation("".join(sorted(PUNCTUATION_SET)))
+    _text_native.set_tables(
+        "".join(sorted(PUNCTUATION_SET)),
+        "".join(sorted(TERMINAL_PUNCTUATION)),
+        "".join(sorted(SENTENCE_END_CHARS)),
+        unicode_punctuation(),
+    )
     return _text_native
 
 
@@ -273,33 +380,12 @@ ANALYSIS = _load_native()
 
 def split_words(text: str) -> list[str]:
     """Words as spaCy's English tokenizer splits them (punctuation split off, whitespace dropped)."""
-    tokenizer = _tokenizer()
-    return ANALYSIS.split_words(text, tokenizer.cache, tokenizer.tokens)
+    return ANALYSIS.split_words(text, _tokenizer())
 
 
 def is_punct(token: str) -> bool:
     """spaCy's `is_punct`: every character is Unicode punctuation (category P*)."""
     return all(unicodedata.category(ch)[0] == "P" for ch in token)
-
-
-def count_sentences(text: str) -> int:
-    """Sentences in `text` as spaCy's Sentencizer counts them on spaCy's English tokens.
-
-    A sentence ends at a token equal to one sentence-final character; the next sentence starts at
-    the first following token that is not punctuation.
-    """
-    words = split_words(text)
-    if not words:
-        return 0
-    sentences = 1
-    seen_end = False
-    for word in words:
-        if word in SENTENCE_END_CHARS:
-            seen_end = True
-        elif seen_end and not is_punct(word):
-            sentences += 1
-            seen_end = False
-    return sentences
 
 
 # ---- memoized views of a document ---------------------------------------------------------------
@@ -310,34 +396,45 @@ def words(doc: Document) -> list[str]:
     return doc.cached("words", split_words)
 
 
-def non_symbol_words(doc: Document) -> list[str]:
-    """Words with at least one character that is not punctuation (Gopher's word count)."""
-    return doc.cached("non_symbol_words", lambda _: ANALYSIS.content_words(words(doc)))
+def word_count(doc: Document) -> int:
+    """Number of words; counted without the word list unless that is already made (FineWeb's
+    newlines per word, on the text C4 edited)."""
+    if doc.cache is not None and "words" in doc.cache:
+        return len(doc.cache["words"])
+    return doc.cached("word_count", lambda text: ANALYSIS.word_count(text, _tokenizer()))
 
 
-def alpha_word_count(doc: Document) -> int:
-    """Words with at least one alphabetic character (Gopher's alphabetic-word ratio)."""
-    return doc.cached("alpha_word_count", lambda _: ANALYSIS.alpha_word_count(words(doc)))
+def word_classes(doc: Document) -> tuple[int, int, int]:
+    """(words with a character that is not punctuation, their characters, words with a letter):
+    Gopher's word count, mean word length and alphabetic-word ratio."""
+    return doc.cached("word_classes", lambda _: ANALYSIS.word_classes(words(doc)))
 
 
-def splitlines(doc: Document) -> list[str]:
-    """`str.splitlines()` of the text (Gopher bullets/ellipsis, C4 line rules)."""
-    return doc.cached("splitlines", str.splitlines)
+def line_marks(doc: Document) -> tuple[int, int, int]:
+    """(lines, bullet lines, ellipsis lines) of `str.splitlines()` (Gopher quality)."""
+    return doc.cached("line_marks", lambda text: ANALYSIS.line_marks(text))
 
 
-def newline_runs(doc: Document) -> list[str]:
-    """Lines split on runs of `\\n` (Gopher duplicate lines)."""
-    return doc.cached("newline_runs", lambda text: ANALYSIS.split_newline_runs(text, 1))
+def line_duplicates(doc: Document) -> tuple[int, int, int]:
+    """(lines split on runs of `\\n`, repeated lines, their characters) (Gopher repetition)."""
+    return doc.cached("line_duplicates", lambda text: ANALYSIS.run_duplicates(text, 1))
 
 
-def paragraphs(doc: Document) -> list[str]:
-    """Paragraphs split on two or more `\\n` after stripping the text (Gopher duplicate paragraphs)."""
-    return doc.cached("paragraphs", lambda text: ANALYSIS.split_newline_runs(text.strip(), 2))
+def paragraph_duplicates(doc: Document) -> tuple[int, int, int]:
+    """(paragraphs split on two or more `\\n` after stripping the text, repeated ones, their
+    characters) (Gopher repetition)."""
+    return doc.cached("paragraph_duplicates", lambda text: ANALYSIS.run_duplicates(text.strip(), 2))
 
 
-def nonblank_lines(doc: Document) -> list[str]:
-    """Lines split on `\\n` that are not only whitespace (FineWeb line rules)."""
-    return doc.cached("nonblank_lines", lambda text: [line for line in text.split("\n") if line.strip()])
+def fineweb_lines(doc: Document, short_length: int) -> tuple[int, int, int, int]:
+    """`Reference.fineweb_lines` of the text (FineWeb quality)."""
+    return doc.cached(f"fineweb_lines{short_length}", lambda text: ANALYSIS.fineweb_lines(text, short_length))
+
+
+def c4_lines(doc: Document, rules: tuple) -> tuple[str | None, int, str]:
+    """`Reference.c4_lines` of the text with the shared word-split memo (not cached: it depends on
+    `rules`, and only `c4_quality` asks)."""
+    return ANALYSIS.c4_lines(doc.text, rules, _tokenizer())
 
 
 def duplicates(items: list[str]) -> tuple[int, int]:
@@ -353,9 +450,10 @@ def duplicates(items: list[str]) -> tuple[int, int]:
     return count, chars
 
 
-def top_ngram_chars(doc: Document, n: int) -> int:
-    """Characters covered by the most frequent word n-gram: len(" ".join(ngram)) × its count."""
-    return doc.cached(f"top_{n}gram_chars", lambda _: ANALYSIS.top_ngram_chars(words(doc), n))
+def top_ngram_chars(doc: Document, sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """For each n in `sizes`, characters covered by the most frequent word n-gram: len(" ".join(ngram))
+    × its count; one set of word ids serves every n."""
+    return doc.cached(f"top_ngram_chars{sizes}", lambda _: ANALYSIS.top_ngram_chars(words(doc), sizes))
 
 
 def duplicated_ngram_chars(doc: Document, sizes: tuple[int, ...]) -> tuple[int, ...]:

@@ -1,3 +1,5 @@
+import pytest
+
 from filters import text_analysis as ta
 from pipeline.document import Document
 
@@ -27,16 +29,19 @@ def test_split_words_edge_cases():
     assert ta.split_words("这是 中文") == ["这是", "中文"]
 
 
-def test_count_sentences_like_spacy_sentencizer():
-    assert ta.count_sentences("One. Two! Three? Four") == 4
-    assert ta.count_sentences('He said "hi." Then left.') == 2
-    assert ta.count_sentences("Mr. Smith went home.") == 1
-    assert ta.count_sentences("") == 0
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [("One. Two! Three? Four", 4), ('He said "hi." Then left.', 2), ("Mr. Smith went home.", 1), ("", 0)],
+)
+def test_sentences_counted_like_spacy_sentencizer(text, count):
+    assert ta.Reference.sentence_count(ta.split_words(text)) == count
+    rules = (0, False, False, 0, False, False, False, False, 100)  # every line kept, every sentence counted
+    assert ta.c4_lines(Document(id="d", text=text), rules)[1] == count
 
 
 def test_ngram_measures():
     doc = Document(id="d", text="a b a b a b c")
-    assert ta.top_ngram_chars(doc, 2) == 3 * 3  # "a b" three times
+    assert ta.top_ngram_chars(doc, (2, 7, 8)) == (3 * 3, 13, 0)  # "a b" three times; the whole text once
     doc = Document(id="d", text="x y z w v x y z w v")
     assert ta.duplicated_ngram_chars(doc, (5,)) == (5,)
     assert ta.duplicated_ngram_chars(Document(id="d", text="x y"), (5, 1)) == (0, 0)
