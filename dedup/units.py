@@ -144,6 +144,12 @@ class UnitDedup(CollectionStage):
             max=1.0,
         ),
         "neighbours": Param(int, 8, "with an embedder: nearest units searched per unit", min=1, max=256),
+        "embed_languages": Param(
+            list[str],
+            ["en"],
+            "with an embedder: units of documents whose `language` is set and not listed are matched "
+            "lexically only (the embedders are English models); empty: every document",
+        ),
         **SURVIVOR_PARAMS,
     }
 
@@ -159,7 +165,11 @@ class UnitDedup(CollectionStage):
             "min_remaining_chars": self.min_remaining_chars,
             "embedder": self.embedder or "none (lexical only)",
         } | (
-            {"cosine_threshold": self.cosine_threshold, "neighbours": self.neighbours}
+            {
+                "cosine_threshold": self.cosine_threshold,
+                "neighbours": self.neighbours,
+                "embed_languages": self.embed_languages,
+            }
             if self.embedder
             else {}
         )
@@ -289,7 +299,7 @@ class _UnitsFn(beam.DoFn):
         self.name, self.min_words = stage.name, stage.min_words
         self.ngram, self.seed = stage.ngram, stage.seed
         self.partitions, self.order = stage.partitions, (stage.prefer_score, stage.tie_break)
-        self.embedder_name = stage.embedder
+        self.embedder_name, self.languages = stage.embedder, frozenset(stage.embed_languages)
 
     def setup(self) -> None:
         self.hasher = shingle_hasher(self.ngram, self.seed)
@@ -298,17 +308,18 @@ class _UnitsFn(beam.DoFn):
     def process(self, batch: list[Document]):
         found = [self._units(doc) for doc in batch]
         vectors: list[np.ndarray | None] = [None] * len(batch)
-        if self.embedder is not None:
-            try:
-                vectors = self._embed([unit for units_of in found for unit in units_of], found)
-            except Exception:  # isolate the document(s) that broke the batch
-                for row, doc in enumerate(batch):
-                    try:
-                        vectors[row] = self._embed(found[row], [found[row]])[0]
-                    except Exception as exc:
-                        Metrics.counter(self.name, "embed_failed").inc()
-                        yield FAILED, (doc.id, (FAILED, failure(doc, self.name, exc)))
-                        found[row] = []
+        rows = [row for row, doc in enumerate(batch) if self.embedder is not None and self._embedded(doc)]
+        try:
+            for row, doc_vectors in zip(rows, self._embed([found[row] for row in rows]) if rows else []):
+                vectors[row] = doc_vectors
+        except Exception:  # isolate the document(s) that broke the batch
+            for row in rows:
+                try:
+                    vectors[row] = self._embed([found[row]])[0]
+                except Exception as exc:
+                    Metrics.counter(self.name, "embed_failed").inc()
+                    yield FAILED, (batch[row].id, (FAILED, failure(batch[row], self.name, exc)))
+                    found[row] = []
         chunks: dict[int, list] = defaultdict(list)
         for doc, units_of, doc_vectors in zip(batch, found, vectors):
             for i, (node, _, shingles) in enumerate(units_of):
@@ -330,10 +341,14 @@ class _UnitsFn(beam.DoFn):
                 found.append((unit_node(order, index), doc.text[start:end], shingles))
         return found
 
-    def _embed(self, flat: list, grouped: list[list]) -> list[np.ndarray]:
-        """float16 unit vectors of `flat` (the units of `grouped`, in order), split back per group."""
+    def _embedded(self, doc: Document) -> bool:
+        return not self.languages or doc.language is None or doc.language in self.languages
+
+    def _embed(self, grouped: list[list]) -> list[np.ndarray]:
+        """float16 unit vectors of the units of each document of `grouped`."""
+        texts = [text for units_of in grouped for _, text, _ in units_of]
         with _ENCODE_LOCK:  # threads of one SDK worker share the embedder
-            x = self.embedder.encode([text for _, text, _ in flat], batch_size=256).astype(np.float16)
+            x = self.embedder.encode(texts, batch_size=256).astype(np.float16)
         return np.split(x, np.cumsum([len(g) for g in grouped])[:-1])
 
 
@@ -347,13 +362,16 @@ def _classes(item: tuple[int, Any], bands: int, rows: int, seed: int, partitions
     for blob in blobs:
         for key, *unit in unpack(blob):
             classes[key].append(unit)
-    reps = []
+    reps, embedded = [], []
     for key in sorted(classes):
         members = sorted(classes[key], key=lambda unit: unit[0])
         multi = len({node_doc(unit[0]) for unit in members}) > 1
         if len(members) > 1:
             yield MEMBERS, (members[0][0], [unit[0] for unit in members[1:]])
         reps.append((members[0], multi, key))
+        vector = next((unit for unit in members if unit[3] is not None), None)  # its embedded copy
+        if vector is not None:
+            embedded.append(((members[0][0], multi, vector[1]), np.frombuffer(vector[3], dtype=np.float16)))
     Metrics.counter(name, "unit_classes").inc(len(reps))
     shingles = [np.frombuffer(unit[2], dtype=np.uint64) for unit, _, _ in reps]
     signatures = MinHasher(bands * rows, seed).signatures(shingles)
@@ -364,10 +382,8 @@ def _classes(item: tuple[int, Any], bands: int, rows: int, seed: int, partitions
     for chunk in np.split(order, np.flatnonzero(np.diff(part[order])) + 1):
         entries = [(reps[i][0][0], reps[i][1], reps[i][2]) for i in owner[chunk]]
         yield BAND, (int(part[chunk[0]]), pack((keys[chunk], entries)))
-    if reps[0][0][3] is not None:
-        members = [(unit[0], multi, unit[1]) for unit, multi, _ in reps]
-        vectors = np.stack([np.frombuffer(unit[3], dtype=np.float16) for unit, _, _ in reps])
-        yield VECTORS, (members, vectors.astype(np.float32))
+    if embedded:
+        yield VECTORS, ([m for m, _ in embedded], np.stack([v for _, v in embedded]).astype(np.float32))
 
 
 def _linkable(pair: tuple[tuple, tuple]):

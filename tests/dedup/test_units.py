@@ -162,15 +162,21 @@ TOPICS = [
 def test_embedding_path_pairs_a_rewritten_paragraph():
     """The same words in reverse order share no word 3-gram (lexical path: no match) but have the
     same static embedding; with `embedder` set, the copy is cut from the lower-ranked document."""
-    reversed_first = " ".join(reversed(TOPICS[0].split()))
-    a = Document("a", "\n".join(TOPICS[:3]))
-    b = Document("b", f"{TOPICS[3]}\n{reversed_first}\n{TOPICS[4]}")
-    for kept, rejected, _ in run([a, b], tie_break="smallest_id"):
-        assert_that(kept, equal_to([("a", a.text, None), ("b", b.text, None)]), label="kept")
+    reversed_first, reversed_second = (" ".join(reversed(t.split())) for t in TOPICS[:2])
+    a = Document("a", "\n".join(TOPICS[:3]), language="en")
+    b = Document("b", f"{TOPICS[3]}\n{reversed_first}\n{TOPICS[4]}", language="en")
+    # a language the embedder does not cover: matched lexically only
+    de = Document("de", f"{para('d1')}\n{reversed_second}", language="de")
+    for kept, rejected, _ in run([a, b, de], tie_break="smallest_id"):
+        assert_that(kept, equal_to([(d.id, d.text, None) for d in (a, b, de)]), label="kept")
         assert_that(rejected, equal_to([]), label="rejected")
-    for kept, rejected, failed in run([a, b], tie_break="smallest_id", embedder="static"):
+    for kept, rejected, failed in run([a, b, de], tie_break="smallest_id", embedder="static"):
         expected_b = f"{TOPICS[3]}\n{TOPICS[4]}"
-        assert_that(kept, equal_to([("a", a.text, None), ("b", expected_b, [[1, "a"]])]), label="kept")
+        assert_that(
+            kept,
+            equal_to([("a", a.text, None), ("b", expected_b, [[1, "a"]]), ("de", de.text, None)]),
+            label="kept",
+        )
         assert_that(rejected, equal_to([]), label="rejected")
         assert_that(failed, equal_to([]), label="failed")
 
