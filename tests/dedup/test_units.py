@@ -1,6 +1,5 @@
 import json
 import random
-import zlib
 
 import apache_beam as beam
 import numpy as np
@@ -12,6 +11,7 @@ from dedup import units as units_module
 from dedup.kmeans import neighbour_pairs
 from dedup.units import UnitDedup, cut
 from pipeline.document import Document
+from tests.dedup.test_semantic import BagOfWordsEmbedder  # a model that cannot embed 'EXPLODE'
 
 NAV = "Home | News | Contact"  # a template line: fewer than min_words words, never a unit
 
@@ -181,23 +181,8 @@ def test_embedding_path_pairs_a_rewritten_paragraph():
         assert_that(failed, equal_to([]), label="failed")
 
 
-class HashingEmbedder:
-    """Test double for a model that cannot embed one text: words hashed to random directions."""
-
-    name, dim, max_tokens = "hashing", 32, 512
-
-    def encode(self, texts, batch_size=64):
-        if any("EXPLODE" in t for t in texts):
-            raise RuntimeError("cannot embed EXPLODE")
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in text.split():
-                out[row] += np.random.default_rng(zlib.crc32(word.encode())).normal(size=self.dim)
-        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
-
-
 def test_a_document_that_cannot_be_embedded_fails_alone(monkeypatch):
-    monkeypatch.setattr(units_module, "load_embedder", lambda name: HashingEmbedder())
+    monkeypatch.setattr(units_module, "load_embedder", lambda name: BagOfWordsEmbedder())
     a = Document("a", f"{para('a1')}\n{para('a2')}")
     b = Document("b", f"{para('b1')}\n{para('a1')}\n{para('b2')}")
     bad = Document("bad", f"{para('a1')}\nEXPLODE {para('x1')}")
