@@ -35,6 +35,7 @@ from quality_models import coherence
 ROOT = Path(__file__).resolve().parent
 SEED = 0
 PASSAGE_CHARS = 1500
+HEADS = ["informative", "coherent", "depth", "toxic"]
 DEPTH = {"cj": 3, "ch": 2, "cf": 2, "ce": 2, "cd": 2, "cg": 2}  # other Brown genres: 1
 
 
@@ -149,8 +150,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = arguments(__doc__, data=True)
     parser.add_argument("--quality-data", type=Path, default=ROOT / "out" / "quality_data")
     parser.add_argument("--output", type=Path, default=ROOT / "out" / "quality_heads")
+    parser.add_argument("--heads", nargs="+", default=HEADS, choices=HEADS, help="which sets to write")
     args = parser.parse_args(argv)
-    if not (args.data / "quality").is_dir() or not (args.quality_data / "positive").is_dir():
+    needs_quality_data = {"informative", "depth"} & set(args.heads)
+    if not (args.data / "quality").is_dir() or (
+        needs_quality_data and not (args.quality_data / "positive").is_dir()
+    ):
         print(f"skipped: {args.data}/quality or {args.quality_data}/positive not found")
         return 0
     args.output.mkdir(parents=True, exist_ok=True)
@@ -160,8 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         "depth": lambda: depth(args.data, args.quality_data, random.Random(SEED)),
         "toxic": lambda: toxic(args.data, random.Random(SEED)),
     }
-    for name, build in sets.items():
-        rows = build()
+    for name in args.heads:
+        rows = sets[name]()
         with (args.output / f"{name}.jsonl").open("w", encoding="utf-8") as handle:
             for r in rows:
                 handle.write(json.dumps(r, ensure_ascii=False) + "\n")

@@ -61,9 +61,10 @@ from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements, count_as_side_input, failure
-from pipeline.decisions import ApplyDecisions
+from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
+from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 CONTAINED = "contained_in"
@@ -200,7 +201,7 @@ class UnitDedup(CollectionStage):
             text=text, metadata={**doc.metadata, "units_removed": cuts, "unit_chars_removed": removed_chars}
         )
 
-    def expand(self, docs: beam.PCollection) -> StageOutputs:
+    def expand(self, docs: beam.PCollection, passthrough=None) -> StageOutputs:
         name = self.name
         found = (
             docs
@@ -220,9 +221,10 @@ class UnitDedup(CollectionStage):
         )
         pairs = (
             classes[BAND]
-            | "TypeBands" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
-            | "GroupBands" >> beam.GroupByKey()
-            | "BucketPairs" >> beam.FlatMap(_bucket_pairs, self.max_bucket_size, name)
+            | "BucketPairs"
+            >> SpillGroups(
+                f"{spill_dir(docs.pipeline, name)}/bands", _bucket_pairs, self.max_bucket_size, name
+            )
             | "Linkable" >> beam.FlatMap(_linkable)
             | "DistinctPairs" >> beam.Distinct()
         )
@@ -256,7 +258,9 @@ class UnitDedup(CollectionStage):
             | "Removals" >> beam.FlatMap(_removals)
         )
         decisions = (removals, found[FAILED]) | "AllDecisions" >> beam.Flatten()
-        return (docs, decisions) | "Apply" >> ApplyDecisions(name, _doc_id, self.apply, self.partitions)
+        return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
+            name, _doc_id, self.apply, self.partitions
+        )
 
     def apply(self, doc: Document, decisions: list, occurrence: int):
         """One document and its decisions (removals (unit index, survivor id), or a failure) → its outcome."""

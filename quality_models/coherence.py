@@ -4,17 +4,21 @@ A static embedder's document vector is the mean of its token vectors, so it cann
 order. The same token vectors, pooled per sentence (split at `.`, `!`, `?` tokens), can: in real
 prose adjacent sentences are more alike than distant ones, and every sentence is close to the
 document as a whole; shuffled or interleaved text loses both. The same holds, more sharply, for the
-content words adjacent sentences share (`lexical_*`: overlap of content-token sets). Truncation
-shows at the text's ends.
+content words adjacent sentences share (`lexical_*`: overlap of content-token sets) and for words
+that are near in meaning (`aligned_adjacent_z`: each content token's best cosine in the other
+sentence). Truncation shows at the text's ends; shuffled dialogue leaves quotes opened twice or
+closed before they open (`quote_breaks`).
 """
 
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 
 MIN_SEGMENT_TOKENS = 3
+ALIGNED_TOKENS = 128
 FEATURES = (
     "segments_log",
     "few_segments",
@@ -29,8 +33,11 @@ FEATURES = (
     "starts_lower",
     "lexical_adjacent_z",
     "lexical_adjacent_minus_far",
+    "aligned_adjacent_z",
+    "quote_breaks",
 )
 _TERMINAL = (".", "!", "?", '"', "'", ")", "”", "’")
+_QUOTE = re.compile('["“”]')
 
 
 def _cos_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -52,8 +59,49 @@ def content_tokens(vocab: dict[str, int]) -> np.ndarray:
     return mask
 
 
-def _lexical(ids: np.ndarray, starts: np.ndarray, keep: np.ndarray, content: np.ndarray) -> list[float]:
-    """Content-token overlap of adjacent sentences against all pairs (z) and pairs 3+ apart."""
+def _adjacent_z(sim: np.ndarray) -> float:
+    """Mean similarity of adjacent rows against all pairs, in standard errors of a random order."""
+    k = len(sim)
+    pairs = sim[np.triu_indices(k, 1)]
+    return float((np.diagonal(sim, 1).mean() - pairs.mean()) / (pairs.std() + 1e-6) * np.sqrt(k - 1))
+
+
+def _aligned(vectors: np.ndarray, segment: np.ndarray, pick: np.ndarray) -> float:
+    """`_adjacent_z` of soft word overlap: each content token's best cosine to the other sentence's.
+
+    Over the first ALIGNED_TOKENS content tokens (the cost is quadratic in them).
+    """
+    rows = np.flatnonzero(pick)[:ALIGNED_TOKENS]
+    first = np.flatnonzero(np.diff(segment[rows], prepend=-1))  # each sentence's first content token
+    if len(first) < 3:
+        return 0.0
+    unit = vectors[rows] / np.maximum(np.linalg.norm(vectors[rows], axis=1, keepdims=True), 1e-12)
+    best = np.maximum.reduceat(unit @ unit.T, first, axis=1)  # token x sentence
+    sim = np.add.reduceat(best, first, axis=0) / np.diff(np.append(first, len(rows)))[:, None]
+    return _adjacent_z(sim + sim.T)
+
+
+def quote_breaks(text: str) -> int:
+    """Quotes opened while one is open or closed while none is.
+
+    A quote opens when it starts a word (space before, none after) and closes when it ends one.
+    """
+    inside, breaks = False, 0
+    for match in _QUOTE.finditer(text):
+        start, end, quote = match.start(), match.end(), match.group()
+        space_before = start == 0 or text[start - 1].isspace()
+        space_after = end == len(text) or text[end].isspace()
+        if space_before == space_after or quote == ("“" if space_after else "”"):
+            continue  # inside a word, standing alone, or a curly quote facing the wrong way
+        breaks += space_before == inside
+        inside = space_before
+    return breaks
+
+
+def _lexical(
+    ids: np.ndarray, vectors: np.ndarray, starts: np.ndarray, keep: np.ndarray, content: np.ndarray
+) -> list[float]:
+    """Content-token overlap of adjacent sentences against all pairs (z), pairs 3+ apart, and aligned."""
     segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(ids))))
     pick = content[ids] & keep[segment]
     rank = np.cumsum(keep) - 1  # kept segments renumbered 0..k-1
@@ -65,9 +113,12 @@ def _lexical(ids: np.ndarray, starts: np.ndarray, keep: np.ndarray, content: np.
     overlap = np.einsum("iw,jw->ij", present, present) / np.sqrt(np.outer(sizes, sizes))
     upper = np.triu_indices(k, 1)
     pairs, gap = overlap[upper], upper[1] - upper[0]
-    adjacent = pairs[gap == 1].mean()
     far = pairs[gap >= 3].mean() if k > 3 else pairs.mean()
-    return [(adjacent - pairs.mean()) / (pairs.std() + 1e-6) * np.sqrt(k - 1), adjacent - far]
+    return [
+        _adjacent_z(overlap),
+        pairs[gap == 1].mean() - far,
+        _aligned(vectors, segment, pick),
+    ]
 
 
 def features(
@@ -80,13 +131,15 @@ def features(
     """
     stripped = text.strip()
     edges = [stripped.endswith(_TERMINAL), bool(stripped[:1].islower())]
+    quotes = np.log1p(quote_breaks(stripped))
     starts = np.concatenate([[0], np.flatnonzero(np.isin(ids[:-1], boundary_ids)) + 1]) if len(ids) else []
     sizes = np.diff(np.append(starts, len(ids)))
     keep = sizes >= MIN_SEGMENT_TOKENS
     k = int(keep.sum())
     if k < 3:
         return np.array(
-            [np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges, 0.0, 0.0], dtype=np.float32
+            [np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges, 0.0, 0.0, 0.0, quotes],
+            dtype=np.float32,
         )
     segments = np.add.reduceat(vectors, starts, axis=0)[keep]
     unit = segments / np.maximum(np.sqrt(np.einsum("id,id->i", segments, segments)), 1e-12)[:, None]
@@ -112,7 +165,8 @@ def features(
             to_doc.mean(),
             to_doc.min(),
             *edges,
-            *_lexical(ids, np.asarray(starts), keep, content),
+            *_lexical(ids, vectors, np.asarray(starts), keep, content),
+            quotes,
         ],
         dtype=np.float32,
     )

@@ -8,8 +8,10 @@ weights file (JSON) holds feature names, means, scales, weights, bias and how th
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import operator
 import re
 from typing import Any
 
@@ -41,42 +43,69 @@ _UPPER = re.compile(r"[A-Z]")
 _DIGIT = re.compile(r"\d")
 _ASCII_UPPER = bytes(range(ord("A"), ord("Z") + 1))
 _ASCII_DIGITS = b"0123456789"
+_ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"  # what str.split() splits ASCII text on
+# ASCII text with only letters ("a") and whitespace (" ") left: one b" a" per word with a letter,
+# counted without making an object per word.
+_LETTER_SHAPE = bytes.maketrans(bytes(range(128)), bytes(32 if b in _ASCII_SPACE else 97 for b in range(128)))
+_NEITHER_LETTER_NOR_SPACE = bytes(b for b in range(128) if not (chr(b).isalpha() or b in _ASCII_SPACE))
+_ENDS_PUNCT = operator.methodcaller("endswith", _PUNCT_END)
+_STARTS_BULLET = operator.methodcaller("startswith", _BULLETS)
 # Gopher's stop words (its quality filter requires at least two of them).
 _STOPWORDS = frozenset(("the", "be", "to", "of", "and", "that", "have", "with"))
+# Every ASCII spelling of them ("The", "THE", ...): ASCII words are looked up without lower-casing.
+_STOPWORD_CASES = frozenset(
+    "".join(spelling) for word in _STOPWORDS for spelling in itertools.product(*zip(word, word.upper()))
+)
 
 
 def doc_stats(text: str) -> dict[str, float]:
     """Cheap statistics (Gopher-style ratios) of one text, from its words and lines."""
-    words = text.split()
-    n = max(len(words), 1)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    nwords, word_chars, lettered, stopwords, upper, digits = _word_counts(text)
+    n = max(nwords, 1)
+    lines = list(filter(None, map(str.strip, text.splitlines())))
     nlines = max(len(lines), 1)
     chars = max(len(text), 1)
-    upper, digits = _upper_and_digits(text)
     return {
-        "log_words": math.log1p(len(words)),
-        "mean_word_length": sum(map(len, words)) / n,
-        "alpha_word_fraction": (len(words) - len(_LETTERLESS_WORD.findall(text))) / n,
-        "stopword_fraction": sum(map(_STOPWORDS.__contains__, map(str.lower, words))) / n,
+        "log_words": math.log1p(nwords),
+        "mean_word_length": word_chars / n,
+        "alpha_word_fraction": lettered / n,
+        "stopword_fraction": stopwords / n,
         "symbol_ratio": (text.count("#") + text.count("...") + text.count("…")) / n,
-        "lines_end_punct": sum(line.endswith(_PUNCT_END) for line in lines) / nlines,
-        "bullet_lines": sum(line.startswith(_BULLETS) for line in lines) / nlines,
-        "short_lines": sum(len(line) < 30 for line in lines) / nlines,
+        "lines_end_punct": sum(map(_ENDS_PUNCT, lines)) / nlines,
+        "bullet_lines": sum(map(_STARTS_BULLET, lines)) / nlines,
+        "short_lines": sum(map((30).__gt__, map(len, lines))) / nlines,
         "duplicate_lines": 1.0 - len(set(lines)) / nlines if lines else 0.0,
         "log_lines": math.log1p(len(lines)),
-        "log_words_per_line": math.log1p(len(words) / nlines),
+        "log_words_per_line": math.log1p(nwords / nlines),
         "upper_fraction": upper / chars,
         "digit_fraction": digits / chars,
     }
 
 
-def _upper_and_digits(text: str) -> tuple[int, int]:
-    """Counts of A-Z and of digits (any script); by byte deletion when the text is ASCII."""
+def _word_counts(text: str) -> tuple[int, int, int, int, int, int]:
+    """Words (str.split()'s), their characters, words with a letter, stop words, A-Z, digits (any script).
+
+    ASCII text, the common case, is counted by byte translation, without regexes or lower-casing.
+    """
+    words = text.split()
     if not text.isascii():
-        return len(_UPPER.findall(text)), len(_DIGIT.findall(text))
+        return (
+            len(words),
+            len("".join(words)),
+            len(words) - len(_LETTERLESS_WORD.findall(text)),
+            sum(map(_STOPWORDS.__contains__, map(str.lower, words))),
+            len(_UPPER.findall(text)),
+            len(_DIGIT.findall(text)),
+        )
     data = text.encode("ascii")
-    return len(data) - len(data.translate(None, _ASCII_UPPER)), len(data) - len(
-        data.translate(None, _ASCII_DIGITS)
+    letters = data.translate(_LETTER_SHAPE, _NEITHER_LETTER_NOR_SPACE)
+    return (
+        len(words),
+        len("".join(words)),
+        letters.count(b" a") + letters.startswith(b"a"),
+        sum(map(_STOPWORD_CASES.__contains__, words)),
+        len(data) - len(data.translate(None, _ASCII_UPPER)),
+        len(data) - len(data.translate(None, _ASCII_DIGITS)),
     )
 
 

@@ -164,8 +164,10 @@ class StaticEmbedder(Embedder):
         model, cache = self._model, self._word_ids
         cut = [text[: self._chars] for text in texts]
         words = [None if _SPLIT_DIFFERS.search(text) else text.split() for text in cut]
-        batch = {w for ws in words if ws is not None for w in ws}
-        unseen = sorted(batch - cache.keys())
+        batch: set[str] = set()
+        for ws in words:
+            batch.update(ws or ())
+        unseen = sorted(batch.difference(cache))
         if len(cache) + len(unseen) > WORD_CACHE_SIZE:
             cache.clear()  # bounded memory: start again from this batch's words
             unseen = sorted(batch)
@@ -181,19 +183,27 @@ class StaticEmbedder(Embedder):
         return out
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        # In the model's own dtype, unit rows rounded to it, as model2vec does: bit-identical vectors.
-        embedding = self._model.embedding
-        means = np.zeros((len(texts), self.dim), dtype=embedding.dtype)
+        # model2vec averages float16 rows with a float32 sum (numpy's mean) and rounds to float16:
+        # the same sum over the float32 copy of the rows is bit-identical and faster.
+        dtype = self._model.embedding.dtype
+        means = np.zeros((len(texts), self.dim), dtype=dtype)
         for row, ids in enumerate(self.token_ids(texts)):
             if len(ids):
-                means[row] = embedding[ids].mean(axis=0)
-        return _normalize(means).astype(embedding.dtype)
+                means[row] = self._embedding32[ids].sum(axis=0) / np.float32(len(ids))
+        return _normalize(means).astype(dtype)
 
     def encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """`encode(texts)` and the coherence features of each text, from one tokenization.
 
-        Both come from the same first `max_tokens` token vectors (quality_models/coherence.py).
+        Both come from the same first `max_tokens` token vectors (quality_models/coherence.py). The
+        features' small matrix products run on one BLAS thread: more only spin on a busy machine.
         """
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            return self._encode_with_coherence(texts)
+
+    def _encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         from quality_models import coherence
 
         tokenizer = self._model.tokenizer

@@ -9,7 +9,7 @@ import pytest
 from pipeline.document import Document
 from pipeline.stages import STAGES, ConfigError
 from quality_models import coherence
-from quality_models.combined import STATS, CombinedQuality, doc_stats
+from quality_models.combined import STATS, CombinedQuality, _word_counts, doc_stats
 from quality_models.embedders import load_embedder
 from quality_models.embedding_quality import HEADS_DIR, EmbeddingQuality, LinearHead
 
@@ -95,20 +95,46 @@ def test_corruptions_keep_or_mix_the_sentences():
     assert set(parts) < set(coherence.sentences(mixed))
 
 
-def test_lexical_features_see_which_sentences_share_words():
-    pairs = [
-        ("The volcano erupted at dawn.", "Ash from the volcano covered the valley."),
-        ("A violinist played for the crowd.", "Her violin was two centuries old."),
-        ("The glacier has retreated for decades.", "Meltwater from the glacier feeds the lake."),
-    ]
+def features_in_and_out_of_order(pairs: list[tuple[str, str]]) -> np.ndarray:
+    """Coherence features of three related sentence pairs in order (row 0) and pulled apart (row 1)."""
     ordered = [s for pair in pairs for s in pair]
     scrambled = [ordered[i] for i in (0, 2, 4, 1, 3, 5)]
-    _, features = load_embedder("static").encode_with_coherence([" ".join(ordered), " ".join(scrambled)])
+    return load_embedder("static").encode_with_coherence([" ".join(ordered), " ".join(scrambled)])[1]
+
+
+def test_lexical_features_see_which_sentences_share_words():
+    features = features_in_and_out_of_order(
+        [
+            ("The volcano erupted at dawn.", "Ash from the volcano covered the valley."),
+            ("A violinist played for the crowd.", "Her violin was two centuries old."),
+            ("The glacier has retreated for decades.", "Meltwater from the glacier feeds the lake."),
+        ]
+    )
     z, minus_far = (coherence.FEATURES.index(f) for f in ("lexical_adjacent_z", "lexical_adjacent_minus_far"))
     assert features[0, z] > 1.0 > 0.0 > features[1, z]
     assert features[0, minus_far] > 0.0 > features[1, minus_far]
     content = coherence.content_tokens({"volcano": 0, "the": 1, "which": 2, "##ing": 3, "ash": 4})
     assert content.tolist() == [True, False, False, False, False]
+
+
+def test_aligned_overlap_sees_related_words_and_quote_breaks_see_split_dialogue():
+    features = features_in_and_out_of_order(
+        [
+            ("The volcano erupted at dawn.", "Lava and ash buried the crater slopes."),
+            ("A violinist tuned the instrument.", "The orchestra began its symphony."),
+            ("The glacier has retreated for decades.", "Melting ice feeds the frozen lake."),
+        ]
+    )
+    aligned = coherence.FEATURES.index("aligned_adjacent_z")
+    assert features[0, aligned] > 0.0 > features[1, aligned]
+    dialogue = [
+        '"We set out at dawn.',
+        'The river was high," she said.',
+        '"It rained all week.',
+        'Nobody slept."',
+    ]
+    assert coherence.quote_breaks(" ".join(dialogue)) == 0
+    assert coherence.quote_breaks(" ".join(dialogue[i] for i in (0, 2, 1, 3))) == 2
 
 
 def test_coherent_head_prefers_real_prose_to_its_interleaving():
@@ -129,6 +155,22 @@ def test_doc_stats_count_letterless_words_upper_case_and_digits_in_any_script():
     assert stats["upper_fraction"] == pytest.approx(1 / len(text))  # W (A-Z only)
     ascii_stats = doc_stats("AB 12 x")
     assert (ascii_stats["upper_fraction"], ascii_stats["digit_fraction"]) == (2 / 7, 2 / 7)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the The tHE that",
+        "a\x1cb -- 12 x_y __\x1f.. Ab\x0bof",
+        "To be,\tor not to BE.\r\n- with it",
+        "",
+        "  ",
+    ],
+)
+def test_ascii_fast_path_counts_as_the_general_path(text):
+    # One non-ASCII word sends the text down the regex path: one more word (with a letter, 1 character).
+    words, chars, lettered, stop, upper, digits = _word_counts(text + " é")
+    assert _word_counts(text) == (words - 1, chars - 1, lettered - 1, stop, upper, digits)
 
 
 def test_doc_stats_are_gopher_style_ratios():
