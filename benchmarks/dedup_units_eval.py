@@ -3,6 +3,10 @@
 unit_dedup runs as the real Beam stage (in-process runner). Its `jaccard_threshold` is chosen on
 the calibration half (highest recall on partial/half/truncated/revised copies with precision
 ≥ 0.99 over predicted pairs and no hard negative merged) and then reported on the held-out half.
+With `--embedder`, the embedding path is added at that Jaccard threshold and its
+`cosine_threshold` chosen on the calibration half among `--cosines` (highest recall on every copy
+kind, paraphrase included, with precision ≥ 0.95 and no more hard negatives merged than the
+lexical path alone), then reported on the held-out half.
 semantic_dedup's decisions are computed with the stage's own functions (embedding of main content,
 centering, pairwise cosine, lexical verification), one cluster per language (the benchmark is far
 smaller than one k-means cluster), before (whole page, no verification, all languages together)
@@ -10,6 +14,8 @@ and after this change.
 
     python benchmarks/dedup_units_build.py --out /tmp/units_bench
     python benchmarks/dedup_units_eval.py --bench /tmp/units_bench
+    python benchmarks/dedup_units_eval.py --bench /tmp/units_bench --thresholds 0.5 --skip-semantic \
+        --embedder static --cosines 0.8,0.85,0.9,0.95
 """
 
 from __future__ import annotations
@@ -170,6 +176,32 @@ def score_pairs(records: list[dict], pairs) -> dict:
     }
 
 
+def calibrate_embedding(halves: dict, args, jaccard_threshold: float, lexical: dict) -> dict:
+    """Cosine threshold of the embedding path on the calibration half, then the held-out half."""
+    params = {"jaccard_threshold": jaccard_threshold, "embedder": args.embedder}
+    calib = {}
+    for t in (float(v) for v in args.cosines.split(",")):
+        kept, rejected = run_unit_dedup(halves["calib"], cosine_threshold=t, **params)
+        calib[t] = score_units(halves["calib"], kept, rejected)
+        print("calib", args.embedder, t, json.dumps(calib[t]), flush=True)
+    ok = [
+        t
+        for t, r in calib.items()
+        if r["precision"] >= 0.95 and r["hard_negatives_merged"] <= lexical["hard_negatives_merged"]
+    ]
+    result: dict = {"embedder": args.embedder, "calibration": calib, "chosen_cosine": None}
+    if not ok:
+        print("no cosine threshold keeps precision >= 0.95 without new hard negatives", flush=True)
+        return result
+    recall = lambda r: sum(r[f"recall_{k}"] for k in COPY_KINDS)  # noqa: E731
+    chosen = max(ok, key=lambda t: (recall(calib[t]), -t))
+    kept, rejected = run_unit_dedup(halves["heldout"], cosine_threshold=chosen, **params)
+    result["chosen_cosine"] = chosen
+    result["heldout"] = score_units(halves["heldout"], kept, rejected)
+    print("heldout", args.embedder, chosen, json.dumps(result["heldout"]), flush=True)
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -177,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench", type=Path, default=Path("/tmp/units_bench"))
     parser.add_argument("--thresholds", default="0.3,0.4,0.5,0.6")
     parser.add_argument("--skip-semantic", action="store_true")
+    parser.add_argument("--embedder", default="", help="also calibrate unit_dedup's embedding path")
+    parser.add_argument("--cosines", default="0.8,0.85,0.9,0.95")
     args = parser.parse_args(argv)
     if not (args.bench / "calib.jsonl.gz").is_file():
         print(f"skipped: run benchmarks/dedup_units_build.py --out {args.bench} first")
@@ -195,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     report["unit_dedup"] = {"calibration": calib, "chosen_threshold": chosen}
     report["unit_dedup"]["heldout"] = score_units(halves["heldout"], kept, rejected)
     print("heldout", chosen, json.dumps(report["unit_dedup"]["heldout"]), flush=True)
+    if args.embedder:
+        report["unit_dedup_embedding"] = calibrate_embedding(halves, args, chosen, calib[chosen])
     if not args.skip_semantic:
         embedder = semantic.load_embedder("static")
         for name, records in halves.items():

@@ -3,6 +3,10 @@ per run, on the same corpus (dedup_minhash_speed's ~3 KB documents of real parag
 near-duplicates, 30 % of paragraphs drawn at random so paragraphs repeat across documents).
 
     python benchmarks/dedup_units_speed.py --stage unit_dedup --docs 100000 --workers 2
+    python benchmarks/dedup_units_speed.py --stage unit_dedup --corpus /tmp/lead/corpus-100k.jsonl
+
+`--corpus` takes an existing JSONL of the same kind (e.g. made by make_corpus) instead of building
+one; `--docs` is then its line count.
 
 Prints wall time, CPU-seconds of the runner and its workers, peak RSS and the outcome counts
 (ids written under $TMPDIR/units_speed).
@@ -12,6 +16,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
+from pathlib import Path
 
 from common import DATA, arguments, cached_corpus, skipped
 
@@ -26,11 +32,17 @@ def main() -> int:
     parser.add_argument(
         "--stage", default="unit_dedup", choices=("unit_dedup", "minhash_dedup", "semantic_dedup")
     )
+    parser.add_argument("--corpus", type=Path, help="an existing JSONL corpus instead of --docs")
     args = parser.parse_args()
-    if skipped(DATA / "quality"):
+    if args.corpus:
+        source = args.corpus
+        with source.open() as f:
+            args.docs = sum(1 for _ in f)
+    elif skipped(DATA / "quality"):
         return 0
-    source = cached_corpus("units_speed", args.docs, make_corpus)
-    out = source.parent / f"out_{args.stage}_{args.docs}"
+    else:
+        source = cached_corpus("units_speed", args.docs, make_corpus)
+    out = Path(tempfile.gettempdir()) / "units_speed" / f"out_{args.stage}_{args.docs}"
     shutil.rmtree(out, ignore_errors=True)
     load_builtin_stages()
     stage = STAGES[args.stage](args.stage)

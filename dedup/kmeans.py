@@ -73,3 +73,27 @@ def normalize(x: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length (float32); an all-zero row stays zero."""
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return (x / np.where(norms == 0, 1, norms)).astype(np.float32)
+
+
+def neighbour_pairs(x: np.ndarray, k: int, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, cols, cosines) of the distinct pairs i < j where one row is among the other's `k`
+    nearest neighbours (exact inner-product search, faiss) with cosine ≥ `threshold`.
+
+    Each row contributes at most `k` pairs, so a large family of near-identical rows costs
+    O(n·k) pairs, not O(n²); connected groups still join it whole.
+    """
+    import faiss
+
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    if len(x) < 2 or k < 1:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0, dtype=np.float32)
+    index = faiss.IndexFlatIP(x.shape[1])
+    index.add(x)
+    sims, cols = index.search(x, min(k + 1, len(x)))
+    rows = np.repeat(np.arange(len(x)), cols.shape[1])
+    cols, sims = cols.ravel(), sims.ravel()
+    keep = (cols >= 0) & (cols != rows) & (sims >= threshold)
+    low, high = np.minimum(rows, cols)[keep], np.maximum(rows, cols)[keep]
+    pairs, first = np.unique(low * len(x) + high, return_index=True)
+    return pairs // len(x), pairs % len(x), sims[keep][first]

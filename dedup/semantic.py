@@ -363,29 +363,19 @@ class _SemanticDecisions(beam.PTransform):
             | "Embed" >> beam.ParDo(_EmbedBatch(stage))
             | "SplitEmbedded" >> SplitByTag((EMBEDDED, FAILED))
         )
-        batches = embedded[EMBEDDED]
-        count = (
-            batches
-            | "BatchSizes" >> beam.Map(lambda batch: len(batch[0]))
-            | "Count" >> beam.CombineGlobally(sum)
-        )
-        seed = stage.seed
-        sample = (
-            batches
-            | "SampleKeys"
-            >> beam.FlatMap(
-                lambda batch: (
-                    (sample_key(member_id(m), seed), member_id(m), vec) for m, vec in zip(batch[0], batch[1])
-                )
-            )
-            | "Sample" >> beam.combiners.Top.Of(stage.sample_size, key=lambda t: (t[0], t[1]), reverse=True)
-        )
-        model = sample | "TrainKMeans" >> beam.Map(
-            _train_centroids, count=beam.pvalue.AsSingleton(count), stage=stage
+        clustered = ClusterVectors(
+            stage.name,
+            member_id,
+            member_language,
+            seed=stage.seed,
+            sample_size=stage.sample_size,
+            center=stage.center,
+            clusters=stage.clusters,
+            iterations=stage.kmeans_iterations,
         )
         removed = (
-            batches
-            | "Assign" >> beam.ParDo(_AssignBatch(), beam.pvalue.AsSingleton(model))
+            embedded[EMBEDDED]
+            | "Cluster" >> clustered
             | "GroupByCluster" >> beam.GroupByKey()
             | "DedupCluster" >> beam.ParDo(_DedupCluster(stage))
         )
@@ -400,6 +390,61 @@ def _compared(doc: Document, languages: frozenset[str]) -> bool:
 def member_id(member: tuple) -> str:
     """The document id of a member (content key, member order, language, sketch or None)."""
     return member[1][-1]
+
+
+def member_language(member: tuple) -> str:
+    return member[2]
+
+
+class ClusterVectors(beam.PTransform):
+    """Batches (members, unit vectors) → ((language, cluster), (member, centered vector, cosine to
+    its centroid)), shared by `semantic_dedup` (documents) and `unit_dedup` (units).
+
+    Spherical k-means is trained on a deterministic sample (the `sample_size` lowest seeded hashes
+    of `key(member)`); with `center` the sample's mean is subtracted first; k is `clusters`, or one
+    per DOCS_PER_CLUSTER vectors. Mean and centroids reach every worker as a side input.
+    """
+
+    def __init__(self, name: str, key, language, *, seed, sample_size, center, clusters, iterations):
+        super().__init__()
+        self.name, self.key, self.language = name, key, language
+        self.seed, self.sample_size, self.center = seed, sample_size, center
+        self.clusters, self.iterations = clusters, iterations
+
+    def expand(self, batches):
+        count = (
+            batches
+            | "BatchSizes" >> beam.Map(lambda batch: len(batch[0]))
+            | "Count" >> beam.CombineGlobally(sum)
+        )
+        seed, key = self.seed, self.key
+        sample = (
+            batches
+            | "SampleKeys"
+            >> beam.FlatMap(
+                lambda batch: ((sample_key(key(m), seed), key(m), vec) for m, vec in zip(batch[0], batch[1]))
+            )
+            | "Sample" >> beam.combiners.Top.Of(self.sample_size, key=lambda t: (t[0], t[1]), reverse=True)
+        )
+        spec = (self.name, self.center, self.clusters, self.seed, self.iterations)
+        model = sample | "TrainKMeans" >> beam.Map(_train_centroids, beam.pvalue.AsSingleton(count), spec)
+        return batches | "Assign" >> beam.ParDo(_AssignBatch(self.language), beam.pvalue.AsSingleton(model))
+
+
+def _train_centroids(
+    sample: list[tuple], count: int, spec: tuple
+) -> tuple[np.ndarray | None, np.ndarray] | None:
+    """(corpus mean or None, centroids) from the sorted sample; k = `clusters` or from `count`."""
+    if not sample:
+        return None
+    name, centered, clusters, seed, iterations = spec
+    x = np.stack([vec for _, _, vec in sorted(sample, key=lambda t: (t[0], t[1]))])
+    mean = x.mean(axis=0, dtype=np.float64).astype(np.float32) if centered else None
+    k = clusters or math.ceil(count / DOCS_PER_CLUSTER)
+    centroids = kmeans.train_spherical_kmeans(center(x, mean), k, seed, iterations)
+    Metrics.counter(name, "kmeans_clusters").inc(len(centroids))
+    Metrics.counter(name, "kmeans_sample").inc(len(x))
+    return mean, centroids
 
 
 class _EmbedBatch(beam.DoFn):
@@ -462,24 +507,12 @@ class _EmbedBatch(beam.DoFn):
         return members, vectors
 
 
-def _train_centroids(
-    sample: list[tuple], count: int, stage: SemanticDedup
-) -> tuple[np.ndarray | None, np.ndarray] | None:
-    """(corpus mean or None, centroids) from the sorted sample; k from the recipe or from `count`."""
-    if not sample:
-        return None
-    x = np.stack([vec for _, _, vec in sorted(sample, key=lambda t: (t[0], t[1]))])
-    mean = x.mean(axis=0, dtype=np.float64).astype(np.float32) if stage.center else None
-    k = stage.clusters or math.ceil(count / DOCS_PER_CLUSTER)
-    centroids = kmeans.train_spherical_kmeans(center(x, mean), k, stage.seed, stage.kmeans_iterations)
-    Metrics.counter(stage.name, "kmeans_clusters").inc(len(centroids))
-    Metrics.counter(stage.name, "kmeans_sample").inc(len(x))
-    return mean, centroids
-
-
 class _AssignBatch(beam.DoFn):
     """Centers each vector, keys it by language and nearest centroid:
     ((language, cluster), (member, vector, cosine to centroid)); languages are never compared."""
+
+    def __init__(self, language) -> None:
+        self.language = language
 
     def process(self, batch, model):
         members, vectors = batch
@@ -487,7 +520,7 @@ class _AssignBatch(beam.DoFn):
         vectors = center(vectors, mean)
         labels, sims = kmeans.assign(vectors, centroids)
         for member, vec, label, sim in zip(members, vectors, labels.tolist(), sims.tolist()):
-            yield (member[2], label), (member, vec, sim)
+            yield (self.language(member), label), (member, vec, sim)
 
 
 class _DedupCluster(beam.DoFn):

@@ -7,25 +7,35 @@ neither whole-document MinHash (a half-page copy has Jaccard ~0.5 with its sourc
 paragraph hashes (one changed word breaks the hash) can see, and it decides at two levels
 (drop the document, or cut units from it), which the other stages do not.
 
-Steps (Beam; no worker holds O(corpus) state; only ids, hashes and shingle sets are shuffled,
-never documents):
+Steps (Beam; no worker holds O(corpus) state; only ids, hashes, shingle sets and unit vectors are
+shuffled, never documents):
 1. units: the lines of a document with at least `min_words` words (`dedup.content.units`); each
-   unit's word n-gram shingles (`dedup.signatures`), MinHash signature and band keys;
-2. band keys shuffled in per-partition chunks; every shared bucket gives candidate unit pairs of
-   different documents (a bucket above `max_bucket_size` becomes a star to its first unit);
-3. verification: each pair meets its two shingle sets (a join keyed by unit) and is kept if
-   their Jaccard similarity ≥ `jaccard_threshold`;
+   unit's word n-gram shingles (`dedup.signatures`) and, with an `embedder`, its vector;
+2. classes: units with the same shingle set are one class (a shuffle by the set's hash, in
+   per-partition chunks). Its representative is its smallest node; only representatives go on,
+   so a paragraph repeated on many pages costs one unit below, not one per copy;
+3. candidates among representatives: MinHash LSH bands (a shared bucket gives candidate pairs; a
+   bucket above `max_bucket_size` becomes a star to its first unit), verified by the Jaccard
+   similarity of the two shingle sets ≥ `jaccard_threshold`; with an `embedder`, also the
+   `neighbours` nearest units by centered cosine within one (language, k-means cluster),
+   kept at cosine ≥ `cosine_threshold` (`semantic.ClusterVectors`, `kmeans.neighbour_pairs`).
+   Two units of one document are never a pair unless either class has copies in other documents;
 4. connected components of the verified pairs (`dedup.components`); a unit is named by
    (survivor order of its document, unit index), so a component's label, its smallest node, is
    the copy in the best document by the shared survivor order (prefer_score, tie_break, id);
-5. every unit whose label lies in another document is a removal, keyed by its document's id;
-   `pipeline.decisions.ApplyDecisions` joins the removals to the documents (spilled once by id
-   partition, never shuffled), so a worker holds one partition's removals at a time;
+5. every unit (representative or class member) whose label lies in another document is a
+   removal, keyed by its document's id; `pipeline.decisions.ApplyDecisions` joins the removals to
+   the documents (spilled once by id partition, never shuffled);
 6. per document: removed content characters / content characters ≥ `max_containment` →
    rejected `contained_in` (`duplicate_of` = the document holding most of the removed
    characters); otherwise the removed lines are cut from the text (`metadata.units_removed`:
-   [unit index, id of the document that keeps it] per cut unit; `metadata.unit_chars_removed`), and a text left with fewer than `min_remaining_chars`
-   characters is rejected `too_short_after_dedup`.
+   [unit index, id of the document that keeps it] per cut unit; `metadata.unit_chars_removed`),
+   and a text left with fewer than `min_remaining_chars` characters is rejected
+   `too_short_after_dedup`. A document whose units could not be embedded fails.
+
+Step 2 changes no decision: units of one class have equal MinHash signatures, so they fall into
+the same buckets as their representative and verify against the same sets; it only removes the
+copies' own pairs and edges, which on web text (shared boilerplate, reposted paragraphs) are most.
 
 A unit's copies always keep the best document's copy, so a unit survives in exactly one kept
 document unless that document is itself rejected as contained (then its few unique units go with
@@ -34,28 +44,35 @@ it: that is what `max_containment` trades).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import Any
 
 import apache_beam as beam
 import numpy as np
+import xxhash
 from apache_beam.metrics import Metrics
 
+from dedup import kmeans
 from dedup.components import ConnectedComponents
 from dedup.content import units
 from dedup.lsh import curve_threshold
-from dedup.minhash import _bucket_pairs, _doc_id, pack, verification_set
+from dedup.minhash import _assert_every_pair_met, _bucket_pairs, _doc_id, pack, unpack, verification_set
+from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.beam_stages import LostElements
+from pipeline.beam_stages import LostElements, count_as_side_input, failure
 from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
-from pipeline.outcomes import KEPT, REJECTED
+from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 CONTAINED = "contained_in"
 TOO_SHORT = "too_short_after_dedup"
+UNIT, BAND, MEMBERS, VECTORS, LABEL = "unit", "band", "members", "vectors", "label"
+EMBEDDERS = ("", "static", "minilm", "minilm-bf16")
+MAX_CLUSTER_SIZE = 10_000  # units; a larger k-means cluster is split before the neighbour search
+PartitionKeyed = tuple[int, Any]
 
 
 def unit_node(order: tuple, index: int) -> tuple:
@@ -112,7 +129,28 @@ class UnitDedup(CollectionStage):
             int, 100, "a band bucket with more units links them to its first unit instead of all pairs", min=2
         ),
         "cc_rounds": Param(int, 20, "large-star/small-star rounds for connected components", min=1, max=64),
-        "partitions": Param(int, 64, "shuffle partitions for band keys and documents", min=1),
+        "partitions": Param(int, 64, "shuffle partitions for unit classes, band keys and documents", min=1),
+        "embedder": Param(
+            str,
+            "",
+            "also pair units by embedding (static, minilm, minilm-bf16): nearest neighbours within a "
+            "language and k-means cluster; empty: lexical matching only (benchmarks/results/units.md)",
+            choices=EMBEDDERS,
+        ),
+        "cosine_threshold": Param(
+            float,
+            0.95,
+            "with an embedder: two units are copies when their centered cosine similarity reaches this",
+            min=-1.0,
+            max=1.0,
+        ),
+        "neighbours": Param(int, 8, "with an embedder: nearest units searched per unit", min=1, max=256),
+        "embed_languages": Param(
+            list[str],
+            ["en"],
+            "with an embedder: units of documents whose `language` is set and not listed are matched "
+            "lexically only (the embedders are English models); empty: every document",
+        ),
         **SURVIVOR_PARAMS,
     }
 
@@ -126,7 +164,16 @@ class UnitDedup(CollectionStage):
             "jaccard_threshold": self.jaccard_threshold,
             "max_containment": self.max_containment,
             "min_remaining_chars": self.min_remaining_chars,
-        }
+            "embedder": self.embedder or "none (lexical only)",
+        } | (
+            {
+                "cosine_threshold": self.cosine_threshold,
+                "neighbours": self.neighbours,
+                "embed_languages": self.embed_languages,
+            }
+            if self.embedder
+            else {}
+        )
 
     def decide(self, doc: Document, removals: list[tuple[int, str]]) -> Document | Rejection:
         """Apply one document's removals ((unit index, survivor document id)): the edited
@@ -155,42 +202,73 @@ class UnitDedup(CollectionStage):
         )
 
     def expand(self, docs: beam.PCollection, passthrough=None) -> StageOutputs:
-        parts, name = self.partitions, self.name
-        batches = docs | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
-        fingerprints = batches | "Units" >> beam.FlatMap(_unit_fingerprints, self)
-        bands = fingerprints | "OnlyBands" >> beam.FlatMap(lambda t: [t[1]] if t[0] == "band" else [])
-        sets = fingerprints | "OnlySets" >> beam.FlatMap(lambda t: [t[1]] if t[0] == "set" else [])
+        name = self.name
+        found = (
+            docs
+            | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
+            | "Units" >> beam.ParDo(_UnitsFn(self))
+            | "SplitUnits" >> SplitByTag((UNIT, FAILED))
+        )
+        grouped = (
+            found[UNIT]
+            | "TypeUnits" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
+            | "GroupClasses" >> beam.GroupByKey()
+        )
+        classes = (
+            grouped
+            | "Classes" >> beam.FlatMap(_classes, self.bands, self.rows, self.seed, self.partitions, name)
+            | "SplitClasses" >> SplitByTag((BAND, MEMBERS, VECTORS))
+        )
         pairs = (
-            bands
+            classes[BAND]
             | "BucketPairs"
             >> SpillGroups(
                 f"{spill_dir(docs.pipeline, name)}/bands", _bucket_pairs, self.max_bucket_size, name
             )
-            | "OtherDocuments" >> beam.Filter(lambda p: node_doc(p[0]) != node_doc(p[1]))
+            | "Linkable" >> beam.FlatMap(_linkable)
             | "DistinctPairs" >> beam.Distinct()
         )
-        wants = pairs | "WantSets" >> beam.FlatMap(lambda p: ((p[0], ("pair", p)), (p[1], ("pair", p))))
-        have = sets | "HaveSets" >> beam.Map(lambda kv: (kv[0], ("set", kv[1])))
-        edges = (
-            (wants, have)
-            | "WantsAndSets" >> beam.Flatten()
-            | "GroupByUnit" >> beam.GroupByKey()
-            | "ShipSets" >> beam.FlatMap(_ship_sets)
+        parts = self.partitions
+        wants = pairs | "WantSets" >> beam.FlatMap(
+            lambda p: ((key % parts, (key, (p[0][0], p[1][0]))) for _, key in p)
+        ).with_output_types(PartitionKeyed)
+        met = (
+            grouped
+            | "ShipSets" >> beam.FlatMap(_ship_sets, beam.pvalue.AsMultiMap(wants))
             | "GroupPairs" >> beam.GroupByKey()
-            | "CheckPairs" >> beam.FlatMap(_check_pair, self.jaccard_threshold, name)
         )
+        _ = (
+            pairs
+            | "CountPairs" >> beam.combiners.Count.Globally()
+            | "CheckEveryPairMet"
+            >> beam.Map(_assert_every_pair_met, count_as_side_input(met, "CountMetPairs"), name)
+        )
+        edges = met | "CheckPairs" >> beam.FlatMap(_check_pair, self.jaccard_threshold, name)
+        if self.embedder:
+            near = classes[VECTORS] | "EmbeddingPairs" >> _EmbeddingPairs(self)
+            edges = (edges, near) | "AllEdges" >> beam.Flatten()
+        labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, name)
         removals = (
-            edges
-            | "Components" >> ConnectedComponents(self.cc_rounds, name)
-            | "Removals" >> beam.FlatMap(_removal)
+            (
+                labels | "LabelOfClass" >> beam.Map(lambda kv: (kv[0], (LABEL, kv[1]))),
+                classes[MEMBERS] | "MembersOfClass" >> beam.Map(lambda kv: (kv[0], (MEMBERS, kv[1]))),
+            )
+            | "LabelsAndMembers" >> beam.Flatten()
+            | "GroupByRepresentative" >> beam.GroupByKey()
+            | "Removals" >> beam.FlatMap(_removals)
         )
-        return decision_inputs(docs, removals, passthrough) | "Apply" >> ApplyDecisions(
-            name, _doc_id, self.apply, parts
+        decisions = (removals, found[FAILED]) | "AllDecisions" >> beam.Flatten()
+        return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
+            name, _doc_id, self.apply, self.partitions
         )
 
-    def apply(self, doc: Document, removals: list, occurrence: int):
-        """One document and its removals ((unit index, survivor id)) → its outcome."""
-        outcome = self.decide(doc, sorted(removals))
+    def apply(self, doc: Document, decisions: list, occurrence: int):
+        """One document and its decisions (removals (unit index, survivor id), or a failure) → its outcome."""
+        failures = [d[1] for d in decisions if d[0] == FAILED]
+        if failures:
+            yield FAILED, failures[0]
+            return
+        outcome = self.decide(doc, sorted(decisions))
         if isinstance(outcome, Rejection):
             Metrics.counter(self.name, outcome.reason).inc()
             yield REJECTED, outcome
@@ -214,42 +292,125 @@ def cut(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
-def _unit_fingerprints(batch: list[Document], stage: UnitDedup):
-    """("band", (partition, packed keys and nodes)) chunks and ("set", (node, shingle bytes)) per unit."""
-    hasher = shingle_hasher(stage.ngram, stage.seed)
-    nodes, shingles = [], []
-    for doc in batch:
-        order = survivor_key(doc, stage.prefer_score, stage.tie_break)
-        for index, (start, end) in enumerate(units(doc.text, stage.min_words)):
-            unit_shingles = hasher(doc.text[start:end])
-            if unit_shingles.size:
-                nodes.append(unit_node(order, index))
-                shingles.append(unit_shingles)
-    Metrics.counter(stage.name, "units").inc(len(nodes))
-    if not nodes:
-        return
-    for node, unit_shingles in zip(nodes, shingles):
-        yield "set", (node, verification_set(unit_shingles))
-    signatures = MinHasher(stage.bands * stage.rows, stage.seed).signatures(shingles)
-    keys = band_keys(signatures, stage.bands, stage.rows, stage.seed).ravel()
-    owner = np.repeat(np.arange(len(nodes)), stage.bands)
-    part = keys % np.uint64(stage.partitions)
+class _UnitsFn(beam.DoFn):
+    """A batch of documents → (UNIT, (class partition, packed [(class key, node, language, shingle
+    bytes, float16 vector bytes or None)])) chunks, keyed by the hash of each unit's shingle set
+    (bytes, not arrays: a chunk pickles and unpickles much faster); and (FAILED, (doc id,
+    (FAILED, failure record))) per document whose units could not be embedded (its units are left
+    out of the graph)."""
+
+    def __init__(self, stage: UnitDedup) -> None:
+        self.name, self.min_words = stage.name, stage.min_words
+        self.ngram, self.seed = stage.ngram, stage.seed
+        self.partitions, self.order = stage.partitions, (stage.prefer_score, stage.tie_break)
+        self.embedder_name, self.languages = stage.embedder, frozenset(stage.embed_languages)
+
+    def setup(self) -> None:
+        self.hasher = shingle_hasher(self.ngram, self.seed)
+        self.embedder = load_embedder(self.embedder_name) if self.embedder_name else None
+
+    def process(self, batch: list[Document]):
+        found = [self._units(doc) for doc in batch]
+        vectors: list[np.ndarray | None] = [None] * len(batch)
+        rows = [row for row, doc in enumerate(batch) if self.embedder is not None and self._embedded(doc)]
+        try:
+            for row, doc_vectors in zip(rows, self._embed([found[row] for row in rows]) if rows else []):
+                vectors[row] = doc_vectors
+        except Exception:  # isolate the document(s) that broke the batch
+            for row in rows:
+                try:
+                    vectors[row] = self._embed([found[row]])[0]
+                except Exception as exc:
+                    Metrics.counter(self.name, "embed_failed").inc()
+                    yield FAILED, (batch[row].id, (FAILED, failure(batch[row], self.name, exc)))
+                    found[row] = []
+        chunks: dict[int, list] = defaultdict(list)
+        for doc, units_of, doc_vectors in zip(batch, found, vectors):
+            for i, (node, _, shingles) in enumerate(units_of):
+                shingle_bytes = shingles.tobytes()
+                key = xxhash.xxh64_intdigest(shingle_bytes)
+                vector = None if doc_vectors is None else doc_vectors[i].tobytes()
+                chunks[key % self.partitions].append((key, node, doc.language or "", shingle_bytes, vector))
+        Metrics.counter(self.name, "units").inc(sum(map(len, chunks.values())))
+        for part in sorted(chunks):
+            yield UNIT, (part, pack(chunks[part]))
+
+    def _units(self, doc: Document) -> list[tuple[tuple, str, np.ndarray]]:
+        """(node, text, shingle hashes) of each unit of `doc` that has shingles."""
+        order = survivor_key(doc, *self.order)
+        found = []
+        for index, (start, end) in enumerate(units(doc.text, self.min_words)):
+            shingles = self.hasher(doc.text[start:end])
+            if shingles.size:
+                found.append((unit_node(order, index), doc.text[start:end], shingles))
+        return found
+
+    def _embedded(self, doc: Document) -> bool:
+        return not self.languages or doc.language is None or doc.language in self.languages
+
+    def _embed(self, grouped: list[list]) -> list[np.ndarray]:
+        """float16 unit vectors of the units of each document of `grouped`."""
+        texts = [text for units_of in grouped for _, text, _ in units_of]
+        with _ENCODE_LOCK:  # threads of one SDK worker share the embedder
+            x = self.embedder.encode(texts, batch_size=256).astype(np.float16)
+        return np.split(x, np.cumsum([len(g) for g in grouped])[:-1])
+
+
+def _classes(item: tuple[int, Any], bands: int, rows: int, seed: int, partitions: int, name: str):
+    """One class partition's units → for each class (same shingle set) its representative (the
+    smallest node): band key chunks (BAND, (band partition, packed (keys, [(node, multi, class
+    key)]))), (VECTORS, (members, vectors)) with an embedder, and (MEMBERS, (node, other nodes))
+    for a class of several units. `multi`: the class has units in several documents."""
+    _, blobs = item
+    classes: dict[int, list] = defaultdict(list)
+    for blob in blobs:
+        for key, *unit in unpack(blob):
+            classes[key].append(unit)
+    reps, embedded = [], []
+    for key in sorted(classes):
+        members = sorted(classes[key], key=lambda unit: unit[0])
+        multi = len({node_doc(unit[0]) for unit in members}) > 1
+        if len(members) > 1:
+            yield MEMBERS, (members[0][0], [unit[0] for unit in members[1:]])
+        reps.append((members[0], multi, key))
+        vector = next((unit for unit in members if unit[3] is not None), None)  # its embedded copy
+        if vector is not None:
+            embedded.append(((members[0][0], multi, vector[1]), np.frombuffer(vector[3], dtype=np.float16)))
+    Metrics.counter(name, "unit_classes").inc(len(reps))
+    shingles = [np.frombuffer(unit[2], dtype=np.uint64) for unit, _, _ in reps]
+    signatures = MinHasher(bands * rows, seed).signatures(shingles)
+    keys = band_keys(signatures, bands, rows, seed).ravel()
+    owner = np.repeat(np.arange(len(reps)), bands)
+    part = keys % np.uint64(partitions)
     order = np.argsort(part, kind="stable")
     for chunk in np.split(order, np.flatnonzero(np.diff(part[order])) + 1):
-        yield "band", (int(part[chunk[0]]), pack((keys[chunk], [nodes[i] for i in owner[chunk]])))
+        entries = [(reps[i][0][0], reps[i][1], reps[i][2]) for i in owner[chunk]]
+        yield BAND, (int(part[chunk[0]]), pack((keys[chunk], entries)))
+    if embedded:
+        yield VECTORS, ([m for m, _ in embedded], np.stack([v for _, v in embedded]).astype(np.float32))
 
 
-def _ship_sets(item: tuple[tuple, Any]):
-    """One unit: (pair, its shingle bytes) for every candidate pair it belongs to."""
-    _, values = item
-    shingle_bytes, pairs = None, []
-    for kind, value in values:
-        if kind == "set":
-            shingle_bytes = value
-        else:
-            pairs.append(value)
-    for pair in pairs:
-        yield pair, shingle_bytes
+def _linkable(pair: tuple[tuple, tuple]):
+    """((node, multi, class key), (node, multi, class key)) → ((node, class key), (node, class
+    key)), unless both classes lie in one same document."""
+    (a, multi_a, key_a), (b, multi_b, key_b) = pair
+    if multi_a or multi_b or node_doc(a) != node_doc(b):
+        yield (a, key_a), (b, key_b)
+
+
+def _ship_sets(item: tuple[int, Any], wants):
+    """One class partition: (pair, verification set) for every candidate pair that wants the set of
+    a class stored here (`wants`: partition → (class key, pair), a multimap side input)."""
+    partition, blobs = item
+    wanted: dict[int, list[tuple]] = defaultdict(list)
+    for key, pair in wants[partition]:
+        wanted[key].append(pair)
+    if not wanted:
+        return
+    for blob in blobs:
+        for key, _, _, shingle_bytes, _ in unpack(blob):
+            for pair in wanted.pop(key, ()):  # a class's units share one set: ship it once per pair
+                yield pair, verification_set(np.frombuffer(shingle_bytes, dtype=np.uint64))
 
 
 def _check_pair(item: tuple[tuple, Any], threshold: float, name: str):
@@ -265,9 +426,66 @@ def _check_pair(item: tuple[tuple, Any], threshold: float, name: str):
         yield pair
 
 
-def _removal(item: tuple[tuple, tuple]):
-    """(unit, component label) → (doc id, (unit index, survivor id)) when the component's best copy
-    is in another document."""
-    node, label = item
-    if node_doc(node) != node_doc(label):
-        yield node_doc(node), (node[-1], node_doc(label))
+def _removals(item: tuple[tuple, Any]):
+    """A class representative with its component label and its class's other units → (doc id,
+    (unit index, survivor id)) for every unit whose component keeps its copy in another document."""
+    rep, values = item
+    label, nodes = rep, [rep]
+    for kind, value in values:
+        if kind == LABEL:
+            label = value
+        else:
+            nodes += value
+    for node in nodes:
+        if node_doc(node) != node_doc(label):
+            yield node_doc(node), (node[-1], node_doc(label))
+
+
+def _unit_key(member: tuple) -> str:
+    """A unit's id for the k-means sample: document id and unit index."""
+    return f"{node_doc(member[0])}#{member[0][-1]}"
+
+
+def _unit_language(member: tuple) -> str:
+    return member[2]
+
+
+class _EmbeddingPairs(beam.PTransform):
+    """Representatives' vectors → (node, node) of units whose centered cosine reaches
+    `cosine_threshold`, among each unit's `neighbours` nearest within one (language, cluster)."""
+
+    def __init__(self, stage: UnitDedup) -> None:
+        super().__init__()
+        self.stage = stage
+
+    def expand(self, vectors):
+        stage = self.stage
+        clustered = ClusterVectors(
+            stage.name, _unit_key, _unit_language, seed=stage.seed, sample_size=20_000, center=True,
+            clusters=0, iterations=20,
+        )  # fmt: skip
+        return (
+            vectors
+            | "ClusterUnits" >> clustered
+            | "GroupUnitClusters" >> beam.GroupByKey()
+            | "NearestUnits"
+            >> beam.FlatMap(_nearest_pairs, stage.neighbours, stage.cosine_threshold, stage.seed, stage.name)
+        )
+
+
+def _nearest_pairs(item: tuple[Any, Any], neighbours: int, threshold: float, seed: int, name: str):
+    """One (language, cluster) of (member, centered vector, centroid cosine) → linkable node pairs."""
+    _, members = item
+    members = sorted(members, key=lambda m: m[0][0])
+    x = np.stack([m[1] for m in members])
+    parts = np.zeros(len(members), dtype=np.int64)
+    if len(members) > MAX_CLUSTER_SIZE:
+        parts = kmeans.split_oversized(x, MAX_CLUSTER_SIZE, seed)
+    for part in np.unique(parts):
+        rows = np.flatnonzero(parts == part)
+        a, b, _ = kmeans.neighbour_pairs(x[rows], neighbours, threshold)
+        for i, j in zip(rows[a].tolist(), rows[b].tolist()):
+            (node_a, multi_a, _), (node_b, multi_b, _) = members[i][0], members[j][0]
+            if multi_a or multi_b or node_doc(node_a) != node_doc(node_b):
+                Metrics.counter(name, "embedding_pairs").inc()
+                yield node_a, node_b

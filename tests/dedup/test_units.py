@@ -2,12 +2,16 @@ import json
 import random
 
 import apache_beam as beam
+import numpy as np
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from dedup import units as units_module
+from dedup.kmeans import neighbour_pairs
 from dedup.units import UnitDedup, cut
 from pipeline.document import Document
+from tests.dedup.test_semantic import BagOfWordsEmbedder  # a model that cannot embed 'EXPLODE'
 
 NAV = "Home | News | Contact"  # a template line: fewer than min_words words, never a unit
 
@@ -116,6 +120,96 @@ def test_empty_input_and_documents_without_units():
     for kept, rejected, _ in run(docs):
         assert_that(kept, equal_to([("e", "", None), ("s", "too short", None), ("t", "too short", None)]))
         assert_that(rejected, equal_to([]), label="rejected")
+
+
+def test_a_paragraph_repeated_inside_one_document():
+    """Copies inside one document never cut each other; when another document keeps the
+    paragraph, every copy of it is cut."""
+    p1 = para("p1")
+    a = Document("a", f"{p1}\n{p1}\n{para('a2')}\n{para('a3')}")
+    b = Document("b", f"{para('b1')}\n{p1}\n{para('b2')}\n{para('b3')}\n{para('b4')}")  # longer: kept
+    c = Document("c", f"{para('c1')}\n{para('c1')}\n{para('c2')}")
+    for kept, rejected, _ in run([a, b, c]):
+        assert_that(
+            kept,
+            equal_to(
+                [
+                    ("a", f"{para('a2')}\n{para('a3')}", [[0, "b"], [1, "b"]]),
+                    ("b", b.text, None),
+                    ("c", c.text, None),
+                ]
+            ),
+            label="kept",
+        )
+        assert_that(rejected, equal_to([]), label="rejected")
+
+
+# Real English paragraphs on unrelated topics, for the embedding path with the shipped static model.
+TOPICS = [
+    "The committee approved the new budget for public schools after a long debate about teacher "
+    "salaries and the cost of repairing old buildings in the northern districts.",
+    "Heavy rain flooded several roads near the river on Sunday, and emergency crews rescued two "
+    "drivers whose cars had stalled in the rising water overnight.",
+    "The museum will open an exhibition of medieval manuscripts next spring, including illuminated "
+    "prayer books that have never been shown to the public before.",
+    "Researchers found that the bacteria survive in frozen soil for thousands of years and can "
+    "become active again when the ground thaws during warmer summers.",
+    "The team lost its third match in a row after the goalkeeper was injured in the first half and "
+    "the coach refused to change the defensive formation.",
+]
+
+
+def test_embedding_path_pairs_a_rewritten_paragraph():
+    """The same words in reverse order share no word 3-gram (lexical path: no match) but have the
+    same static embedding; with `embedder` set, the copy is cut from the lower-ranked document."""
+    reversed_first, reversed_second = (" ".join(reversed(t.split())) for t in TOPICS[:2])
+    a = Document("a", "\n".join(TOPICS[:3]), language="en")
+    b = Document("b", f"{TOPICS[3]}\n{reversed_first}\n{TOPICS[4]}", language="en")
+    # a language the embedder does not cover: matched lexically only
+    de = Document("de", f"{para('d1')}\n{reversed_second}", language="de")
+    for kept, rejected, _ in run([a, b, de], tie_break="smallest_id"):
+        assert_that(kept, equal_to([(d.id, d.text, None) for d in (a, b, de)]), label="kept")
+        assert_that(rejected, equal_to([]), label="rejected")
+    for kept, rejected, failed in run([a, b, de], tie_break="smallest_id", embedder="static"):
+        expected_b = f"{TOPICS[3]}\n{TOPICS[4]}"
+        assert_that(
+            kept,
+            equal_to([("a", a.text, None), ("b", expected_b, [[1, "a"]]), ("de", de.text, None)]),
+            label="kept",
+        )
+        assert_that(rejected, equal_to([]), label="rejected")
+        assert_that(failed, equal_to([]), label="failed")
+
+
+def test_a_document_that_cannot_be_embedded_fails_alone(monkeypatch):
+    monkeypatch.setattr(units_module, "load_embedder", lambda name: BagOfWordsEmbedder())
+    a = Document("a", f"{para('a1')}\n{para('a2')}")
+    b = Document("b", f"{para('b1')}\n{para('a1')}\n{para('b2')}")
+    bad = Document("bad", f"{para('a1')}\nEXPLODE {para('x1')}")
+    for kept, rejected, failed in run([a, b, bad], embedder="minilm"):
+        expected_a = para("a2")  # b is longer: it keeps a1; the failed document is no survivor
+        assert_that(kept, equal_to([("a", expected_a, [[0, "b"]]), ("b", b.text, None)]), label="kept")
+        assert_that(rejected, equal_to([]), label="rejected")
+        assert_that(
+            failed | beam.Map(lambda f: (f.id, f.stage, f.error, f.message)),
+            equal_to([("bad", "unit_dedup", "RuntimeError", "cannot embed EXPLODE")]),
+            label="failed",
+        )
+
+
+def test_neighbour_pairs_are_the_pairs_above_the_threshold_among_k_nearest():
+    rng = np.random.default_rng(5)
+    centres = rng.normal(size=(6, 16))
+    x = np.repeat(centres, 4, axis=0) + 0.05 * rng.normal(size=(24, 16))
+    x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    sims = x @ x.T
+    brute = {(i, j) for i in range(24) for j in range(i + 1, 24) if sims[i, j] >= 0.9}
+    rows, cols, cosines = neighbour_pairs(x, 23, 0.9)
+    assert set(zip(rows.tolist(), cols.tolist())) == brute and len(rows) == len(brute)
+    np.testing.assert_allclose(cosines, sims[rows, cols], atol=1e-5)
+    rows, cols, _ = neighbour_pairs(x, 1, 0.9)  # each row adds at most its nearest other row
+    assert len(rows) <= 24 and set(zip(rows.tolist(), cols.tolist())) <= brute
+    assert all(len(a) == 0 for a in neighbour_pairs(x[:1], 4, 0.0))
 
 
 def corpus() -> list[Document]:
