@@ -1,6 +1,6 @@
 """The native lid.176 model (`filters._lid_native`) against fastText's binding on real text.
 
-1. Every sentence of ../shared/data/langid/sentences (500 in each of 75 languages): labels and
+1. Every sentence of ../shared/data/langid/sentences (37,404 lines in 75 languages): labels and
    probabilities with k=1 and with every label (k=-1), compared exactly.
 2. Every document of `filters_corpus.py` (11,700): the `language` stage's verdict (keep, reason,
    detail, language, score) with each model, at the default settings (en, 0.65) and with every
