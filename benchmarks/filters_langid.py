@@ -33,7 +33,7 @@ def main() -> None:
         return
     stage = LanguageFilter("language", languages=[], threshold=0.0)
     stage.setup()
-    labels = {label[9:] for label in stage._model.get_labels()}
+    labels = {label[9:] for label in stage._model.labels}
     results = []
     confusions: Counter = Counter()
     total = seconds = 0.0

@@ -81,10 +81,12 @@ def signature_runner(records: list[dict]):
 
 
 def use_python_references(on: bool) -> None:
-    """Switch text analysis and MinHash signatures between the C extensions and their references."""
+    """Switch text analysis, MinHash signatures and lid.176 (stages set up after the switch) between
+    the C extensions and their references (for lid.176: fastText's binding)."""
     from dedup import signatures
-    from filters import text_analysis
+    from filters import language, text_analysis
 
+    language.REFERENCE = on
     text_analysis.ANALYSIS = text_analysis.Reference if on else text_analysis._load_native()
     signatures.SIGNATURES = signatures.Reference if on else signatures._load_native()
 

