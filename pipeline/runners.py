@@ -1,8 +1,7 @@
 """Runner names and what gristmill's graph does so that every runner executes all of it.
 
-Beam 2.77's DaskRunner has four faults (reproduced in docs/upstream/dask_tagged_outputs.md and
-docs/upstream/dask_side_inputs.md); gristmill works around them in its own graph, never by
-patching Beam:
+Beam 2.77's DaskRunner has five faults (reproduced in docs/upstream/dask_*.md); gristmill works
+around them in its own graph or in a subclass of the runner, never by patching Beam:
 1. Consumers of every `with_outputs` tag receive all of the step's outputs: gristmill emits
    `(tag, value)` pairs split by `pipeline.outcomes` instead.
 2. What a DoFn emits in `finish_bundle` is dropped (a bundle's results are collected before
@@ -20,6 +19,10 @@ patching Beam:
    the same result when run again (a lost Dask worker's tasks are rerun): collection stages send
    their spill files' names through the graph and, on Dask, keep the files until the run ends
    (`reruns_steps`, pipeline/decisions.py).
+5. A Flatten gets the sum of its inputs' Dask partitions and nothing lowers a count again, so
+   partitions double at each join of two branches of one collection: `--runner=DaskRunner` is
+   gristmill's subclass of Beam's runner (pipeline/dask_runner.py), which cuts each step back to
+   its largest input's count.
 """
 
 from __future__ import annotations
@@ -33,12 +36,13 @@ from apache_beam.pvalue import AsSideInput
 
 SIDE_INPUT_GROUPS = 16  # keys a side-input reader's input is spread over on Dask (fault 4)
 MAIN = -1  # the tag of a reader's own input elements in the join (side inputs: their index)
-DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
-RUNNER_ALIASES = {"DaskRunner": DASK_RUNNER}
+DASK_RUNNER = "pipeline.dask_runner.DaskRunner"  # Beam's, with partitions kept in check (fault 5)
+BEAM_DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
+RUNNER_ALIASES = {"DaskRunner": DASK_RUNNER, BEAM_DASK_RUNNER: DASK_RUNNER}
 
 
 def expand_runner_alias(beam_args: list[str]) -> list[str]:
-    """`--runner=DaskRunner` (or `--runner DaskRunner`) → Beam's full class path."""
+    """`--runner=DaskRunner` (or `--runner DaskRunner`, or Beam's class path) → gristmill's DaskRunner."""
     args = list(beam_args)
     for index, arg in enumerate(args):
         if arg.startswith("--runner="):
@@ -50,7 +54,7 @@ def expand_runner_alias(beam_args: list[str]) -> list[str]:
 
 
 def is_dask(runner: str | None) -> bool:
-    return (runner or "") in (DASK_RUNNER, "DaskRunner")
+    return (runner or "") in (DASK_RUNNER, BEAM_DASK_RUNNER, "DaskRunner")
 
 
 def reruns_steps(pipeline: beam.Pipeline) -> bool:
