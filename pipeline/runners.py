@@ -5,8 +5,10 @@ around them in its own graph or in a subclass of the runner, never by patching B
 1. Consumers of every `with_outputs` tag receive all of the step's outputs: gristmill emits
    `(tag, value)` pairs split by `pipeline.outcomes` instead.
 2. What a DoFn emits in `finish_bundle` is dropped (a bundle's results are collected before
-   `finish_bundle` runs): on Dask, document stages run on batches of one document and
-   `BatchElements` makes batches of one, so nothing is left to emit when a bundle ends.
+   `finish_bundle` runs): on Dask, document stages run on batches of one document,
+   `BatchElements` makes batches of one, so nothing is left to emit when a bundle ends, and
+   `Top.Of` (whose per-bundle tops are emitted there: an empty list on Dask) becomes the
+   equivalent `CombineGlobally(TopCombineFn)`.
 3. Only the steps that the last-applied step depends on are computed: `join_branches` ends every
    branch of the graph in one last step (on every runner, so all runners run the same graph).
 4. A side input is computed inside each task that reads it, as a second computation of every
@@ -102,6 +104,15 @@ class _OneElementBatches(PTransformOverride):
 
     def get_replacement_transform_for_applied_ptransform(self, applied_ptransform):
         return beam.Map(_one_element_batch)
+
+
+class _TopAsCombine(PTransformOverride):
+    def matches(self, applied_ptransform) -> bool:
+        return isinstance(applied_ptransform.transform, beam.combiners.Top.Of)
+
+    def get_replacement_transform_for_applied_ptransform(self, applied_ptransform):
+        top = applied_ptransform.transform  # Beam 2.77 keeps its arguments in these attributes
+        return beam.CombineGlobally(beam.combiners.TopCombineFn(top._n, top._key, top._reverse))
 
 
 class _KeyByCount(beam.DoFn):
@@ -208,4 +219,4 @@ class _SideInputsAsJoin(PTransformOverride):
 
 def dask_overrides() -> list[PTransformOverride]:
     """Replacements gristmill applies to its own graph before running it on Dask (faults 2, 4)."""
-    return [_OneElementBatches(), _SideInputsAsJoin()]
+    return [_OneElementBatches(), _TopAsCombine(), _SideInputsAsJoin()]
