@@ -98,7 +98,7 @@ def write_kept(data: Path, out: Path, layout: str) -> int:
         elif layout == "hash":
             _ = rows | WriteShards(*written)
         else:
-            keyed, count = rows | AssignShards(output, "bytes")
+            keyed, count = rows | AssignShards(output, "bytes", str(out.parent / f"spill_{layout}"))
             sort_key = lambda row: order_key(row, output.shuffle_seed)  # noqa: E731
             _ = keyed | WriteShards(*written, keyed=True, shard_count=count, sort_key=sort_key)
     return sum(pq.ParquetFile(f).metadata.num_rows for f in (out / "kept").glob("*.parquet"))

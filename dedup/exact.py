@@ -8,7 +8,7 @@ import xxhash
 
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements
-from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
@@ -75,7 +75,7 @@ class ExactDedup(CollectionStage):
             size, survivor = decision
             yield REJECTED, Rejection(doc, self.name, "exact_duplicate", f"group_size={size}", survivor)
 
-    def expand(self, docs) -> StageOutputs:
+    def expand(self, docs, passthrough=None) -> StageOutputs:
         import apache_beam as beam
 
         decisions = (
@@ -84,6 +84,6 @@ class ExactDedup(CollectionStage):
             | "GroupByText" >> beam.GroupByKey()
             | "PickSurvivor" >> beam.FlatMap(lambda kv: self.resolve_group(list(kv[1])))
         )
-        return (docs, decisions) | "Apply" >> ApplyDecisions(
+        return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
             self.name, content_key, self.apply, DEFAULT_PARTITIONS
         )

@@ -4,16 +4,17 @@ connected components, all inside the Beam graph.
 Steps (each a Beam transform; no worker holds O(corpus) state):
 1. signatures: batches of documents → word n-gram hashes → MinHash signatures → one key per band
    (`dedup.signatures`, numpy-vectorized);
-2. band keys are shuffled in `partitions` chunks per batch (about 14 × documents / partitions keys
-   per partition); each partition sorts its keys and turns every shared bucket into candidate
-   pairs: all pairs, or, for a bucket larger than `max_bucket_size`, a star to its smallest id
-   (no quadratic blow-up; counted as `oversized_buckets` / `star_edges`);
-3. verification: shingle sets are grouped by id partition; each partition reads the pairs that
+2. band keys are written in `partitions` chunks per batch to spill files by band partition
+   (`pipeline.spill.SpillGroups`: only the files' names are shuffled); each partition reads its
+   files back, sorts its keys and turns every shared bucket into candidate pairs: all pairs, or,
+   for a bucket larger than `max_bucket_size`, a star to its smallest id (no quadratic blow-up;
+   counted as `oversized_buckets` / `star_edges`);
+3. verification: shingle sets are spilled by id partition; each partition reads the pairs that
    want its sets (a multimap side input keyed by partition) and ships them, the two sets of a pair
    meet under the pair (GroupByKey), and the pair is kept if their Jaccard similarity ≥
    `jaccard_threshold`;
 4. connected components of the verified pairs (`dedup.components`, large-star/small-star);
-5. survivor orders (score, length, id: `dedup.survivor.survivor_key`), grouped by id partition,
+5. survivor orders (score, length, id: `dedup.survivor.survivor_key`), spilled by id partition,
    read their partition's component labels (a multimap side input keyed by partition) and are
    grouped by cluster; the smallest order survives, every other member gets a decision
    (cluster size, survivor id);
@@ -21,12 +22,14 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
    spilled once to files partitioned by id and each partition streams its file against its own
    decisions; rejected members become `near_duplicate` with `duplicate_of` = the survivor's id.
 
-Documents never go through a shuffle: every GroupByKey holds compact keys (band keys, shingle
-sets, survivor orders, labels, decisions). Shuffling per-partition chunks of a batch, not single
-items, keeps the number of shuffled elements small (Beam's per-element cost dominates
-otherwise). The small side (wants, labels) reaches the big side (sets, orders) as a side input
-rather than through a CoGroupByKey: Beam's local runner materializes every multi-input Flatten
-(as a CoGroupByKey has).
+Documents never go through a shuffle, and what every document has (band keys, shingle sets,
+survivor orders) goes through files, not a shuffle: Beam's local runner holds a shuffle in the
+driver's memory, so a shuffle of per-document keys still grows with the corpus. The shuffles hold
+only what grows with the duplicates (candidate pairs, the sets of their members, labels, cluster
+members) and the files' names. Writing per-partition chunks of a batch, not single items, keeps
+the number of elements small (Beam's per-element cost dominates otherwise). The small side
+(wants, labels) reaches the big side (sets, orders) as a side input rather than through a
+CoGroupByKey: Beam's local runner materializes every multi-input Flatten (as a CoGroupByKey has).
 
 Verification error: none from sampling. The sets compared are the low 32 bits of the 64-bit
 n-gram hashes (half the shuffled bytes), so two distinct n-grams collide with probability 2**-32;
@@ -50,9 +53,10 @@ from dedup.lsh import bands_rows_for_threshold, curve_threshold, s_curve
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements, count_as_side_input
-from pipeline.decisions import ApplyDecisions
+from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED, SplitByTag
+from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 NEAR_DUPLICATE = "near_duplicate"
@@ -146,7 +150,7 @@ class MinHashDedup(CollectionStage):
             "s_curve": s_curve(self.bands, self.rows),
         }
 
-    def expand(self, docs: beam.PCollection) -> StageOutputs:
+    def expand(self, docs: beam.PCollection, passthrough=None) -> StageOutputs:
         verify = self.jaccard_threshold > 0
         parts = self.partitions
         batches = docs | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
@@ -157,27 +161,28 @@ class MinHashDedup(CollectionStage):
             | "Signatures" >> beam.ParDo(_SignatureFn(*settings, order))
             | SplitByTag((BANDS, SETS, ORDERS))
         )
-        shingles = hashed[SETS] | "TypeSets" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
+        shingles = hashed[SETS]
+        spill = spill_dir(docs.pipeline, self.name)
         pairs = (
             hashed[BANDS]
-            | "GroupBandPartitions" >> beam.GroupByKey()
-            | "BucketPairs" >> beam.FlatMap(_bucket_pairs, self.max_bucket_size, self.name)
+            | "BucketPairs" >> SpillGroups(f"{spill}/bands", _bucket_pairs, self.max_bucket_size, self.name)
             | "DistinctPairs" >> beam.Distinct()
         )
-        edges = _verify(pairs, shingles, self.jaccard_threshold, self.name, parts) if verify else pairs
+        edges = _verify(pairs, shingles, self.jaccard_threshold, self.name, parts, spill) if verify else pairs
         labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, self.name)
         labels_by_partition = labels | "LabelsByPartition" >> beam.Map(
             lambda kv: (id_partition(kv[0], parts), kv)
         ).with_output_types(PartitionKeyed)
         decisions = (
             hashed[ORDERS]
-            | "TypeOrders" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
-            | "GroupOrders" >> beam.GroupByKey()
-            | "AttachLabels" >> beam.FlatMap(_attach_labels, beam.pvalue.AsMultiMap(labels_by_partition))
+            | "AttachLabels"
+            >> SpillGroups(f"{spill}/orders", _attach_labels, beam.pvalue.AsMultiMap(labels_by_partition))
             | "GroupClusters" >> beam.GroupByKey()
             | "Survivors" >> beam.FlatMap(_survivors, self.name)
         )
-        return (docs, decisions) | "Apply" >> ApplyDecisions(self.name, _doc_id, self.apply, parts)
+        return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
+            self.name, _doc_id, self.apply, parts
+        )
 
     def apply(self, doc: Document, decisions: list, occurrence: int):
         """Keep the document, or reject it as a near-duplicate of its cluster's survivor."""
@@ -277,9 +282,8 @@ class _SignatureFn(beam.DoFn):
             yield BANDS, (int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]])))
 
 
-def _bucket_pairs(item: tuple[int, Any], max_bucket_size: int, name: str):
+def _bucket_pairs(_partition: int, blobs: list[bytes], max_bucket_size: int, name: str):
     """One partition's band keys → candidate pairs (a, b), a < b, from every shared bucket."""
-    _, blobs = item
     chunks = [unpack(blob) for blob in blobs]
     keys = np.concatenate([k for k, _ in chunks])
     ids = [doc_id for _, chunk_ids in chunks for doc_id in chunk_ids]
@@ -298,20 +302,19 @@ def _bucket_pairs(item: tuple[int, Any], max_bucket_size: int, name: str):
             yield from ((a, b) for i, a in enumerate(members) for b in members[i + 1 :])
 
 
-def _verify(pairs, shingles, threshold: float, name: str, partitions: int):
+def _verify(pairs, shingles, threshold: float, name: str, partitions: int, spill: str):
     """Keep candidate pairs whose Jaccard similarity reaches `threshold`.
 
     Each pair asks for both documents' shingle sets in their id partitions (a multimap side input
-    read by the grouped sets), the two sets meet under the pair's key (one GroupByKey), then
-    compare.
+    read by each partition's spilled sets), the two sets meet under the pair's key (one
+    GroupByKey), then compare.
     """
     wants = pairs | "WantSets" >> beam.FlatMap(
         lambda pair: ((id_partition(doc_id, partitions), (doc_id, pair)) for doc_id in pair)
     ).with_output_types(PartitionKeyed)
     met = (
         shingles
-        | "GroupSets" >> beam.GroupByKey()
-        | "ShipSets" >> beam.FlatMap(_ship_sets, beam.pvalue.AsMultiMap(wants))
+        | "ShipSets" >> SpillGroups(f"{spill}/sets", _ship_sets, beam.pvalue.AsMultiMap(wants))
         | "GroupPairs" >> beam.GroupByKey()
     )
     _ = (
@@ -332,10 +335,9 @@ def _assert_every_pair_met(candidates: int, met: int, name: str) -> None:
         )
 
 
-def _ship_sets(item: tuple[int, Any], wants):
+def _ship_sets(partition: int, chunks: list[bytes], wants):
     """One id partition's sets: (pair, shingle bytes) for every pair that wants a set stored here
     (`wants`: partition → (doc id, pair), a multimap side input read once per partition)."""
-    partition, chunks = item
     wanted: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for doc_id, pair in wants[partition]:
         wanted[doc_id].append(pair)
@@ -364,10 +366,9 @@ def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
         Metrics.counter(name, "false_candidate_pairs").inc()
 
 
-def _attach_labels(item: tuple[int, Any], labels_by_partition):
+def _attach_labels(partition: int, chunks: list[bytes], labels_by_partition):
     """One id partition's survivor orders → (label, (order, id)) for each document in a cluster
     (`labels_by_partition`: partition → (doc id, label), a multimap side input)."""
-    partition, chunks = item
     labels = dict(labels_by_partition[partition])
     for chunk in chunks:
         for doc_id, order in unpack(chunk):

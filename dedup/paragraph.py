@@ -10,7 +10,7 @@ import xxhash
 
 from dedup.exact import HASH_SEED, normalize
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, decision_inputs
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
@@ -146,7 +146,7 @@ class ParagraphDedup(CollectionStage):
         metadata = {**doc.metadata, "paragraphs_removed": len(indices)}
         return doc.replace(text=text, metadata=metadata)
 
-    def expand(self, docs) -> StageOutputs:
+    def expand(self, docs, passthrough=None) -> StageOutputs:
         import apache_beam as beam
 
         removed = (
@@ -155,4 +155,6 @@ class ParagraphDedup(CollectionStage):
             | "GroupByParagraph" >> beam.GroupByKey()
             | "PickSurvivors" >> beam.FlatMap(lambda kv: self.removals(kv[1]))
         )
-        return (docs, removed) | "Apply" >> ApplyDecisions(self.name, doc_key, self.apply, DEFAULT_PARTITIONS)
+        return decision_inputs(docs, removed, passthrough) | "Apply" >> ApplyDecisions(
+            self.name, doc_key, self.apply, DEFAULT_PARTITIONS
+        )

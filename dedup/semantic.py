@@ -46,7 +46,7 @@ from dedup import kmeans
 from dedup.content import main_content, shingle_set, sketch, sketch_containment
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import failure
-from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
@@ -326,9 +326,9 @@ class SemanticDedup(CollectionStage):
             "prefer_score": self.prefer_score,
         }
 
-    def expand(self, docs: beam.PCollection) -> StageOutputs:
+    def expand(self, docs: beam.PCollection, passthrough=None) -> StageOutputs:
         decisions = docs | "Decide" >> _SemanticDecisions(self)
-        return (docs, decisions) | "Apply" >> ApplyDecisions(
+        return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
             self.name, content_key, self.apply, DEFAULT_PARTITIONS
         )
 

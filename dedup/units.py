@@ -48,14 +48,14 @@ from dedup.minhash import _bucket_pairs, _doc_id, pack, verification_set
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements
-from pipeline.decisions import ApplyDecisions
+from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
+from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 CONTAINED = "contained_in"
 TOO_SHORT = "too_short_after_dedup"
-PartitionKeyed = tuple[int, Any]
 
 
 def unit_node(order: tuple, index: int) -> tuple:
@@ -154,7 +154,7 @@ class UnitDedup(CollectionStage):
             text=text, metadata={**doc.metadata, "units_removed": cuts, "unit_chars_removed": removed_chars}
         )
 
-    def expand(self, docs: beam.PCollection) -> StageOutputs:
+    def expand(self, docs: beam.PCollection, passthrough=None) -> StageOutputs:
         parts, name = self.partitions, self.name
         batches = docs | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
         fingerprints = batches | "Units" >> beam.FlatMap(_unit_fingerprints, self)
@@ -162,9 +162,10 @@ class UnitDedup(CollectionStage):
         sets = fingerprints | "OnlySets" >> beam.FlatMap(lambda t: [t[1]] if t[0] == "set" else [])
         pairs = (
             bands
-            | "TypeBands" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
-            | "GroupBands" >> beam.GroupByKey()
-            | "BucketPairs" >> beam.FlatMap(_bucket_pairs, self.max_bucket_size, name)
+            | "BucketPairs"
+            >> SpillGroups(
+                f"{spill_dir(docs.pipeline, name)}/bands", _bucket_pairs, self.max_bucket_size, name
+            )
             | "OtherDocuments" >> beam.Filter(lambda p: node_doc(p[0]) != node_doc(p[1]))
             | "DistinctPairs" >> beam.Distinct()
         )
@@ -183,7 +184,9 @@ class UnitDedup(CollectionStage):
             | "Components" >> ConnectedComponents(self.cc_rounds, name)
             | "Removals" >> beam.FlatMap(_removal)
         )
-        return (docs, removals) | "Apply" >> ApplyDecisions(name, _doc_id, self.apply, parts)
+        return decision_inputs(docs, removals, passthrough) | "Apply" >> ApplyDecisions(
+            name, _doc_id, self.apply, parts
+        )
 
     def apply(self, doc: Document, removals: list, occurrence: int):
         """One document and its removals ((unit index, survivor id)) → its outcome."""

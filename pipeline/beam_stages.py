@@ -160,7 +160,7 @@ class LostElements(RuntimeError):
 
 
 class RunCollectionStage(beam.PTransform):
-    """Composite: a collection stage, with synthesis candidates routed around it if it ignores them.
+    """Composite: a collection stage, with synthesis candidates passed through it if it ignores them.
 
     The runtime counts the stage's input and outcomes (the vocabulary above), and checks inside
     the graph that input = kept + rejected + failed; a mismatch fails the run with
@@ -182,16 +182,20 @@ class RunCollectionStage(beam.PTransform):
                 | "SplitCandidates" >> SplitByTag(["candidate", "regular"])
             )
             candidates, regular = split["candidate"], split["regular"]
-        outputs = self.stage.expand(regular)
+        outputs = self.stage.expand(regular, candidates)
         name = self.stage.name
         _ = regular | "CountIn" >> beam.Map(lambda _, n: count(n, "in"), name)
-        for label, pcoll in zip(("Kept", "Rejected", "Failed"), outputs):
+        _ = outputs.kept | "CountKeptOutcomes" >> beam.Map(_count_kept, name, candidates is not None)
+        for label, pcoll in zip(("Rejected", "Failed"), outputs[1:]):
             _ = pcoll | f"Count{label}Outcomes" >> beam.Map(lambda r, n: count(n, outcome_counter(r)), name)
-        _check_conservation(name, regular, outputs)
-        if candidates is None:
-            return outputs
-        kept = (outputs.kept, candidates) | "RejoinCandidates" >> beam.Flatten()
-        return StageOutputs(kept, outputs.rejected, outputs.failed)
+        _check_conservation(name, docs, outputs)  # candidates passed through included
+        return outputs
+
+
+def _count_kept(doc: Document, stage: str, candidates_passed_through: bool) -> None:
+    """Count a kept document, unless it is a candidate the stage ignored (as document stages do)."""
+    if not (candidates_passed_through and doc.kind is not None):
+        count(stage, "kept")
 
 
 def count_as_side_input(pcoll, label: str):

@@ -15,6 +15,11 @@ A dedup stage shuffles only compact keys (ids, hashes, survivor order) and produ
    join twice over the same files (pipeline/runners.py, fault 4); the run's staging folder,
    which holds them, is deleted at the end of the run.
 
+Documents the stage must not look at (synthesis candidates, for a stage that does not handle
+them) come as a third input, `passthrough`: they are spilled the same way and the join emits them
+unchanged among the kept. Rejoining them with a Flatten instead would make Beam's local runner hold
+every kept document in memory (it materializes the output of every multi-input Flatten).
+
 The stage's `apply(doc, decisions, occurrence)` turns one document and the decisions of its key
 (a list; `occurrence` counts earlier documents with the same key in the partition, for identical
 copies) into `(outcome, value)` pairs, which `pipeline.outcomes.SplitOutcomes` separates.
@@ -30,14 +35,14 @@ import tempfile
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import apache_beam as beam
 import xxhash
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from pipeline.document import Document
-from pipeline.outcomes import SplitOutcomes
+from pipeline.outcomes import KEPT, SplitOutcomes
 from pipeline.runners import reruns_steps
 from pipeline.spill import SpillByKeyFn, read_values
 
@@ -86,6 +91,17 @@ def spill_dir(pipeline, stage: str) -> str:
     return f"{root.rstrip('/')}/{stage}-{uuid.uuid4().hex[:12]}"
 
 
+def decision_inputs(docs, decisions, passthrough=None) -> tuple:
+    """`ApplyDecisions`' input: (docs, decisions[, passthrough]); Beam refuses a None input."""
+    return (docs, decisions) if passthrough is None else (docs, decisions, passthrough)
+
+
+class Passthrough(NamedTuple):
+    """A spill file of documents the join emits unchanged (`ApplyDecisions`' passthrough)."""
+
+    path: str
+
+
 class _JoinFn(beam.DoFn):
     """One partition, its decisions and its spill files: stream the files' documents and apply
     each one's decisions (then delete the files, if `delete`)."""
@@ -98,10 +114,13 @@ class _JoinFn(beam.DoFn):
 
         _partition, values = item
         paths: list[str] = []
+        passthrough: list[str] = []
         by_key: dict[str, list] = defaultdict(list)
         for value in values:
             if isinstance(value, str):  # a spill file of this partition
                 paths.append(value)
+            elif isinstance(value, Passthrough):
+                passthrough.append(value.path)
             elif value is not None:  # None: the partition's marker, so every partition is joined
                 doc_key, decision = value
                 by_key[doc_key].append(decision)
@@ -116,19 +135,22 @@ class _JoinFn(beam.DoFn):
                     continue
                 yield from self.apply(doc, found, seen[doc_key])
                 seen[doc_key] += 1
-        if self.delete and paths:
-            FileSystems.delete(paths)
+        for path in sorted(passthrough):
+            yield from ((KEPT, doc) for doc in read_values(path))
+        if self.delete and (paths or passthrough):
+            FileSystems.delete(paths + passthrough)
 
 
 class ApplyDecisions(beam.PTransform):
-    """(documents, decisions keyed by join key) → StageOutputs, documents spilled, not shuffled."""
+    """(documents, decisions keyed by join key[, passthrough documents]) → StageOutputs, documents
+    spilled, not shuffled; passthrough documents (None: none) come out kept, unchanged."""
 
     def __init__(self, stage: str, key: Callable[[Document], str], apply: Apply, partitions: int) -> None:
         super().__init__()
         self.stage, self.key, self.apply, self.partitions = stage, key, apply, partitions
 
     def expand(self, inputs):
-        docs, decisions = inputs
+        docs, decisions, passthrough = inputs if len(inputs) == 3 else (*inputs, None)
         parts = self.partitions
         directory = spill_dir(docs.pipeline, self.stage)
         spilled = (
@@ -136,6 +158,17 @@ class ApplyDecisions(beam.PTransform):
             | "Partition" >> beam.Map(lambda doc: (key_partition(self.key(doc), parts), doc))
             | "Spill" >> beam.ParDo(SpillByKeyFn(directory)).with_output_types(PartitionKeyed)
         )
+        files = [spilled]
+        if passthrough is not None:
+            files.append(
+                passthrough
+                | "PassthroughPartition" >> beam.Map(lambda doc: (key_partition(self.key(doc), parts), doc))
+                | "SpillPassthrough" >> beam.ParDo(SpillByKeyFn(f"{directory}/passthrough"))
+                | "MarkPassthrough"
+                >> beam.MapTuple(lambda part, path: (part, Passthrough(path))).with_output_types(
+                    PartitionKeyed
+                )
+            )
         by_partition = decisions | "DecisionsByPartition" >> beam.Map(
             lambda kv: (key_partition(kv[0], parts), kv)
         ).with_output_types(PartitionKeyed)
@@ -143,7 +176,7 @@ class ApplyDecisions(beam.PTransform):
             [(partition, None) for partition in range(parts)]
         ).with_output_types(PartitionKeyed)
         return (
-            (markers, by_partition, spilled)
+            (markers, by_partition, *files)
             | "AllDecisions" >> beam.Flatten()
             | "DecisionsOfPartition" >> beam.GroupByKey()
             | "Join" >> beam.ParDo(_JoinFn(self.key, self.apply, delete=not reruns_steps(docs.pipeline)))

@@ -149,8 +149,13 @@ class CollectionStage(Stage):
     with `beam_stages.failure`.
     """
 
-    def expand(self, docs: beam.PCollection) -> StageOutputs:
-        """Apply the stage to a PCollection of Document."""
+    def expand(self, docs: beam.PCollection, passthrough: beam.PCollection | None = None) -> StageOutputs:
+        """Apply the stage to a PCollection of Document.
+
+        `passthrough` (None: none): documents the stage must not look at (synthesis candidates, if
+        it does not handle them); return them among the kept, unchanged, from the step that emits
+        the kept documents (`ApplyDecisions` takes them as a third input), never through a
+        Flatten: Beam's local runner holds the whole output of a multi-input Flatten in memory."""
         raise NotImplementedError
 
 

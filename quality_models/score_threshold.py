@@ -73,6 +73,9 @@ class _Decide(StageDoFn):
         self.distribution = Metrics.distribution(self.stage.name, "score_micro")
 
     def process(self, doc: Document, cut: tuple[float, int] | None = None):
+        if doc.kind is not None:  # a synthesis candidate: not thresholded, and not in the cut
+            yield KEPT, doc
+            return
         try:
             reason, detail = self.stage.decide(doc, cut)
         except Exception as error:  # a malformed record: a failure with its error, never a silent drop
@@ -104,6 +107,9 @@ class ScoreThreshold(CollectionStage):
     `missing_score`.
     """
 
+    # Synthesis candidates pass unthresholded; the stage keeps them in its own step, so that they
+    # leave it with the kept documents (`CollectionStage.expand`: no Flatten).
+    handles_candidates = True
     reasons = (
         "score_below_min",
         "score_above_max",
@@ -173,7 +179,7 @@ class ScoreThreshold(CollectionStage):
             return "score_above_max", f"{self.score}={score:.6g}>{self.max:g}"
         return None, ""
 
-    def expand(self, docs: Any) -> StageOutputs:
+    def expand(self, docs: Any, passthrough=None) -> StageOutputs:
         label = f"{self.name}"
         if self.keep_fraction is None:
             decided = docs | f"{label}/Decide" >> beam.ParDo(_Decide(self))
@@ -181,7 +187,9 @@ class ScoreThreshold(CollectionStage):
             key = self.score
             keep_fraction = self.keep_fraction
             keys = docs | f"{label}/Keys" >> beam.FlatMap(
-                lambda doc: [rank_key(doc, s)] if (s := score_of(doc, key)) is not None else []
+                lambda doc: (
+                    [rank_key(doc, s)] if doc.kind is None and (s := score_of(doc, key)) is not None else []
+                )
             )
             count = keys | f"{label}/Count" >> beam.combiners.Count.Globally()
             cut = (

@@ -91,7 +91,7 @@ def test_verdict_helpers():
 class LosesOne(CollectionStage):
     """A broken collection stage: drops the document with id d1."""
 
-    def expand(self, docs):
+    def expand(self, docs, passthrough=None):
         kept = docs | "Drop" >> beam.Filter(lambda doc: doc.id != "d1")
         failed = docs.pipeline | "NoFailures" >> beam.Create([])
         return StageOutputs(kept, failed | "NoRejections" >> beam.Map(lambda x: x), failed)
@@ -145,6 +145,22 @@ def test_document_and_collection_stages_count_in_one_vocabulary():
         ("exact", "rejected.exact_duplicate"): 1,
     }
     assert ("length", "micros") in counters
+
+
+def test_candidates_pass_a_collection_stage_that_ignores_them_uncounted():
+    twins = [Document("c1", "same", kind="code"), Document("c2", "same", kind="code")]
+    pipeline = TestPipeline()
+    out = pipeline | beam.Create([*twins, *docs("a b", "a b")]) | ApplyStages([ExactDedup("exact")])
+    assert_that(
+        out.kept | beam.Map(lambda d: (d.id, d.kind)),
+        equal_to([("c1", "code"), ("c2", "code"), ("d0", None)]),
+    )
+    counters = stage_counters(pipeline.run())
+    assert {k[1]: v for k, v in counters.items() if k[0] == "exact"} == {
+        "in": 2,
+        "kept": 1,
+        "rejected.exact_duplicate": 1,
+    }
 
 
 def test_failure_record_has_the_error_class_and_a_one_line_message():

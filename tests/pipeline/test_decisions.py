@@ -35,6 +35,26 @@ def test_decisions_reach_their_documents_and_the_spill_files_are_deleted(tmp_pat
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 
 
+def test_passthrough_documents_come_out_kept_unchanged(tmp_path):
+    docs = [Document(f"d{i}", f"text {i}") for i in range(20)]
+    # a passthrough document sharing an id with a decided document is not decided on
+    passthrough = [Document(f"c{i}", "", kind="code") for i in range(7)] + [Document("d3", "", kind="math")]
+    options = PipelineOptions([f"--spill_dir={tmp_path}"])
+    with TestPipeline(options=options) as pipeline:
+        outputs = (
+            pipeline | "Docs" >> beam.Create(docs),
+            pipeline | "Decisions" >> beam.Create([("d3", "r")]),
+            pipeline | "Passthrough" >> beam.Create(passthrough),
+        ) | ApplyDecisions("s", lambda d: d.id, _apply, partitions=3)
+        kept = outputs.kept | "K" >> beam.Map(lambda d: (d.id, d.kind))
+        expected = [(d.id, None) for d in docs if d.id != "d3"] + [(d.id, d.kind) for d in passthrough]
+        assert_that(kept, equal_to(expected), label="kept")
+        assert_that(
+            outputs.rejected | "R" >> beam.Map(lambda r: r.doc.id), equal_to(["d3"]), label="rejected"
+        )
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
 def test_spill_files_stream_back_in_chunks(tmp_path):
     spill = SpillByKeyFn(str(tmp_path))
     spill.start_bundle()
