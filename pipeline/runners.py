@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import apache_beam as beam
-from apache_beam.options.pipeline_options import StandardOptions
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 from apache_beam.pipeline import PipelineVisitor, PTransformOverride
 from apache_beam.pvalue import AsSideInput
 
@@ -53,6 +53,16 @@ def expand_runner_alias(beam_args: list[str]) -> list[str]:
         elif arg == "--runner" and index + 1 < len(args):
             args[index + 1] = RUNNER_ALIASES.get(args[index + 1], args[index + 1])
     return args
+
+
+def load_runner_options(beam_args: list[str]) -> None:
+    """Import the module of the runner `--runner` names (a class path, after the aliases), so the
+    options it declares (Dask's `--dask_client_address`, ...) are known to Beam's option parser."""
+    import importlib
+
+    runner = PipelineOptions(expand_runner_alias(beam_args)).view_as(StandardOptions).runner or ""
+    if "." in runner:
+        importlib.import_module(runner.rsplit(".", 1)[0])
 
 
 def is_dask(runner: str | None) -> bool:

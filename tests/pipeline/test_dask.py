@@ -211,6 +211,14 @@ def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
     assert failed(tmp_path / "dask") == failed(tmp_path / "default")
 
 
+def test_the_cli_knows_dasks_options_once_the_runner_is_dask():
+    from pipeline.preflight import UsageError, check_beam_options
+
+    check_beam_options(["--runner=DaskRunner", "--dask_client_address=h:1", "--dask_npartitions=2"], [])
+    with pytest.raises(UsageError, match="did you mean --dask_npartitions"):
+        check_beam_options(["--runner=DaskRunner", "--dask_npartition=2"], [])
+
+
 def test_a_glob_matching_nothing_exits_2_naming_it(tmp_path):
     recipe = write_recipe(tmp_path / "r.toml", [str(tmp_path / "none" / "*.jsonl")], STAGES)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
