@@ -1,11 +1,12 @@
 """Wall time and CPU-seconds of one recipe on three runners: the default runner, the PortableRunner
 against Beam's local job service, and a Dask cluster (a scheduler and two one-thread workers, each
 a separate process on loopback). Every run goes through the CLI in its own process; CPU-seconds
-are summed over the CLI process, its children, and the job service or cluster processes.
-Prints one Markdown table row per runner and checks that every runner kept the same ids.
+are summed over the CLI process, its children, and the job service or cluster processes, and so
+is the peak resident memory (sampled every 0.5 s). Prints one Markdown table row per runner and
+checks that every runner kept the same ids.
 
     .venv/bin/python benchmarks/distributed_runners.py [--recipe recipes/default.toml] [--input GLOB]
-        [--runners default,portable,dask]
+        [--runners default,portable,dask] [--beam-arg=--dask_npartitions=8 ...]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import psutil
 import pyarrow.parquet as pq
+from dedup_memory import tree_rss
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -85,7 +87,7 @@ def _services(runner: str, logs: Path) -> tuple[list[subprocess.Popen], list[str
     return [], []
 
 
-def run(runner: str, recipe: str, inputs: list[str], folder: Path) -> dict:
+def run(runner: str, recipe: str, inputs: list[str], folder: Path, beam_args: list[str]) -> dict:
     services, options = _services(runner, folder)
     try:
         service_cpu = sum(_cpu(psutil.Process(s.pid)) for s in services)
@@ -99,12 +101,16 @@ def run(runner: str, recipe: str, inputs: list[str], folder: Path) -> dict:
             "--output",
             str(folder / "out"),
         ]
-        command += [arg for path in inputs for arg in ("--input", path)] + options
+        command += [arg for path in inputs for arg in ("--input", path)] + options + beam_args
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
-        cli = subprocess.run(
+        cli = subprocess.Popen(
             command, env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=open(folder / "cli.log", "w")
         )
+        peak = 0
+        while cli.poll() is None:  # the CLI's process tree and every service process, together
+            peak = max(peak, sum(tree_rss(pid) for pid in [cli.pid, *(s.pid for s in services)]))
+            time.sleep(0.5)
         wall = time.time() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the CLI and every process it waited for
         cli_cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
@@ -121,7 +127,7 @@ def run(runner: str, recipe: str, inputs: list[str], folder: Path) -> dict:
         for f in sorted((folder / "out" / "kept").glob("*.parquet"))
         for row in pq.read_table(f).to_pylist()
     )
-    return {"runner": runner, "wall": wall, "cpu": cli_cpu + service_cpu, "kept": kept}
+    return {"runner": runner, "wall": wall, "cpu": cli_cpu + service_cpu, "peak": peak, "kept": kept}
 
 
 def main() -> None:
@@ -129,15 +135,19 @@ def main() -> None:
     parser.add_argument("--recipe", default=str(ROOT / "recipes" / "default.toml"))
     parser.add_argument("--input", action="append", default=[])
     parser.add_argument("--runners", default="default,portable,dask")
+    parser.add_argument("--beam-arg", action="append", default=[], help="a Beam option for every run")
     args = parser.parse_args()
     results = []
     with tempfile.TemporaryDirectory(prefix="gristmill-runners-") as tmp:
         for runner in args.runners.split(","):
             folder = Path(tmp) / runner
             folder.mkdir()
-            results.append(run(runner, args.recipe, args.input, folder))
+            results.append(run(runner, args.recipe, args.input, folder, args.beam_arg))
             r = results[-1]
-            print(f"| {runner} | {r['wall']:.1f} s | {r['cpu']:.1f} s | {len(r['kept'])} |", flush=True)
+            print(
+                f"| {runner} | {r['wall']:.1f} s | {r['cpu']:.1f} s | {r['peak'] / 2**20:,.0f} MiB | {len(r['kept'])} |",
+                flush=True,
+            )
     assert all(r["kept"] == results[0]["kept"] for r in results), "runners kept different ids"
     print("same kept ids on every runner")
 

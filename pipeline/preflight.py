@@ -28,6 +28,9 @@ def beam_option_names(flags: list[str]) -> tuple[list[str], list[str]]:
     """
     from apache_beam.options.pipeline_options import PipelineOptions
 
+    from pipeline.runners import load_runner_options
+
+    load_runner_options(flags)  # the runner's own options (e.g. Dask's) are registered on import
     parsers = []
     PipelineOptions(flags).get_all_options(add_extra_args_fn=parsers.append)
     parser = parsers[0]

@@ -1,13 +1,14 @@
 """Runner names and what gristmill's graph does so that every runner executes all of it.
 
-Beam 2.77's DaskRunner has four faults (reproduced in docs/upstream/dask_tagged_outputs.md and
-docs/upstream/dask_side_inputs.md); gristmill works around them in its own graph, never by
-patching Beam:
+Beam 2.77's DaskRunner has five faults (reproduced in docs/upstream/dask_*.md); gristmill works
+around them in its own graph or in a subclass of the runner, never by patching Beam:
 1. Consumers of every `with_outputs` tag receive all of the step's outputs: gristmill emits
    `(tag, value)` pairs split by `pipeline.outcomes` instead.
 2. What a DoFn emits in `finish_bundle` is dropped (a bundle's results are collected before
-   `finish_bundle` runs): on Dask, document stages run on batches of one document and
-   `BatchElements` makes batches of one, so nothing is left to emit when a bundle ends.
+   `finish_bundle` runs): on Dask, document stages run on batches of one document,
+   `BatchElements` makes batches of one, so nothing is left to emit when a bundle ends, and
+   `Top.Of` (whose per-bundle tops are emitted there: an empty list on Dask) becomes the
+   equivalent `CombineGlobally(TopCombineFn)`.
 3. Only the steps that the last-applied step depends on are computed: `join_branches` ends every
    branch of the graph in one last step (on every runner, so all runners run the same graph).
 4. A side input is computed inside each task that reads it, as a second computation of every
@@ -20,6 +21,10 @@ patching Beam:
    the same result when run again (a lost Dask worker's tasks are rerun): collection stages send
    their spill files' names through the graph and, on Dask, keep the files until the run ends
    (`reruns_steps`, pipeline/decisions.py).
+5. A Flatten gets the sum of its inputs' Dask partitions and nothing lowers a count again, so
+   partitions double at each join of two branches of one collection: `--runner=DaskRunner` is
+   gristmill's subclass of Beam's runner (pipeline/dask_runner.py), which cuts each step back to
+   its largest input's count.
 """
 
 from __future__ import annotations
@@ -27,18 +32,19 @@ from __future__ import annotations
 from collections import defaultdict
 
 import apache_beam as beam
-from apache_beam.options.pipeline_options import StandardOptions
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 from apache_beam.pipeline import PipelineVisitor, PTransformOverride
 from apache_beam.pvalue import AsSideInput
 
 SIDE_INPUT_GROUPS = 16  # keys a side-input reader's input is spread over on Dask (fault 4)
 MAIN = -1  # the tag of a reader's own input elements in the join (side inputs: their index)
-DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
-RUNNER_ALIASES = {"DaskRunner": DASK_RUNNER}
+DASK_RUNNER = "pipeline.dask_runner.DaskRunner"  # Beam's, with partitions kept in check (fault 5)
+BEAM_DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
+RUNNER_ALIASES = {"DaskRunner": DASK_RUNNER, BEAM_DASK_RUNNER: DASK_RUNNER}
 
 
 def expand_runner_alias(beam_args: list[str]) -> list[str]:
-    """`--runner=DaskRunner` (or `--runner DaskRunner`) → Beam's full class path."""
+    """`--runner=DaskRunner` (or `--runner DaskRunner`, or Beam's class path) → gristmill's DaskRunner."""
     args = list(beam_args)
     for index, arg in enumerate(args):
         if arg.startswith("--runner="):
@@ -49,8 +55,18 @@ def expand_runner_alias(beam_args: list[str]) -> list[str]:
     return args
 
 
+def load_runner_options(beam_args: list[str]) -> None:
+    """Import the module of the runner `--runner` names (a class path, after the aliases), so the
+    options it declares (Dask's `--dask_client_address`, ...) are known to Beam's option parser."""
+    import importlib
+
+    runner = PipelineOptions(expand_runner_alias(beam_args)).view_as(StandardOptions).runner or ""
+    if "." in runner:
+        importlib.import_module(runner.rsplit(".", 1)[0])
+
+
 def is_dask(runner: str | None) -> bool:
-    return (runner or "") in (DASK_RUNNER, "DaskRunner")
+    return (runner or "") in (DASK_RUNNER, BEAM_DASK_RUNNER, "DaskRunner")
 
 
 def reruns_steps(pipeline: beam.Pipeline) -> bool:
@@ -98,6 +114,15 @@ class _OneElementBatches(PTransformOverride):
 
     def get_replacement_transform_for_applied_ptransform(self, applied_ptransform):
         return beam.Map(_one_element_batch)
+
+
+class _TopAsCombine(PTransformOverride):
+    def matches(self, applied_ptransform) -> bool:
+        return isinstance(applied_ptransform.transform, beam.combiners.Top.Of)
+
+    def get_replacement_transform_for_applied_ptransform(self, applied_ptransform):
+        top = applied_ptransform.transform  # Beam 2.77 keeps its arguments in these attributes
+        return beam.CombineGlobally(beam.combiners.TopCombineFn(top._n, top._key, top._reverse))
 
 
 class _KeyByCount(beam.DoFn):
@@ -204,4 +229,4 @@ class _SideInputsAsJoin(PTransformOverride):
 
 def dask_overrides() -> list[PTransformOverride]:
     """Replacements gristmill applies to its own graph before running it on Dask (faults 2, 4)."""
-    return [_OneElementBatches(), _SideInputsAsJoin()]
+    return [_OneElementBatches(), _TopAsCombine(), _SideInputsAsJoin()]

@@ -8,11 +8,14 @@ import sys
 import time
 from pathlib import Path
 
+import apache_beam as beam
 import pytest
+from apache_beam.options.pipeline_options import PipelineOptions
 
 from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT
 from pipeline.recipe import load_recipe
-from pipeline.run import run_recipe
+from pipeline.run import PipelineFailed, build_pipeline, run_recipe
+from pipeline.runners import DASK_RUNNER, dask_overrides
 from tests.conftest import IN_PROCESS, write_bad_inputs, write_jsonl, write_recipe
 from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
 
@@ -104,19 +107,24 @@ def test_dask_cluster_gives_the_same_result_as_the_default_runner(tmp_path, dask
     }
 
 
-def _near_duplicates(pairs: int) -> list[dict]:
-    """The first sample_data/ duplicates that `minhash_dedup` should remove, with their originals."""
+def _sample(**first: int) -> list[dict]:
+    """The first `first[stage]` sample_data/ records each stage should remove (none with a known
+    issue), with the originals of those that are duplicates."""
     records = [
         json.loads(line) for path in sorted((ROOT / "sample_data").glob("*.jsonl")) for line in path.open()
     ]
-    copies = [r for r in records if r.get("expected") == "minhash_dedup"][:pairs]
-    originals = {r["duplicate_of"] for r in copies}
-    return [r for r in records if r["id"] in originals] + copies
+    chosen = [
+        r
+        for stage, count in first.items()
+        for r in [r for r in records if r.get("expected") == stage and not r.get("known_issues")][:count]
+    ]
+    originals = {r["duplicate_of"] for r in chosen if r.get("duplicate_of")}
+    return [r for r in records if r["id"] in originals] + chosen
 
 
 def test_fineweb_minhash_on_dask_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
     """recipes/fineweb.toml (its filters, then MinHash dedup joined to spilled documents)."""
-    data = write_jsonl(tmp_path / "in.jsonl", _near_duplicates(6))
+    data = write_jsonl(tmp_path / "in.jsonl", _sample(minhash_dedup=6))
     recipe = load_recipe(ROOT / "recipes" / "fineweb.toml", [str(data)])
     default = run_recipe(recipe, str(tmp_path / "default"), IN_PROCESS)
     dask = run_recipe(recipe, str(tmp_path / "dask"), _dask(dask_cluster))
@@ -124,6 +132,75 @@ def test_fineweb_minhash_on_dask_gives_the_same_result_as_the_default_runner(tmp
     _same_result(tmp_path / "dask", tmp_path / "default")
     removed = [r for r in read_part(tmp_path / "dask", "rejected") if r["stage"] == "minhash_dedup"]
     assert removed and all(r["duplicate_of"] for r in removed)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=PipelineFailed,
+    reason="passed before main's issue-11 merge (0532b54); since, Dask's in-graph conservation check "
+    "gets a list for a count (TypeError in _assert_conserved): not yet diagnosed",
+)
+def test_default_recipe_on_dask_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
+    """recipes/default.toml (model stages, a score threshold, exact, MinHash, unit and semantic
+    dedup) on a small sample_data/ subset with duplicates for each dedup stage."""
+    data = write_jsonl(
+        tmp_path / "in.jsonl",
+        _sample(exact_dedup=2, minhash_dedup=2, semantic_dedup=2, verify=2, kept=3, c4_quality=1),
+    )
+    recipe = load_recipe(ROOT / "recipes" / "default.toml", [str(data)])
+    default = run_recipe(recipe, str(tmp_path / "default"), IN_PROCESS)
+    dask = run_recipe(recipe, str(tmp_path / "dask"), _dask(dask_cluster))
+    assert dask.manifest["counts"] == default.manifest["counts"] and dask.manifest["conservation"]
+    _same_result(tmp_path / "dask", tmp_path / "default")
+    stages = {r["stage"] for r in read_part(tmp_path / "dask", "rejected") if r["duplicate_of"]}
+    assert {"exact_dedup", "minhash_dedup", "semantic_dedup"} <= stages
+
+
+def _joins(pipeline: beam.Pipeline, rounds: int) -> None:
+    """`rounds` joins of a collection with its own counts per key (a Flatten, then a GroupByKey)."""
+    nums = pipeline | "Nums" >> beam.Create(range(100))
+    for i in range(rounds):
+        keyed = nums | f"Key{i}" >> beam.Map(lambda x: (x % 10, x))
+        counts = keyed | f"Count{i}" >> beam.combiners.Count.PerKey()
+        grouped = (keyed, counts) | f"Join{i}" >> beam.Flatten() | f"Group{i}" >> beam.GroupByKey()
+        nums = grouped | f"Values{i}" >> beam.FlatMap(lambda kv: kv[1])
+
+
+def _partitions(pipeline: beam.Pipeline, runner) -> list[int]:
+    """Dask partitions of each step as `runner` translates the pipeline (3 per Create; no cluster)."""
+    import dask
+    from apache_beam.runners.dask.overrides import dask_overrides as beam_dask_overrides
+
+    pipeline.replace_all(beam_dask_overrides())
+    visitor = runner.to_dask_bag_visitor({"npartitions": 3})
+    with dask.config.set({"dataframe.shuffle.method": "tasks"}):  # as with a cluster's client
+        pipeline.visit(visitor)
+    return [bag.npartitions for bag in visitor.bags.values()]
+
+
+def test_beams_dask_runner_doubles_partitions_at_each_join_and_gristmills_does_not():
+    from apache_beam.runners.dask.dask_runner import DaskRunner as BeamDaskRunner
+
+    from pipeline.dask_runner import DaskRunner
+
+    most = {}
+    for runner in (BeamDaskRunner, DaskRunner):
+        pipeline = beam.Pipeline(options=PipelineOptions())
+        _joins(pipeline, 5)
+        most[runner] = max(_partitions(pipeline, runner))
+    assert most[BeamDaskRunner] >= 3 * 2**5  # at least doubled by each join (a task shuffle rounds up)
+    assert most[DaskRunner] == 3
+
+
+@pytest.mark.parametrize("recipe", ["default", "synthesis"])  # fineweb runs on the cluster below
+def test_no_step_of_a_shipped_recipe_has_more_dask_partitions_than_a_create(tmp_path, recipe):
+    from pipeline.dask_runner import DaskRunner
+
+    options = PipelineOptions([f"--runner={DASK_RUNNER}", f"--spill_dir={tmp_path}"])
+    pipeline = beam.Pipeline(options=options)
+    build_pipeline(pipeline, load_recipe(ROOT / "recipes" / f"{recipe}.toml"), str(tmp_path))
+    pipeline.replace_all(dask_overrides())
+    assert max(_partitions(pipeline, DaskRunner)) == 3
 
 
 def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
@@ -138,6 +215,14 @@ def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
     assert {"InvalidUtf8", "MalformedJson", "MissingText"} <= errors
     failed = lambda out: sorted((f["id"], f["error"]) for f in read_part(out, "failed"))  # noqa: E731
     assert failed(tmp_path / "dask") == failed(tmp_path / "default")
+
+
+def test_the_cli_knows_dasks_options_once_the_runner_is_dask():
+    from pipeline.preflight import UsageError, check_beam_options
+
+    check_beam_options(["--runner=DaskRunner", "--dask_client_address=h:1", "--dask_npartitions=2"], [])
+    with pytest.raises(UsageError, match="did you mean --dask_npartitions"):
+        check_beam_options(["--runner=DaskRunner", "--dask_npartition=2"], [])
 
 
 def test_a_glob_matching_nothing_exits_2_naming_it(tmp_path):

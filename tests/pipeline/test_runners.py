@@ -35,26 +35,30 @@ def _build(pipeline: beam.Pipeline):
         | "Empty" >> beam.Create([])
         | "WithEmpty" >> beam.Map(lambda x, all_: (x, all_), beam.pvalue.AsList(names))
     )
-    return scaled, empty
+    top = nums | "Top" >> beam.combiners.Top.Of(3, key=lambda x: -x)  # emits in finish_bundle
+    return scaled, empty, top
 
 
 def _run(overrides: bool) -> None:
     pipeline = beam.Pipeline(options=PipelineOptions(IN_PROCESS))
-    scaled, empty = _build(pipeline)
+    scaled, empty, top = _build(pipeline)
     expected = [("odd" if x % 2 else "even", x * 40 + {1: 105, 7: 1000}.get(x, 0)) for x in range(40)]
     assert_that(scaled, equal_to(expected), label="scaled")
     assert_that(empty, equal_to([]), label="empty")
+    assert_that(top, equal_to([[0, 1, 2]]), label="top")
     if overrides:
         pipeline.replace_all(dask_overrides())
-        readers = []
+        readers, tops = [], []
 
-        class SideInputReaders(PipelineVisitor):
+        class SideInputReadersAndTops(PipelineVisitor):
             def visit_transform(self, node) -> None:
                 if node.side_inputs:
                     readers.append(node.full_label)
+                if "TopPerBundle" in type(getattr(node.transform, "fn", None)).__name__:
+                    tops.append(node.full_label)
 
-        pipeline.visit(SideInputReaders())
-        assert readers == []
+        pipeline.visit(SideInputReadersAndTops())
+        assert readers == [] and tops == []
     pipeline.run().wait_until_finish()
 
 
@@ -65,7 +69,11 @@ def test_the_dask_rewrite_reads_no_side_inputs_and_gives_the_same_result():
 
 def test_runner_alias():
     assert expand_runner_alias(["--runner=DaskRunner", "--x"]) == [
-        "--runner=apache_beam.runners.dask.dask_runner.DaskRunner",
+        "--runner=pipeline.dask_runner.DaskRunner",
         "--x",
     ]
-    assert expand_runner_alias(["--runner", "DaskRunner"])[1].endswith("dask_runner.DaskRunner")
+    assert expand_runner_alias(["--runner", "DaskRunner"])[1] == "pipeline.dask_runner.DaskRunner"
+    beam_class = (
+        "--runner=apache_beam.runners.dask.dask_runner.DaskRunner"  # Beam's own: gristmill's subclass
+    )
+    assert expand_runner_alias([beam_class]) == ["--runner=pipeline.dask_runner.DaskRunner"]
