@@ -14,7 +14,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT
 from pipeline.recipe import load_recipe
-from pipeline.run import PipelineFailed, build_pipeline, run_recipe
+from pipeline.run import build_pipeline, run_recipe
 from pipeline.runners import DASK_RUNNER, dask_overrides
 from tests.conftest import IN_PROCESS, write_bad_inputs, write_jsonl, write_recipe
 from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
@@ -134,11 +134,10 @@ def test_fineweb_minhash_on_dask_gives_the_same_result_as_the_default_runner(tmp
     assert removed and all(r["duplicate_of"] for r in removed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=PipelineFailed,
-    reason="passed before main's issue-11 merge (0532b54); since, Dask's in-graph conservation check "
-    "gets a list for a count (TypeError in _assert_conserved): not yet diagnosed",
+@pytest.mark.skip(
+    reason="known failure, not run in make test (it costs minutes): passed before main's issue-11 "
+    "merge (0532b54); since, Dask's in-graph conservation check gets a list for a count (TypeError "
+    "in _assert_conserved): not yet diagnosed (README, Known issues)"
 )
 def test_default_recipe_on_dask_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
     """recipes/default.toml (model stages, a score threshold, exact, MinHash, unit and semantic
