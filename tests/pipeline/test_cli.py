@@ -97,7 +97,7 @@ def test_run_stops_with_exit_1_and_publishes_nothing_when_a_stage_loses_document
     from dedup.exact import ExactDedup
     from pipeline.stages import StageOutputs
 
-    def lossy_expand(self, docs):  # a broken stage: drops document "b"
+    def lossy_expand(self, docs, passthrough=None):  # a broken stage: drops document "b"
         nothing = docs.pipeline | "Nothing" >> beam.Create([])
         return StageOutputs(docs | "Drop" >> beam.Filter(lambda d: d.id != "b"), nothing, nothing)
 
