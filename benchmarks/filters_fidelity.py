@@ -87,12 +87,12 @@ def run_ours(records: list[dict]) -> tuple[list[dict], float]:
             verdict = stage.check(doc)
             row[name] = [verdict.keep, verdict.reason, verdict.detail]
             if name.startswith("c4"):
-                row[name].append(hashlib.sha1(doc.text.encode()).hexdigest())
+                edited = verdict.doc or doc  # documents are immutable: the edit comes back in the verdict
+                row[name].append(hashlib.sha1(edited.text.encode()).hexdigest())
         words = split_words(record["text"])
         row["words"] = [len(words), hashlib.sha1("\x00".join(words).encode()).hexdigest()]
-        doc = Document(id=record["id"], text=record["text"])
-        pii.check(doc)
-        row["pii"] = hashlib.sha1(doc.text.encode()).hexdigest()
+        redacted = pii.check(Document(id=record["id"], text=record["text"])).doc
+        row["pii"] = hashlib.sha1(redacted.text.encode()).hexdigest()
         rows.append(row)
     return rows, time.perf_counter() - start
 
