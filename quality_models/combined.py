@@ -4,6 +4,9 @@ scores[<name>] = sigmoid(w · standardized features + b), features = the scores 
 weights file (e.g. `embedding_quality.informative`, `fasttext_quality`) and the STATS below. The
 weights file (JSON) holds feature names, means, scales, weights, bias and how they were fitted
 (benchmarks/quality_combine_fit.py; quality_models/models/quality-combined/README.md).
+A batch is scored at once: the statistics' counts come from one C pass per text
+(`_stats_native.c`; `reference_counts` is the Python reference and fallback), the logit from a
+few array operations over the batch.
 """
 
 from __future__ import annotations
