@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test lint format bench sandbox-deps native-deps browser-deps clean readme
 
 # setup.py builds the C extensions (filters/_text_native.c, dedup/_minhash_native.c, filters/_lid_native.c): rebuild when they change.
-$(STAMP): pyproject.toml setup.py filters/_text_native.c dedup/_minhash_native.c filters/_lid_native.c | native-deps
+$(STAMP): pyproject.toml setup.py filters/_text_native.c dedup/_minhash_native.c filters/_lid_native.c quality_models/_stats_native.c | native-deps
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# CPU torch first: anything else pulls a multi-GB CUDA build.

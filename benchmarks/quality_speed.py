@@ -2,7 +2,10 @@
 three heads, four with `coherent`; MiniLM fp32/bf16), the combined `quality` score, the default
 recipe's scoring chain, and `toxicity`.
 
-    python benchmarks/quality_speed.py [--data DIR] [--fasttext-docs 20000] [--minilm-docs 96]
+    python benchmarks/quality_speed.py [--data DIR] [--fasttext-docs 20000] [--minilm-docs 96] [--rounds 5]
+
+Then, on the same documents: each stage's CPU-seconds in the default chain + `quality` (what
+`quality` adds), and one head against three in alternating runs (their median ratio).
 
 Documents are ~3 KB pieces of real text from ../shared/data (or stdlib docstrings without it).
 Everything runs on one thread (torch.set_num_threads(1)) and figures are docs per CPU-second of
@@ -64,19 +67,56 @@ def measure(stage, docs: list[Document], batch: int, repeats: int) -> tuple[floa
 
 
 class Chain:
-    """Stages run one after the other on each batch, as the default recipe's scoring runs."""
+    """Stages run one after the other on each batch, as the default recipe's scoring runs.
+
+    `cpu[i]` accumulates the CPU-seconds of stage i, so one run gives each stage's share.
+    """
 
     def __init__(self, *stages) -> None:
         self.stages = stages
+        self.cpu = [0.0] * len(stages)
 
     def setup(self) -> None:
         for stage in self.stages:
             stage.setup()
 
     def check_batch(self, docs: list[Document]) -> list:
-        for stage in self.stages:
+        for i, stage in enumerate(self.stages):
+            start = time.process_time()
             docs = [v.doc or d for v, d in zip(stage.check_batch(docs), docs)]
+            self.cpu[i] += time.process_time() - start
         return docs
+
+
+def shares(docs: list[Document], batch: int, rounds: int) -> None:
+    """CPU-seconds of each stage of the default chain + `quality`, and `quality` against the rest.
+
+    One chain, so every stage sees the same documents under the same load; `rounds` passes.
+    """
+    chain = Chain(*default_scorers(), CombinedQuality("quality"))
+    chain.setup()
+    measure(chain, docs, batch, 1)
+    print(f"\nCPU-seconds per stage, default chain + quality, {rounds} passes over {len(docs)} documents:")
+    for _ in range(rounds):
+        chain.cpu = [0.0] * len(chain.stages)
+        measure(chain, docs, batch, 1)
+        rest = sum(chain.cpu[:-1])
+        parts = ", ".join(f"{stage.name} {cpu:.3f}" for stage, cpu in zip(chain.stages, chain.cpu))
+        print(f"- {parts}; quality adds {chain.cpu[-1] / rest:.1%} to the chain")
+
+
+def heads_ratio(docs: list[Document], batch: int, rounds: int) -> None:
+    """One head against three, alternating runs on the same documents (load drifts between runs)."""
+    one = EmbeddingQuality("one", model="", heads=["informative"])
+    three = EmbeddingQuality("three", model="", heads=["informative", "depth", "toxic"])
+    one.setup()
+    three.setup()
+    ratios = []
+    for _ in range(rounds):
+        rate_one, rate_three = measure(one, docs, batch, 1)[0], measure(three, docs, batch, 1)[0]
+        ratios.append(rate_three / rate_one)
+        print(f"- one head {rate_one:,.0f}, three heads {rate_three:,.0f} docs per CPU-second")
+    print(f"3 heads / 1 head, median of {rounds}: {sorted(ratios)[rounds // 2]:.3f}")
 
 
 def default_scorers() -> tuple:
@@ -92,6 +132,9 @@ def main() -> int:
     parser.add_argument("--fasttext-docs", type=int, default=20000)
     parser.add_argument("--minilm-docs", type=int, default=96)
     parser.add_argument("--static-docs", type=int, default=5000)
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="passes for the per-stage shares and head ratio"
+    )
     args = parser.parse_args()
     import torch
 
@@ -162,6 +205,12 @@ def main() -> int:
         stage.setup()
         per_cpu, per_wall = measure(stage, documents(text, n), batch, repeats)
         print(f"| {label} | {n} | {per_cpu:,.0f} | {per_wall:,.0f} |", flush=True)
+    docs = documents(text, args.static_docs)
+    shares(docs, 1000, args.rounds)
+    print(
+        f"\nOne embedding pass, one head vs three, {args.rounds} alternating runs over {len(docs)} documents:"
+    )
+    heads_ratio(docs, 1000, args.rounds)
     return 0
 
 

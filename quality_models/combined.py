@@ -4,6 +4,9 @@ scores[<name>] = sigmoid(w · standardized features + b), features = the scores 
 weights file (e.g. `embedding_quality.informative`, `fasttext_quality`) and the STATS below. The
 weights file (JSON) holds feature names, means, scales, weights, bias and how they were fitted
 (benchmarks/quality_combine_fit.py; quality_models/models/quality-combined/README.md).
+A batch is scored at once: the statistics' counts come from one C pass per text
+(`_stats_native.c`; `reference_counts` is the Python reference and fallback), the logit from a
+few array operations over the batch.
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ import json
 import math
 import operator
 import re
+import warnings
 from typing import Any
+
+import numpy as np
 
 from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
@@ -35,6 +41,7 @@ STATS = (
     "upper_fraction",
     "digit_fraction",
 )
+STATS_SET = frozenset(STATS)
 _PUNCT_END = (".", "!", "?", '"', "'", ":", "”")
 _BULLETS = ("•", "-", "*", "·", "–", "►")
 # A whitespace-separated word without a letter: symbols, digits and underscores only.
@@ -58,55 +65,107 @@ _STOPWORD_CASES = frozenset(
 )
 
 
+COUNTS = (
+    "words",
+    "word_chars",
+    "lettered_words",
+    "stopwords",
+    "symbols",
+    "lines",
+    "lines_end_punct",
+    "bullet_lines",
+    "short_lines",
+    "distinct_lines",
+    "upper",
+    "digits",
+    "chars",
+)
+
+
+def stats_matrix(texts: list[str]) -> np.ndarray:
+    """The STATS of each text, one float64 row each (columns in STATS order), from one pass per text."""
+    c = _counts(texts).astype(np.float64)
+    w, lines = (c[:, COUNTS.index(name)] for name in ("words", "lines"))
+    n, nlines, chars = np.maximum(w, 1.0), np.maximum(lines, 1.0), np.maximum(c[:, -1], 1.0)
+    col = dict(zip(COUNTS, c.T))
+    duplicate = np.where(lines > 0, 1.0 - col["distinct_lines"] / nlines, 0.0)
+    return np.column_stack(
+        [
+            np.log1p(w),
+            col["word_chars"] / n,
+            col["lettered_words"] / n,
+            col["stopwords"] / n,
+            col["symbols"] / n,
+            col["lines_end_punct"] / nlines,
+            col["bullet_lines"] / nlines,
+            col["short_lines"] / nlines,
+            duplicate,
+            np.log1p(lines),
+            np.log1p(w / nlines),
+            col["upper"] / chars,
+            col["digits"] / chars,
+        ]
+    )
+
+
 def doc_stats(text: str) -> dict[str, float]:
     """Cheap statistics (Gopher-style ratios) of one text, from its words and lines."""
-    nwords, word_chars, lettered, stopwords, upper, digits = _word_counts(text)
-    n = max(nwords, 1)
-    lines = list(filter(None, map(str.strip, text.splitlines())))
-    nlines = max(len(lines), 1)
-    chars = max(len(text), 1)
-    return {
-        "log_words": math.log1p(nwords),
-        "mean_word_length": word_chars / n,
-        "alpha_word_fraction": lettered / n,
-        "stopword_fraction": stopwords / n,
-        "symbol_ratio": (text.count("#") + text.count("...") + text.count("…")) / n,
-        "lines_end_punct": sum(map(_ENDS_PUNCT, lines)) / nlines,
-        "bullet_lines": sum(map(_STARTS_BULLET, lines)) / nlines,
-        "short_lines": sum(map((30).__gt__, map(len, lines))) / nlines,
-        "duplicate_lines": 1.0 - len(set(lines)) / nlines if lines else 0.0,
-        "log_lines": math.log1p(len(lines)),
-        "log_words_per_line": math.log1p(nwords / nlines),
-        "upper_fraction": upper / chars,
-        "digit_fraction": digits / chars,
-    }
+    return dict(zip(STATS, stats_matrix([text])[0].tolist()))
 
 
-def _word_counts(text: str) -> tuple[int, int, int, int, int, int]:
-    """Words (str.split()'s), their characters, words with a letter, stop words, A-Z, digits (any script).
+def reference_counts(text: str) -> tuple[int, ...]:
+    """The COUNTS of one text in Python: str.split() words, str.splitlines() lines, stripped, non-empty.
 
-    ASCII text, the common case, is counted by byte translation, without regexes or lower-casing.
+    What `_stats_native.counts` computes (and the fallback without it); ASCII text is counted by
+    byte translation, without regexes or lower-casing.
     """
     words = text.split()
-    if not text.isascii():
-        return (
-            len(words),
-            len("".join(words)),
-            len(words) - len(_LETTERLESS_WORD.findall(text)),
-            sum(map(_STOPWORDS.__contains__, map(str.lower, words))),
-            len(_UPPER.findall(text)),
-            len(_DIGIT.findall(text)),
-        )
-    data = text.encode("ascii")
-    letters = data.translate(_LETTER_SHAPE, _NEITHER_LETTER_NOR_SPACE)
+    lines = list(filter(None, map(str.strip, text.splitlines())))
+    if text.isascii():
+        data = text.encode("ascii")
+        letters = data.translate(_LETTER_SHAPE, _NEITHER_LETTER_NOR_SPACE)
+        lettered = letters.count(b" a") + letters.startswith(b"a")
+        stopwords = sum(map(_STOPWORD_CASES.__contains__, words))
+        upper = len(data) - len(data.translate(None, _ASCII_UPPER))
+        digits = len(data) - len(data.translate(None, _ASCII_DIGITS))
+    else:
+        lettered = len(words) - len(_LETTERLESS_WORD.findall(text))
+        stopwords = sum(map(_STOPWORDS.__contains__, map(str.lower, words)))
+        upper, digits = len(_UPPER.findall(text)), len(_DIGIT.findall(text))
     return (
         len(words),
         len("".join(words)),
-        letters.count(b" a") + letters.startswith(b"a"),
-        sum(map(_STOPWORD_CASES.__contains__, words)),
-        len(data) - len(data.translate(None, _ASCII_UPPER)),
-        len(data) - len(data.translate(None, _ASCII_DIGITS)),
+        lettered,
+        stopwords,
+        text.count("#") + text.count("...") + text.count("…"),
+        len(lines),
+        sum(map(_ENDS_PUNCT, lines)),
+        sum(map(_STARTS_BULLET, lines)),
+        sum(map((30).__gt__, map(len, lines))),
+        len(set(lines)),
+        upper,
+        digits,
+        len(text),
     )
+
+
+def _load_counts():
+    """`_stats_native.counts` as an (n, COUNTS) int64 array, or the Python reference (warning once)."""
+    try:
+        from quality_models._stats_native import counts
+    except ImportError as error:
+        warnings.warn(
+            f"quality_models._stats_native is not built ({error}); document statistics run in Python (slower)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return lambda texts: np.array([reference_counts(t) for t in texts], dtype=np.int64).reshape(
+            -1, len(COUNTS)
+        )
+    return lambda texts: np.frombuffer(counts(texts), dtype=np.int64).reshape(-1, len(COUNTS))
+
+
+_counts = _load_counts()
 
 
 def load_weights(path) -> dict[str, Any]:
@@ -122,20 +181,27 @@ def load_weights(path) -> dict[str, Any]:
     return model
 
 
-def combine(model: dict[str, Any], doc: Document) -> float:
-    """P(useful) for one document; KeyError naming the first missing input score."""
-    stats = None
-    logit = float(model["bias"])
+def combine(model: dict[str, Any], docs: list[Document]) -> np.ndarray:
+    """P(useful) for each document, as one batch; KeyError naming the first missing input score."""
+    stats = stats_matrix([d.text for d in docs]) if not STATS_SET.isdisjoint(model["features"]) else None
+    logit = np.full(len(docs), float(model["bias"]))
     for name, mean, scale, weight in zip(model["features"], model["mean"], model["scale"], model["weight"]):
-        if name in STATS:
-            stats = stats or doc_stats(doc.text)
-            value = stats[name]
+        if name in STATS_SET:
+            values = stats[:, STATS.index(name)]
         else:
-            value = doc.scores.get(name)
-            if not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise KeyError(f"input score {name!r} missing (got {value!r})")
-        logit += weight * (float(value) - mean) / scale
-    return 1.0 / (1.0 + math.exp(-min(max(logit, -60.0), 60.0)))
+            values = _input_score(name, [d.scores.get(name) for d in docs])
+        logit += weight * (values - mean) / scale
+    return 1.0 / (1.0 + np.exp(-np.clip(logit, -60.0, 60.0)))
+
+
+def _input_score(name: str, raw: list[Any]) -> np.ndarray:
+    """One input score of the batch as float64; KeyError if a document lacks it or it is not finite."""
+    if set(map(type, raw)) <= {float, int} or all(isinstance(v, (int, float)) for v in raw):
+        values = np.array(raw, dtype=np.float64)
+        if np.isfinite(values).all():
+            return values
+    bad = next(v for v in raw if not isinstance(v, (int, float)) or not math.isfinite(v))
+    raise KeyError(f"input score {name!r} missing (got {bad!r})")
 
 
 @register("quality")
@@ -170,4 +236,8 @@ class CombinedQuality(DocumentStage):
         return {"model": [name for name in self._model["features"] if name not in STATS]}
 
     def check(self, doc: Document) -> Verdict:
-        return keep(doc.with_scores({self.name: combine(self._model, doc)}))
+        return self.check_batch([doc])[0]
+
+    def check_batch(self, docs: list[Document]) -> list[Verdict]:
+        values = combine(self._model, docs).tolist() if docs else []
+        return [keep(doc.with_scores({self.name: value})) for doc, value in zip(docs, values)]

@@ -44,12 +44,7 @@ class LinearHead:
 
     def score(self, embeddings: np.ndarray, coherence: np.ndarray | None = None) -> np.ndarray:
         """Scores for an (n, dim) embedding array (with coherence features when the head uses them)."""
-        if self.features == "embedding+coherence":
-            embeddings = np.hstack([embeddings, coherence])
-        logits = embeddings.astype(np.float64) @ self.weight.astype(np.float64) + self.bias
-        if self.kind == "logistic":
-            return 1.0 / (1.0 + np.exp(-logits))
-        return logits
+        return HeadStack([self]).score(embeddings, coherence)[:, 0]
 
     def save(self, path: Path) -> None:
         """Write the head and its metadata as one safetensors file."""
@@ -102,6 +97,32 @@ class LinearHead:
         return self.dim - (len(COHERENCE_FEATURES) if self.features == "embedding+coherence" else 0)
 
 
+class HeadStack:
+    """Several heads as one (features, heads) weight matrix: one matrix product scores them all.
+
+    Heads on the embedding alone get zero weights on the coherence features when another head
+    uses them.
+    """
+
+    def __init__(self, heads: list[LinearHead]) -> None:
+        self.coherence = any(head.features == "embedding+coherence" for head in heads)
+        rows = max(head.dim for head in heads) if self.coherence else heads[0].dim
+        self.weight = np.zeros((rows, len(heads)))
+        for column, head in enumerate(heads):
+            self.weight[: head.dim, column] = head.weight
+        self.bias = np.array([head.bias for head in heads])
+        self.logistic = np.array([head.kind == "logistic" for head in heads])
+
+    def score(self, embeddings: np.ndarray, coherence: np.ndarray | None = None) -> np.ndarray:
+        """(n, heads) scores of an (n, dim) embedding array (and coherence features when a head uses them)."""
+        if self.coherence:
+            embeddings = np.hstack([embeddings, coherence])
+        scores = embeddings.astype(np.float64) @ self.weight + self.bias
+        if self.logistic.any():
+            scores[:, self.logistic] = 1.0 / (1.0 + np.exp(-scores[:, self.logistic]))
+        return scores
+
+
 def head_path(value: str) -> Path:
     """A `heads` entry: the name of a shipped head (quality_models/models/heads/NAME.safetensors) or a path."""
     if "/" not in value and not value.endswith(".safetensors"):
@@ -147,7 +168,7 @@ class EmbeddingQuality(DocumentStage):
                     f"{'model' if key == self.name else 'heads'}: embedding head file not found: {path}"
                 )
         self._paths = paths
-        self._heads: dict[str, LinearHead] | None = None
+        self._heads: HeadStack | None = None
         self._embedder = None
 
     def score_names(self) -> list[str]:
@@ -170,7 +191,7 @@ class EmbeddingQuality(DocumentStage):
                 )
             if head.features == "embedding+coherence" and not hasattr(embedder, "encode_with_coherence"):
                 raise RuntimeError(f"embedding head {self._paths[key]} needs the static embedder")
-        self._heads, self._embedder = heads, embedder
+        self._heads, self._embedder = HeadStack(list(heads.values())), embedder
 
     def __getstate__(self) -> dict[str, Any]:
         # Models are loaded per worker in setup(); never pickle them with the stage.
@@ -183,12 +204,10 @@ class EmbeddingQuality(DocumentStage):
         self.require_setup(self._heads)
         texts = [d.text for d in docs]
         coherence = None
-        if any(head.features == "embedding+coherence" for head in self._heads.values()):
+        if self._heads.coherence:
             embeddings, coherence = self._embedder.encode_with_coherence(texts)
         else:
             embeddings = self._embedder.encode(texts, batch_size=self.batch_size)
-        columns = {key: head.score(embeddings, coherence) for key, head in self._heads.items()}
-        return [
-            keep(doc.with_scores({key: float(values[i]) for key, values in columns.items()}))
-            for i, doc in enumerate(docs)
-        ]
+        keys = list(self._paths)
+        rows = self._heads.score(embeddings, coherence).tolist()
+        return [keep(doc.with_scores(dict(zip(keys, row)))) for doc, row in zip(docs, rows)]

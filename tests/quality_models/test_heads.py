@@ -2,16 +2,17 @@
 
 import json
 import random
+import sys
 
 import numpy as np
 import pytest
 
 from pipeline.document import Document
 from pipeline.stages import STAGES, ConfigError
-from quality_models import coherence
-from quality_models.combined import STATS, CombinedQuality, _word_counts, doc_stats
+from quality_models import coherence, combined
+from quality_models.combined import COUNTS, STATS, CombinedQuality, doc_stats, reference_counts, stats_matrix
 from quality_models.embedders import load_embedder
-from quality_models.embedding_quality import HEADS_DIR, EmbeddingQuality, LinearHead
+from quality_models.embedding_quality import HEADS_DIR, EmbeddingQuality, HeadStack, LinearHead
 
 from .conftest import BAD, GOOD
 
@@ -169,8 +170,14 @@ def test_doc_stats_count_letterless_words_upper_case_and_digits_in_any_script():
 )
 def test_ascii_fast_path_counts_as_the_general_path(text):
     # One non-ASCII word sends the text down the regex path: one more word (with a letter, 1 character).
-    words, chars, lettered, stop, upper, digits = _word_counts(text + " é")
-    assert _word_counts(text) == (words - 1, chars - 1, lettered - 1, stop, upper, digits)
+    plain, accented = (
+        dict(zip(COUNTS, reference_counts(text))),
+        dict(zip(COUNTS, reference_counts(text + " é"))),
+    )
+    for name in ("words", "word_chars", "lettered_words"):
+        assert accented[name] == plain[name] + 1
+    for name in ("stopwords", "upper", "digits"):
+        assert accented[name] == plain[name]
 
 
 def test_doc_stats_are_gopher_style_ratios():
@@ -201,3 +208,70 @@ def test_quality_weights_file_errors(tmp_path):
         CombinedQuality("quality", model=str(bad))
     with pytest.raises(ConfigError, match="not found"):
         CombinedQuality("quality", model=str(tmp_path / "none.json"))
+
+
+FUZZ_ALPHABET = [
+    *" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029\u00a0\u3000\u200b.!?\"':\u201d\u201c",
+    *"\u2022-*\u00b7\u2013\u25ba#\u2026_0123456789\u0661\u0662AbZz\u00e9\u00dc\u00df\u212a\u0130\u00bd\u00b2",
+    *"\U0001f600\x00",
+    *("the", "The", "THE", "of", "and", "wIth", "that", "have", "be", "to", "...", "tHaT", "item one"),
+]
+
+
+def test_native_counts_equal_the_python_reference():
+    native = pytest.importorskip("quality_models._stats_native")
+    rng = random.Random(0)
+    texts = [PROSE, *GOOD, *BAD, "", "   ", "a\r\nb\r\n\r\na", "x" * 40 + "\n" + "x" * 29 + "\n"]
+    texts += ["".join(rng.choice(FUZZ_ALPHABET) for _ in range(rng.randint(0, 80))) for _ in range(3000)]
+    counts = np.frombuffer(native.counts(texts), dtype=np.int64).reshape(len(texts), len(COUNTS))
+    for text, row in zip(texts, counts.tolist()):
+        assert tuple(row) == reference_counts(text), repr(text)
+    with pytest.raises(TypeError, match="str"):
+        native.counts(["a", 1])
+
+
+def test_stats_matrix_rows_are_doc_stats():
+    texts = [PROSE, "", "Hello world.\n\n- item one\n- item one\nABC 123"]
+    matrix = stats_matrix(texts)
+    assert matrix.shape == (3, len(STATS))
+    for text, row in zip(texts, matrix.tolist()):
+        assert row == [doc_stats(text)[name] for name in STATS]
+
+
+def test_head_stack_scores_every_head_as_its_own_formula():
+    heads = [LinearHead.load(HEADS_DIR / f"{name}.safetensors") for name in HEADS]
+    rng = np.random.default_rng(0)
+    embeddings = rng.normal(size=(50, 256)).astype(np.float32)
+    features = rng.normal(size=(50, len(coherence.FEATURES))).astype(np.float32)
+    stacked = HeadStack(heads).score(embeddings, features)
+    for column, head in enumerate(heads):
+        x = np.hstack([embeddings, features]) if head.features == "embedding+coherence" else embeddings
+        logit = x.astype(np.float64) @ head.weight.astype(np.float64) + head.bias
+        expected = 1.0 / (1.0 + np.exp(-logit)) if head.kind == "logistic" else logit
+        np.testing.assert_allclose(stacked[:, column], expected, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(head.score(embeddings, features), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_quality_batch_equals_one_document_at_a_time_and_fails_only_in_the_batch():
+    stage = CombinedQuality("quality")
+    required = stage.required_scores()["model"]
+    rng = random.Random(3)
+    docs = [
+        Document(str(i), text, scores={name: rng.random() for name in required})
+        for i, text in enumerate([PROSE, *GOOD, *BAD, ""])
+    ]
+    batch = [v.doc.scores["quality"] for v in stage.check_batch(docs)]
+    assert batch == [stage.check(doc).doc.scores["quality"] for doc in docs]
+    nan = Document("n", PROSE, scores={**docs[0].scores, "embedding_quality.depth": float("nan")})
+    with pytest.raises(KeyError, match="embedding_quality.depth"):
+        stage.check_batch([docs[0], nan])
+    assert stage.check_batch([]) == []
+
+
+def test_stats_without_the_native_module_come_from_the_python_reference(monkeypatch):
+    monkeypatch.setitem(sys.modules, "quality_models._stats_native", None)  # import fails
+    with pytest.warns(RuntimeWarning, match="not built"):
+        counts = combined._load_counts()
+    texts = [PROSE, "", "a\n\nb"]
+    assert counts(texts).tolist() == [list(reference_counts(t)) for t in texts]
+    assert counts([]).shape == (0, len(COUNTS))
