@@ -1,43 +1,98 @@
-"""`--runner=DaskRunner`: Beam's DaskRunner, with no step given more Dask partitions than its inputs.
+"""`--runner=DaskRunner`: Beam's DaskRunner, with no step given more Dask partitions than its inputs,
+and each ParDo task collecting its own outputs.
 
-Beam 2.77's DaskRunner turns a `Flatten` into `db.concat` (the sum of its inputs' partitions) and a
-`GroupByKey` into a task shuffle with at least as many as its input; nothing lowers a count again,
-so each join of two branches of one collection (a dedup stage's documents and decisions, a step
-and its side inputs as `pipeline.runners` rewrites them) doubles the partitions below it. On
-`recipes/default.toml` one step reached 37,293 partitions and the last step's graph 11.7 million
-tasks (docs/upstream/dask_partitions.md). This runner translates each step as Beam does, then cuts
-a bag with more partitions than its largest input back to that count (adjacent partitions
-concatenated, no data shuffled): no step has more partitions than the most partitioned Create
-(`--dask_npartitions`). Beam is subclassed, not patched; only this runner imports dask.
+Partitions (fault 5 in pipeline/runners.py): Beam 2.77's DaskRunner turns a `Flatten` into
+`db.concat` (the sum of its inputs' partitions) and a `GroupByKey` into a task shuffle with at
+least as many as its input; nothing lowers a count again, so each join of two branches of one
+collection (a dedup stage's documents and decisions, a step and its side inputs as
+`pipeline.runners` rewrites them) doubles the partitions below it. On `recipes/default.toml` one
+step reached 37,293 partitions and the last step's graph 11.7 million tasks
+(docs/upstream/dask_partitions.md). This runner translates each step as Beam does, then cuts a bag
+with more partitions than its largest input back to that count (adjacent partitions concatenated,
+no data shuffled): no step has more partitions than the most partitioned Create
+(`--dask_npartitions`).
+
+Outputs (fault 6): Beam's ParDo translation gives every partition of a step the same receiver
+object, whose one list collects what the DoFn emits; where tasks share deserialized arguments (an
+in-process cluster, a worker given several tasks at once) each partition returns the outputs of
+the partitions before it too: elements duplicated, a global combine given several values
+(docs/upstream/dask_shared_receivers.md). Here a ParDo without side inputs runs Beam's own
+`apply_dofn_to_bundle` with receivers made inside its task. Beam is subclassed, not patched; only
+this runner imports dask.
 """
 
 from __future__ import annotations
 
+import apache_beam as beam
 from apache_beam.pipeline import PipelineVisitor
+from apache_beam.runners.common import DoFnContext, DoFnSignature
 from apache_beam.runners.dask import dask_runner
+from apache_beam.runners.dask import transform_evaluator as evaluator
+
+
+def _run_bundle(items, signature: DoFnSignature, window_fn, invoker_kwargs: dict) -> list:
+    """One partition through Beam's `apply_dofn_to_bundle`, with receivers of its own."""
+    from apache_beam.runners.common import _OutputHandler  # what Beam's translation builds
+
+    receivers = evaluator.OneReceiver()
+    handler = _OutputHandler(
+        window_fn=window_fn,
+        main_receivers=receivers[None],
+        tagged_receivers=receivers,
+        per_element_output_counter=None,
+        output_batch_converter=None,
+        process_yields_batches=False,
+        process_batch_yields_elements=False,
+    )
+    return evaluator.apply_dofn_to_bundle(items, [signature, handler], invoker_kwargs, receivers)
+
+
+def _pardo_bag(node, input_bag):
+    """Beam's ParDo translation (transform_evaluator.ParDo.apply, no side inputs), receivers per task."""
+    transform = node.transform
+    args, kwargs = transform.raw_side_inputs
+    main = next(iter(node.main_inputs.values()))
+    window_fn = main.windowing.windowfn if hasattr(main, "windowing") else None
+    invoker_kwargs = dict(
+        context=DoFnContext(transform.label, state=None),
+        side_inputs=None,
+        input_args=list(args),
+        input_kwargs=kwargs,
+        user_state_context=None,
+        bundle_finalizer_param=beam.DoFn.BundleFinalizerParam(),
+    )
+    return input_bag.map(evaluator.get_windowed_value, window_fn).map_partitions(
+        _run_bundle, DoFnSignature(transform.fn), window_fn, invoker_kwargs
+    )
 
 
 class _NoMorePartitionsThanInputs(PipelineVisitor):
-    """Beam's translation of each step, then its bag cut back to its inputs' largest count."""
+    """Beam's translation of each step (a ParDo's with receivers per task), then its bag cut
+    back to its inputs' largest count."""
 
     def __init__(self, translate: PipelineVisitor) -> None:
         self.translate = translate
         self.bags = translate.bags  # each step's bag, by AppliedPTransform: what run_pipeline reads
 
     def visit_transform(self, transform_node) -> None:
-        self.translate.visit_transform(transform_node)
-        counts = [
-            self.bags[value.producer].npartitions
-            for value in transform_node.inputs
-            if value.producer in self.bags
-        ]
+        inputs = [self.bags[v.producer] for v in transform_node.inputs if v.producer in self.bags]
+        if (
+            type(transform_node.transform) is beam.ParDo
+            and not transform_node.side_inputs
+            and len(inputs) == 1
+        ):
+            self.bags[transform_node] = _pardo_bag(transform_node, inputs[0])
+        else:  # with side inputs (gristmill rewrites those into joins on Dask): Beam's translation
+            self.translate.visit_transform(transform_node)
+        counts = [bag.npartitions for bag in inputs]
         bag = self.bags[transform_node]
         if counts and bag.npartitions > max(counts):
             self.bags[transform_node] = bag.repartition(npartitions=max(counts))
 
 
 class DaskRunner(dask_runner.DaskRunner):
-    """Beam's DaskRunner whose bag graph keeps each step within its inputs' partition count."""
+    """Beam's DaskRunner whose bag graph keeps each step within its inputs' partition count and
+    gives each ParDo task its own receivers."""
 
     @staticmethod
     def to_dask_bag_visitor(bag_kwargs=None) -> PipelineVisitor:

@@ -1,6 +1,6 @@
 """Runner names and what gristmill's graph does so that every runner executes all of it.
 
-Beam 2.77's DaskRunner has five faults (reproduced in docs/upstream/dask_*.md); gristmill works
+Beam 2.77's DaskRunner has six faults (reproduced in docs/upstream/dask_*.md); gristmill works
 around them in its own graph or in a subclass of the runner, never by patching Beam:
 1. Consumers of every `with_outputs` tag receive all of the step's outputs: gristmill emits
    `(tag, value)` pairs split by `pipeline.outcomes` instead.
@@ -25,6 +25,9 @@ around them in its own graph or in a subclass of the runner, never by patching B
    partitions double at each join of two branches of one collection: `--runner=DaskRunner` is
    gristmill's subclass of Beam's runner (pipeline/dask_runner.py), which cuts each step back to
    its largest input's count.
+6. Every partition of a ParDo appends its outputs to one list shared through the task arguments,
+   so where tasks share them (an in-process cluster) a partition also returns the ones before it:
+   the same subclass builds each ParDo task's receivers inside the task.
 """
 
 from __future__ import annotations

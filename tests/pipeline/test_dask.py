@@ -134,11 +134,6 @@ def test_fineweb_minhash_on_dask_gives_the_same_result_as_the_default_runner(tmp
     assert removed and all(r["duplicate_of"] for r in removed)
 
 
-@pytest.mark.skip(
-    reason="known failure, not run in make test (it costs minutes): passed before main's issue-11 "
-    "merge (0532b54); since, Dask's in-graph conservation check gets a list for a count (TypeError "
-    "in _assert_conserved): not yet diagnosed (README, Known issues)"
-)
 def test_default_recipe_on_dask_gives_the_same_result_as_the_default_runner(tmp_path, dask_cluster):
     """recipes/default.toml (model stages, a score threshold, exact, MinHash, unit and semantic
     dedup) on a small sample_data/ subset with duplicates for each dedup stage."""
@@ -189,6 +184,28 @@ def test_beams_dask_runner_doubles_partitions_at_each_join_and_gristmills_does_n
         most[runner] = max(_partitions(pipeline, runner))
     assert most[BeamDaskRunner] >= 3 * 2**5  # at least doubled by each join (a task shuffle rounds up)
     assert most[DaskRunner] == 3
+
+
+def _outputs(runner) -> list:
+    """What a ParDo on a 3-partition Create gives when its bag graph runs on one thread, where
+    tasks share their arguments (as in an in-process cluster)."""
+    from apache_beam.runners.dask.overrides import dask_overrides as beam_dask_overrides
+
+    pipeline = beam.Pipeline(options=PipelineOptions())
+    _ = pipeline | "Nums" >> beam.Create(range(9)) | "Double" >> beam.Map(lambda x: 2 * x)
+    pipeline.replace_all(beam_dask_overrides())
+    visitor = runner.to_dask_bag_visitor({"npartitions": 3})
+    pipeline.visit(visitor)
+    return sorted(list(visitor.bags.values())[-1].compute(scheduler="sync"))
+
+
+def test_beams_dask_runner_shares_one_output_list_between_partitions_and_gristmills_does_not():
+    from apache_beam.runners.dask.dask_runner import DaskRunner as BeamDaskRunner
+
+    from pipeline.dask_runner import DaskRunner
+
+    assert len(_outputs(BeamDaskRunner)) > 9  # each partition also returns the ones before it
+    assert _outputs(DaskRunner) == [0, 2, 4, 6, 8, 10, 12, 14, 16]
 
 
 @pytest.mark.parametrize("recipe", ["default", "synthesis"])  # fineweb runs on the cluster below
