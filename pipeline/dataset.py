@@ -19,7 +19,6 @@ import hashlib
 import itertools
 import json
 import random
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -126,29 +125,68 @@ def slot_units(units: list[Unit], seed: int, epoch: int, slot: int, slots: int) 
     return [units[i] for i in order[slot::slots]]
 
 
-def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot: int) -> Iterator[tuple]:
-    """Replays the shuffle buffer on positions: yields (position out, position read so far, buffer).
+def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot: int) -> Iterator[int]:
+    """Replays the shuffle buffer on positions: yields the positions 0..total-1 (reading order) in
+    the order they leave the buffer; the sequence depends only on the arguments.
 
-    Positions are 0..total-1 in reading order; the sequence depends only on the arguments.
+    Each read position replaces a random slot of the full buffer, whose position goes out; the
+    slot is drawn as `random.randrange(buffer_size)` draws it (bits of `getrandbits`, rejected
+    while out of range), inlined because the draw is most of the per-document cost.
     """
     rng = random.Random(f"buffer:{seed}:{epoch}:{slot}")
-    buffer: list[int] = []
-    for position in range(total):
-        if len(buffer) < buffer_size:
-            buffer.append(position)
-            continue
-        pick = rng.randrange(buffer_size)
-        out, buffer[pick] = buffer[pick], position
-        yield out
+    getrandbits, bits = rng.getrandbits, buffer_size.bit_length()
+    buffer = list(range(min(buffer_size, total)))
+    for position in range(len(buffer), total):
+        pick = getrandbits(bits)
+        while pick >= buffer_size:
+            pick = getrandbits(bits)
+        yield buffer[pick]
+        buffer[pick] = position
     rng.shuffle(buffer)
     yield from buffer
+
+
+def _column_values(column: pa.ChunkedArray, arrays: bool):
+    """`row -> value` for one column of a row group, the value `to_pylist` gives. Lists of integers
+    (token ids) stay in Arrow memory until their row is read, then become a Python list, or a numpy
+    array (a copy, owning its memory) with `arrays`; converting a whole row group of token ids at
+    once costs more (millions of Python ints allocated and freed together). Other columns are
+    converted whole."""
+    array = column.combine_chunks()
+    kind = array.type
+    if not (
+        (pa.types.is_list(kind) or pa.types.is_large_list(kind))
+        and pa.types.is_integer(kind.value_type)
+        and array.values.null_count == 0
+    ):
+        return array.to_pylist().__getitem__
+    values, offsets = array.values.to_numpy(), array.offsets.to_pylist()
+    if arrays:
+        take = lambda row: values[offsets[row] : offsets[row + 1]].copy()  # noqa: E731
+    else:
+        take = lambda row: values[offsets[row] : offsets[row + 1]].tolist()  # noqa: E731
+    if array.null_count == 0:
+        return take
+    valid = array.is_valid().to_pylist()
+    return lambda row: take(row) if valid[row] else None
+
+
+class RowGroup:
+    """The requested columns of one loaded row group; `row(i)` is its i-th record as a dict."""
+
+    def __init__(self, table: pa.Table, arrays: bool = False) -> None:
+        self.columns = [(name, _column_values(table.column(name), arrays)) for name in table.column_names]
+
+    def row(self, index: int) -> dict[str, Any]:
+        return {name: value(index) for name, value in self.columns}
 
 
 class OutputStream:
     """Documents of one reader slot for one epoch, in shuffled order; resumable by count.
 
-    `columns`: what each yielded record holds (a dict of those columns). `skip`: documents of this
-    epoch already consumed (from a saved state); the stream continues with the next one.
+    `columns`: what each yielded record holds (a dict of those columns); `arrays`: lists of integers
+    (token ids) as numpy arrays instead of Python lists. `skip`: documents of this epoch already
+    consumed (from a saved state); the stream continues with the next one.
     """
 
     def __init__(
@@ -161,15 +199,17 @@ class OutputStream:
         slots: int = 1,
         buffer_size: int = 1000,
         columns: tuple[str, ...] = ("id", "text"),
+        arrays: bool = False,
         skip: int = 0,
     ) -> None:
         self.units = slot_units(units, seed, epoch, slot, slots)
         self.starts = list(itertools.accumulate((unit.rows for unit in self.units), initial=0))[:-1]
         self.total = sum(unit.rows for unit in self.units)
         self.columns = list(columns)
+        self.arrays = arrays
         self._order = shuffled_positions(self.total, max(1, buffer_size), seed, epoch, slot)
-        self._loaded: dict[int, list[dict]] = {}
-        self._done: Counter = Counter()  # rows of each unit already yielded, to free it when done
+        self._loaded: dict[int, RowGroup] = {}
+        self._done = [0] * len(self.units)  # rows of each unit already yielded, to free it when done
         self.consumed = min(skip, self.total)
         for _ in range(self.consumed):
             self._done[self._unit_of(next(self._order))] += 1
@@ -180,21 +220,22 @@ class OutputStream:
     def _unit_of(self, position: int) -> int:
         return bisect.bisect_right(self.starts, position) - 1
 
-    def _rows(self, index: int) -> list[dict]:
-        rows = self._loaded.get(index)
-        if rows is None:
+    def _group(self, index: int) -> RowGroup:
+        group = self._loaded.get(index)
+        if group is None:
             unit = self.units[index]
             with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
                 table = pq.ParquetFile(handle).read_row_group(unit.row_group, columns=self.columns)
-            rows = self._loaded[index] = table.to_pylist()
-        return rows
+            group = self._loaded[index] = RowGroup(table, self.arrays)
+        return group
 
     def __iter__(self) -> Iterator[dict]:
+        starts, done, rows = self.starts, self._done, [unit.rows for unit in self.units]
         for position in self._order:
-            index = self._unit_of(position)
-            row = self._rows(index)[position - self.starts[index]]
-            self._done[index] += 1
-            if self._done[index] == self.units[index].rows:
+            index = bisect.bisect_right(starts, position) - 1
+            row = self._group(index).row(position - starts[index])
+            done[index] += 1
+            if done[index] == rows[index]:
                 del self._loaded[index]
             self.consumed += 1
             yield row
@@ -240,7 +281,8 @@ class GristmillDataset(_torch_dataset_base()):
 
     Shards and row groups are split across `world_size` ranks and the DataLoader's workers
     without overlap; documents are shuffled by a seeded buffer. `columns` picks what each record
-    holds (`("token_ids",)` for pre-tokenized output). Resume: save `state_dict(samples_seen)`
+    holds (`("token_ids",)` for pre-tokenized output; `arrays=True` gives them as numpy arrays,
+    which the DataLoader's default collation and `torch.from_numpy` take as they are). Resume: save `state_dict(samples_seen)`
     (the samples this rank's trainer consumed; with `num_workers=0` the dataset counts them
     itself) and `load_state_dict` it into a fresh dataset; iteration continues with the next
     document. `batch_size` must be the DataLoader's, so positions can be restored per worker.
@@ -255,6 +297,7 @@ class GristmillDataset(_torch_dataset_base()):
         seed: int = 0,
         buffer_size: int = 1000,
         columns: tuple[str, ...] = ("id", "text"),
+        arrays: bool = False,
         batch_size: int = 1,
         verify: bool = True,
     ) -> None:
@@ -266,6 +309,7 @@ class GristmillDataset(_torch_dataset_base()):
         self.seed = seed
         self.buffer_size = buffer_size
         self.columns = tuple(columns)
+        self.arrays = arrays
         self.batch_size = batch_size
         self.units = kept_units(output, verify=verify)
         self.epoch = 0
@@ -285,6 +329,7 @@ class GristmillDataset(_torch_dataset_base()):
             slots=self.world_size * workers,
             buffer_size=self.buffer_size,
             columns=self.columns,
+            arrays=self.arrays,
             skip=skip,
         )
 
