@@ -19,7 +19,7 @@ import hashlib
 import itertools
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,23 +146,24 @@ def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot
     yield from buffer
 
 
-def _column_values(column: pa.ChunkedArray, arrays: bool):
+def _column_values(column: pa.ChunkedArray, arrays: bool) -> Callable[[int], Any]:
     """`row -> value` for one column of a row group, the value `to_pylist` gives. Lists of integers
-    (token ids) stay in Arrow memory until their row is read, then become a Python list, or a numpy
-    array (a copy, owning its memory) with `arrays`; converting a whole row group of token ids at
-    once costs more (millions of Python ints allocated and freed together). Other columns are
-    converted whole."""
-    array = column.combine_chunks()
-    kind = array.type
+    (token ids) stay in Arrow memory until their row is read, then become a Python list, or with
+    `arrays` a numpy view of one writable copy of the row group's ids; converting a whole row
+    group of token ids at once costs more (millions of Python ints allocated and freed together).
+    Other columns are converted whole."""
+    kind = column.type
     if not (
-        (pa.types.is_list(kind) or pa.types.is_large_list(kind))
-        and pa.types.is_integer(kind.value_type)
-        and array.values.null_count == 0
+        (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and pa.types.is_integer(kind.value_type)
     ):
+        return column.to_pylist().__getitem__
+    array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if array.values.null_count:
         return array.to_pylist().__getitem__
     values, offsets = array.values.to_numpy(), array.offsets.to_pylist()
     if arrays:
-        take = lambda row: values[offsets[row] : offsets[row + 1]].copy()  # noqa: E731
+        values = values.copy()
+        take = lambda row: values[offsets[row] : offsets[row + 1]]  # noqa: E731
     else:
         take = lambda row: values[offsets[row] : offsets[row + 1]].tolist()  # noqa: E731
     if array.null_count == 0:
@@ -171,21 +172,21 @@ def _column_values(column: pa.ChunkedArray, arrays: bool):
     return lambda row: take(row) if valid[row] else None
 
 
-class RowGroup:
-    """The requested columns of one loaded row group; `row(i)` is its i-th record as a dict."""
-
-    def __init__(self, table: pa.Table, arrays: bool = False) -> None:
-        self.columns = [(name, _column_values(table.column(name), arrays)) for name in table.column_names]
-
-    def row(self, index: int) -> dict[str, Any]:
-        return {name: value(index) for name, value in self.columns}
+def _records(table: pa.Table, arrays: bool) -> Callable[[int], dict[str, Any]]:
+    """`row -> record` (a dict of the table's columns) for one loaded row group."""
+    columns = [(name, _column_values(table.column(name), arrays)) for name in table.column_names]
+    if len(columns) == 1:
+        [(name, value)] = columns
+        return lambda row: {name: value(row)}
+    return lambda row: {name: value(row) for name, value in columns}
 
 
 class OutputStream:
     """Documents of one reader slot for one epoch, in shuffled order; resumable by count.
 
     `columns`: what each yielded record holds (a dict of those columns); `arrays`: lists of integers
-    (token ids) as numpy arrays instead of Python lists. `skip`: documents of this epoch already
+    (token ids) as numpy arrays instead of Python lists (views of their row group's ids: pickled,
+    as to DataLoader workers' parent, each is its own). `skip`: documents of this epoch already
     consumed (from a saved state); the stream continues with the next one.
     """
 
@@ -208,7 +209,7 @@ class OutputStream:
         self.columns = list(columns)
         self.arrays = arrays
         self._order = shuffled_positions(self.total, max(1, buffer_size), seed, epoch, slot)
-        self._loaded: dict[int, RowGroup] = {}
+        self._loaded: dict[int, Callable] = {}  # unit index -> (row -> record)
         self._done = [0] * len(self.units)  # rows of each unit already yielded, to free it when done
         self.consumed = min(skip, self.total)
         for _ in range(self.consumed):
@@ -220,25 +221,24 @@ class OutputStream:
     def _unit_of(self, position: int) -> int:
         return bisect.bisect_right(self.starts, position) - 1
 
-    def _group(self, index: int) -> RowGroup:
-        group = self._loaded.get(index)
-        if group is None:
-            unit = self.units[index]
-            with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
-                table = pq.ParquetFile(handle).read_row_group(unit.row_group, columns=self.columns)
-            group = self._loaded[index] = RowGroup(table, self.arrays)
-        return group
+    def _load(self, index: int) -> Callable[[int], dict[str, Any]]:
+        unit = self.units[index]
+        with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
+            table = pq.ParquetFile(handle).read_row_group(unit.row_group, columns=self.columns)
+        records = self._loaded[index] = _records(table, self.arrays)
+        return records
 
     def __iter__(self) -> Iterator[dict]:
-        starts, done, rows = self.starts, self._done, [unit.rows for unit in self.units]
+        starts, done, loaded = self.starts, self._done, self._loaded
+        sizes = [unit.rows for unit in self.units]
         for position in self._order:
             index = bisect.bisect_right(starts, position) - 1
-            row = self._group(index).row(position - starts[index])
+            record = (loaded.get(index) or self._load(index))(position - starts[index])
             done[index] += 1
-            if done[index] == rows[index]:
-                del self._loaded[index]
+            if done[index] == sizes[index]:
+                del loaded[index]
             self.consumed += 1
-            yield row
+            yield record
 
 
 def dataloader_positions(samples_seen: int, totals: list[int], batch_size: int) -> tuple[list[int], int]:
