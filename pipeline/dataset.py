@@ -185,8 +185,8 @@ class OutputStream:
     """Documents of one reader slot for one epoch, in shuffled order; resumable by count.
 
     `columns`: what each yielded record holds (a dict of those columns); `arrays`: lists of integers
-    (token ids) as numpy arrays instead of Python lists (views of their row group's ids: pickled,
-    as to DataLoader workers' parent, each is its own). `skip`: documents of this epoch already
+    (token ids) as numpy arrays instead of Python lists (views of their row group's ids, which stay
+    in memory while a view is kept; a pickled view, as DataLoader workers send them, is a copy). `skip`: documents of this epoch already
     consumed (from a saved state); the stream continues with the next one.
     """
 
@@ -282,7 +282,7 @@ class GristmillDataset(_torch_dataset_base()):
     Shards and row groups are split across `world_size` ranks and the DataLoader's workers
     without overlap; documents are shuffled by a seeded buffer. `columns` picks what each record
     holds (`("token_ids",)` for pre-tokenized output; `arrays=True` gives them as numpy arrays,
-    which the DataLoader's default collation and `torch.from_numpy` take as they are). Resume: save `state_dict(samples_seen)`
+    ready for `torch.from_numpy`). Resume: save `state_dict(samples_seen)`
     (the samples this rank's trainer consumed; with `num_workers=0` the dataset counts them
     itself) and `load_state_dict` it into a fresh dataset; iteration continues with the next
     document. `batch_size` must be the DataLoader's, so positions can be restored per worker.
