@@ -11,7 +11,7 @@
    the faster way on this data) and as numpy int32 arrays (one copied slice of the batch's values
    per document; the reader's `arrays=True`): docs/s and tokens/s. The readers take turns,
    `--repeats` rounds; the median round is printed (without `pipeline`, the output is written
-   first, untimed).
+   first, untimed, unless `--output` names one already written by that recipe).
 3. shuffle: the global shuffle's own cost. The same kept rows (read from JSONL) written to 4
    shards by `WriteShards` alone (hash of the id picks the shard, rows in id order: the layout
    before the shuffle) and through `AssignShards` (seeded positions, shard starts from bucketed
@@ -183,6 +183,7 @@ def main() -> None:
         default=["pipeline", "reader", "shuffle"],
     )
     parser.add_argument("--repeats", type=int, default=3, help="reader rounds (default: %(default)s)")
+    parser.add_argument("--output", type=Path, help="a token-balanced output to read (reader part)")
     args = parser.parse_args()
     if skipped(QUALITY):
         return
@@ -194,9 +195,9 @@ def main() -> None:
         if "pipeline" in args.parts:
             results += pipelines(work, data, args.workers)
         if "reader" in args.parts:
-            if "pipeline" not in args.parts:
+            if "pipeline" not in args.parts and not args.output:
                 run(work, data, "token_balanced", TOKEN_BALANCED, args.workers)
-            results += readers(work / "token_balanced", args.repeats)
+            results += readers(args.output or work / "token_balanced", args.repeats)
         if "shuffle" in args.parts:
             results += shuffle(work, data, args.docs)
     for result in results:

@@ -146,16 +146,17 @@ def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot
     yield from buffer
 
 
+def _integer_lists(kind: pa.DataType) -> bool:
+    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and pa.types.is_integer(kind.value_type)
+
+
 def _column_values(column: pa.ChunkedArray, arrays: bool) -> Callable[[int], Any]:
     """`row -> value` for one column of a row group, the value `to_pylist` gives. Lists of integers
     (token ids) stay in Arrow memory until their row is read, then become a Python list, or with
     `arrays` a numpy view of one writable copy of the row group's ids; converting a whole row
     group of token ids at once costs more (millions of Python ints allocated and freed together).
     Other columns are converted whole."""
-    kind = column.type
-    if not (
-        (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and pa.types.is_integer(kind.value_type)
-    ):
+    if not _integer_lists(column.type):
         return column.to_pylist().__getitem__
     array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
     if array.values.null_count:
@@ -174,6 +175,8 @@ def _column_values(column: pa.ChunkedArray, arrays: bool) -> Callable[[int], Any
 
 def _records(table: pa.Table, arrays: bool) -> Callable[[int], dict[str, Any]]:
     """`row -> record` (a dict of the table's columns) for one loaded row group."""
+    if not any(_integer_lists(kind) for kind in table.schema.types):
+        return table.to_pylist().__getitem__
     columns = [(name, _column_values(table.column(name), arrays)) for name in table.column_names]
     if len(columns) == 1:
         [(name, value)] = columns
