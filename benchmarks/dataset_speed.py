@@ -1,11 +1,17 @@
 """Reader throughput and the pipeline cost of tokenizing and shuffling the kept output.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/dataset_speed.py --docs 20000 [--parts pipeline shuffle]
+    PYTHONPATH=. .venv/bin/python benchmarks/dataset_speed.py --docs 20000 \
+        [--parts pipeline reader shuffle] [--repeats 3]
 
 1. pipeline: the same corpus through a recipe with no stages, `tokenizer = "none"` against the
    default tokenizer (the tokenize cost), and with the global shuffle + token-balanced shards.
 2. reader: `pipeline.dataset.OutputStream` (one slot, shuffle buffer 1000) against plain pyarrow
-   reading the same shards (`iter_batches` + `to_pylist`), texts and token ids: docs/s and tokens/s.
+   reading the same token-balanced shards, each yielding the same type: texts (`iter_batches` +
+   `to_pylist`), token ids as Python lists (`to_pylist` of whole batches, and of 256-row batches,
+   the faster way on this data) and as numpy int32 arrays (one copied slice of the batch's values
+   per document; the reader's `arrays=True`): docs/s and tokens/s. The readers take turns,
+   `--repeats` rounds; the median round is printed (without `pipeline`, the output is written
+   first, untimed, unless `--output` names one already written by that recipe).
 3. shuffle: the global shuffle's own cost. The same kept rows (read from JSONL) written to 4
    shards by `WriteShards` alone (hash of the id picks the shard, rows in id order: the layout
    before the shuffle) and through `AssignShards` (seeded positions, shard starts from bucketed
@@ -56,22 +62,59 @@ def run(work: Path, data: Path, name: str, output: str, workers: int) -> dict:
     return run_recipe(load_recipe(str(recipe)), str(work / name), args).manifest
 
 
-def plain_pyarrow(output: Path, columns: list[str]) -> tuple[int, int]:
+def plain_pyarrow(output: Path, columns: list[str], batch_size: int = 65536) -> tuple[int, int]:
     docs = tokens = 0
     for shard in sorted((output / "kept").glob("*.parquet")):
-        for batch in pq.ParquetFile(shard).iter_batches(columns=columns):
+        for batch in pq.ParquetFile(shard).iter_batches(batch_size=batch_size, columns=columns):
             for row in batch.to_pylist():
                 docs += 1
                 tokens += len(row.get("token_ids") or ())
     return docs, tokens
 
 
-def gristmill_reader(output: Path, columns: tuple[str, ...]) -> tuple[int, int]:
+def pyarrow_arrays(output: Path) -> tuple[int, int]:
+    """Token ids as numpy arrays straight from pyarrow: a copied slice of each batch's values."""
     docs = tokens = 0
-    for row in OutputStream(kept_units(str(output), verify=False), buffer_size=1000, columns=columns):
-        docs += 1
-        tokens += len(row.get("token_ids") or ())
+    for shard in sorted((output / "kept").glob("*.parquet")):
+        for batch in pq.ParquetFile(shard).iter_batches(columns=["token_ids"]):
+            ids = batch.column(0)
+            values, offsets = ids.values.to_numpy(), ids.offsets.to_pylist()
+            for start, end in zip(offsets, offsets[1:]):
+                docs += 1
+                tokens += len(values[start:end].copy())
     return docs, tokens
+
+
+def gristmill_reader(output: Path, columns: tuple[str, ...], arrays: bool = False) -> tuple[int, int]:
+    docs = tokens = 0
+    units = kept_units(str(output), verify=False)
+    for row in OutputStream(units, buffer_size=1000, columns=columns, arrays=arrays):
+        docs += 1
+        tokens += len(row["token_ids"]) if "token_ids" in row else 0
+    return docs, tokens
+
+
+def readers(output: Path, repeats: int) -> list[dict]:
+    """Part 2: each reader `repeats` times, in turns; the median round of each (by CPU-s)."""
+    cases = {
+        "pyarrow (id, text)": lambda: plain_pyarrow(output, ["id", "text"]),
+        "OutputStream (id, text)": lambda: gristmill_reader(output, ("id", "text")),
+        "pyarrow token_ids lists": lambda: plain_pyarrow(output, ["token_ids"]),
+        "pyarrow token_ids lists, 256-row batches": lambda: plain_pyarrow(output, ["token_ids"], 256),
+        "OutputStream token_ids lists": lambda: gristmill_reader(output, ("token_ids",)),
+        "pyarrow token_ids numpy": lambda: pyarrow_arrays(output),
+        "OutputStream token_ids numpy": lambda: gristmill_reader(output, ("token_ids",), arrays=True),
+    }
+    rounds = {name: [] for name in cases}
+    for _ in range(repeats):
+        for name, read in cases.items():
+            rounds[name].append(timed(name, read))
+    docs, tokens = rounds["pyarrow token_ids lists"][0]["value"]
+    for name, runs in rounds.items():
+        if {run["value"] for run in runs} != {(docs, tokens if "token_ids" in name else 0)}:
+            raise SystemExit(f"{name} read {runs[0]['value']} (docs, tokens); pyarrow {(docs, tokens)}")
+        print(f"{name}: CPU-s " + " ".join(str(run["cpu_s"]) for run in runs))
+    return [sorted(runs, key=lambda run: run["cpu_s"])[len(runs) // 2] for runs in rounds.values()]
 
 
 def write_kept(data: Path, out: Path, layout: str) -> int:
@@ -104,23 +147,19 @@ def write_kept(data: Path, out: Path, layout: str) -> int:
     return sum(pq.ParquetFile(f).metadata.num_rows for f in (out / "kept").glob("*.parquet"))
 
 
-def pipeline_and_reader(work: Path, data: Path, workers: int) -> list[dict]:
-    """Parts 1 and 2: the recipe runs, then both readers over the token-balanced output."""
+TOKEN_BALANCED = 'tokenizer = "gristmill-bpe-32k"\ntarget_shard_tokens = 2000000\ntoken_ids = true'
+
+
+def pipelines(work: Path, data: Path, workers: int) -> list[dict]:
+    """Part 1: the recipe runs; the last one writes the token-balanced output the readers read."""
     results = []
     for name, output in (
         ("no_tokenizer", 'shards = 4\ntokenizer = "none"'),
         ("tokenized", 'shards = 4\ntokenizer = "gristmill-bpe-32k"'),
-        (
-            "token_balanced",
-            'tokenizer = "gristmill-bpe-32k"\ntarget_shard_tokens = 2000000\ntoken_ids = true',
-        ),
+        ("token_balanced", TOKEN_BALANCED),
     ):
         counts = lambda n=name, o=output: run(work, data, n, o, workers)["counts"]  # noqa: E731
         results.append(timed(f"pipeline {name}", counts))
-    ids = work / "token_balanced"
-    for columns in (("id", "text"), ("token_ids",)):
-        results.append(timed(f"pyarrow {columns}", lambda c=columns: plain_pyarrow(ids, list(c))))
-        results.append(timed(f"gristmill reader {columns}", lambda c=columns: gristmill_reader(ids, c)))
     return results
 
 
@@ -138,8 +177,13 @@ def shuffle(work: Path, data: Path, docs: int) -> list[dict]:
 def main() -> None:
     parser = arguments(__doc__, docs=20000, workers=2)
     parser.add_argument(
-        "--parts", nargs="+", choices=("pipeline", "shuffle"), default=["pipeline", "shuffle"]
+        "--parts",
+        nargs="+",
+        choices=("pipeline", "reader", "shuffle"),
+        default=["pipeline", "reader", "shuffle"],
     )
+    parser.add_argument("--repeats", type=int, default=3, help="reader rounds (default: %(default)s)")
+    parser.add_argument("--output", type=Path, help="a token-balanced output to read (reader part)")
     args = parser.parse_args()
     if skipped(QUALITY):
         return
@@ -149,7 +193,11 @@ def main() -> None:
         data = work / "corpus.jsonl"
         corpus(data, args.docs)
         if "pipeline" in args.parts:
-            results += pipeline_and_reader(work, data, args.workers)
+            results += pipelines(work, data, args.workers)
+        if "reader" in args.parts:
+            if "pipeline" not in args.parts and not args.output:
+                run(work, data, "token_balanced", TOKEN_BALANCED, args.workers)
+            results += readers(args.output or work / "token_balanced", args.repeats)
         if "shuffle" in args.parts:
             results += shuffle(work, data, args.docs)
     for result in results:

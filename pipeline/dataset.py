@@ -19,8 +19,7 @@ import hashlib
 import itertools
 import json
 import random
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,29 +125,72 @@ def slot_units(units: list[Unit], seed: int, epoch: int, slot: int, slots: int) 
     return [units[i] for i in order[slot::slots]]
 
 
-def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot: int) -> Iterator[tuple]:
-    """Replays the shuffle buffer on positions: yields (position out, position read so far, buffer).
+def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot: int) -> Iterator[int]:
+    """Replays the shuffle buffer on positions: yields the positions 0..total-1 (reading order) in
+    the order they leave the buffer; the sequence depends only on the arguments.
 
-    Positions are 0..total-1 in reading order; the sequence depends only on the arguments.
+    Each read position replaces a random slot of the full buffer, whose position goes out; the
+    slot is drawn as `random.randrange(buffer_size)` draws it (bits of `getrandbits`, rejected
+    while out of range), inlined because the draw is most of the per-document cost.
     """
     rng = random.Random(f"buffer:{seed}:{epoch}:{slot}")
-    buffer: list[int] = []
-    for position in range(total):
-        if len(buffer) < buffer_size:
-            buffer.append(position)
-            continue
-        pick = rng.randrange(buffer_size)
-        out, buffer[pick] = buffer[pick], position
-        yield out
+    getrandbits, bits = rng.getrandbits, buffer_size.bit_length()
+    buffer = list(range(min(buffer_size, total)))
+    for position in range(len(buffer), total):
+        pick = getrandbits(bits)
+        while pick >= buffer_size:
+            pick = getrandbits(bits)
+        yield buffer[pick]
+        buffer[pick] = position
     rng.shuffle(buffer)
     yield from buffer
+
+
+def _integer_lists(kind: pa.DataType) -> bool:
+    return (pa.types.is_list(kind) or pa.types.is_large_list(kind)) and pa.types.is_integer(kind.value_type)
+
+
+def _column_values(column: pa.ChunkedArray, arrays: bool) -> Callable[[int], Any]:
+    """`row -> value` for one column of a row group, the value `to_pylist` gives. Lists of integers
+    (token ids) stay in Arrow memory until their row is read, then become a Python list, or with
+    `arrays` a numpy view of one writable copy of the row group's ids; converting a whole row
+    group of token ids at once costs more (millions of Python ints allocated and freed together).
+    Other columns are converted whole."""
+    if not _integer_lists(column.type):
+        return column.to_pylist().__getitem__
+    array = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    if array.values.null_count:
+        return array.to_pylist().__getitem__
+    values, offsets = array.values.to_numpy(), array.offsets.to_pylist()
+    if arrays:
+        values = values.copy()
+        take = lambda row: values[offsets[row] : offsets[row + 1]]  # noqa: E731
+    else:
+        take = lambda row: values[offsets[row] : offsets[row + 1]].tolist()  # noqa: E731
+    if array.null_count == 0:
+        return take
+    valid = array.is_valid().to_pylist()
+    return lambda row: take(row) if valid[row] else None
+
+
+def _records(table: pa.Table, arrays: bool) -> Callable[[int], dict[str, Any]]:
+    """`row -> record` (a dict of the table's columns) for one loaded row group."""
+    if not any(_integer_lists(kind) for kind in table.schema.types):
+        return table.to_pylist().__getitem__
+    columns = [(name, _column_values(table.column(name), arrays)) for name in table.column_names]
+    if len(columns) == 1:
+        [(name, value)] = columns
+        return lambda row: {name: value(row)}
+    return lambda row: {name: value(row) for name, value in columns}
 
 
 class OutputStream:
     """Documents of one reader slot for one epoch, in shuffled order; resumable by count.
 
-    `columns`: what each yielded record holds (a dict of those columns). `skip`: documents of this
-    epoch already consumed (from a saved state); the stream continues with the next one.
+    `columns`: what each yielded record holds (a dict of those columns); `arrays`: lists of integers
+    (token ids) as numpy arrays instead of Python lists (views of their row group's ids, which stay
+    in memory while a view is kept; a pickled view, as DataLoader workers send them, is a copy). `skip`: documents of this epoch already
+    consumed (from a saved state); the stream continues with the next one.
     """
 
     def __init__(
@@ -161,15 +203,17 @@ class OutputStream:
         slots: int = 1,
         buffer_size: int = 1000,
         columns: tuple[str, ...] = ("id", "text"),
+        arrays: bool = False,
         skip: int = 0,
     ) -> None:
         self.units = slot_units(units, seed, epoch, slot, slots)
         self.starts = list(itertools.accumulate((unit.rows for unit in self.units), initial=0))[:-1]
         self.total = sum(unit.rows for unit in self.units)
         self.columns = list(columns)
+        self.arrays = arrays
         self._order = shuffled_positions(self.total, max(1, buffer_size), seed, epoch, slot)
-        self._loaded: dict[int, list[dict]] = {}
-        self._done: Counter = Counter()  # rows of each unit already yielded, to free it when done
+        self._loaded: dict[int, Callable] = {}  # unit index -> (row -> record)
+        self._done = [0] * len(self.units)  # rows of each unit already yielded, to free it when done
         self.consumed = min(skip, self.total)
         for _ in range(self.consumed):
             self._done[self._unit_of(next(self._order))] += 1
@@ -180,24 +224,24 @@ class OutputStream:
     def _unit_of(self, position: int) -> int:
         return bisect.bisect_right(self.starts, position) - 1
 
-    def _rows(self, index: int) -> list[dict]:
-        rows = self._loaded.get(index)
-        if rows is None:
-            unit = self.units[index]
-            with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
-                table = pq.ParquetFile(handle).read_row_group(unit.row_group, columns=self.columns)
-            rows = self._loaded[index] = table.to_pylist()
-        return rows
+    def _load(self, index: int) -> Callable[[int], dict[str, Any]]:
+        unit = self.units[index]
+        with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
+            table = pq.ParquetFile(handle).read_row_group(unit.row_group, columns=self.columns)
+        records = self._loaded[index] = _records(table, self.arrays)
+        return records
 
     def __iter__(self) -> Iterator[dict]:
+        starts, done, loaded = self.starts, self._done, self._loaded
+        sizes = [unit.rows for unit in self.units]
         for position in self._order:
-            index = self._unit_of(position)
-            row = self._rows(index)[position - self.starts[index]]
-            self._done[index] += 1
-            if self._done[index] == self.units[index].rows:
-                del self._loaded[index]
+            index = bisect.bisect_right(starts, position) - 1
+            record = (loaded.get(index) or self._load(index))(position - starts[index])
+            done[index] += 1
+            if done[index] == sizes[index]:
+                del loaded[index]
             self.consumed += 1
-            yield row
+            yield record
 
 
 def dataloader_positions(samples_seen: int, totals: list[int], batch_size: int) -> tuple[list[int], int]:
@@ -240,7 +284,8 @@ class GristmillDataset(_torch_dataset_base()):
 
     Shards and row groups are split across `world_size` ranks and the DataLoader's workers
     without overlap; documents are shuffled by a seeded buffer. `columns` picks what each record
-    holds (`("token_ids",)` for pre-tokenized output). Resume: save `state_dict(samples_seen)`
+    holds (`("token_ids",)` for pre-tokenized output; `arrays=True` gives them as numpy arrays,
+    ready for `torch.from_numpy`). Resume: save `state_dict(samples_seen)`
     (the samples this rank's trainer consumed; with `num_workers=0` the dataset counts them
     itself) and `load_state_dict` it into a fresh dataset; iteration continues with the next
     document. `batch_size` must be the DataLoader's, so positions can be restored per worker.
@@ -255,6 +300,7 @@ class GristmillDataset(_torch_dataset_base()):
         seed: int = 0,
         buffer_size: int = 1000,
         columns: tuple[str, ...] = ("id", "text"),
+        arrays: bool = False,
         batch_size: int = 1,
         verify: bool = True,
     ) -> None:
@@ -266,6 +312,7 @@ class GristmillDataset(_torch_dataset_base()):
         self.seed = seed
         self.buffer_size = buffer_size
         self.columns = tuple(columns)
+        self.arrays = arrays
         self.batch_size = batch_size
         self.units = kept_units(output, verify=verify)
         self.epoch = 0
@@ -285,6 +332,7 @@ class GristmillDataset(_torch_dataset_base()):
             slots=self.world_size * workers,
             buffer_size=self.buffer_size,
             columns=self.columns,
+            arrays=self.arrays,
             skip=skip,
         )
 

@@ -1,7 +1,11 @@
 import hashlib
 import json
 import os
+import random
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.dataset import (
@@ -10,6 +14,7 @@ from pipeline.dataset import (
     OutputStream,
     dataloader_positions,
     kept_units,
+    shuffled_positions,
 )
 from pipeline.document import Document
 from pipeline.writers import encode_shard, kept_row, shard_name
@@ -17,13 +22,23 @@ from pipeline.writers import encode_shard, kept_row, shard_name
 DOCS = 300
 
 
-def write_output(folder, docs=DOCS, shards=3, row_group_mb=0.002) -> str:
+def token_ids(i: int) -> list[int] | None:
+    """Some documents' token ids: varied lengths, ids past the small-int cache, one empty, one null."""
+    return None if i == 7 else [(i * 7919 + k) % 40000 for k in range(i % 23)]
+
+
+def write_output(folder, docs=DOCS, shards=3, row_group_mb=0.002, tokens=False) -> str:
     """A finished output folder: kept shards with small row groups and a manifest."""
     os.makedirs(folder / "kept")
     entries = []
     for index in range(shards):
         rows = [kept_row(Document(f"doc-{i:04d}", f"text {i} " * 20)) for i in range(index, docs, shards)]
-        data = encode_shard("kept", rows, "zstd", row_group_mb)
+        if tokens:
+            rows = [
+                {**row, "n_tokens": int(row["id"][4:]), "token_ids": token_ids(int(row["id"][4:]))}
+                for row in rows
+            ]
+        data = encode_shard("kept", rows, "zstd", row_group_mb, token_ids=tokens)
         name = f"kept/{shard_name(index, shards)}"
         (folder / name).write_bytes(data)
         entries.append(
@@ -83,6 +98,46 @@ def test_same_seed_same_order_other_seed_other_order(output):
     assert first != ids(OutputStream(units, seed=2, buffer_size=32))
     assert first != ids(OutputStream(units, seed=1, epoch=1, buffer_size=32))
     assert sorted(first) == sorted(ids(OutputStream(units, seed=2, buffer_size=32)))
+
+
+@pytest.mark.parametrize("total, buffer_size", [(500, 64), (40, 64), (64, 64), (9, 1), (300, 1000)])
+def test_shuffle_buffer_order_is_the_plain_randrange_buffer(total, buffer_size):
+    """The inlined draw gives the order of the straightforward buffer (`randrange`), so a seed's
+    order, and resuming a state saved before the change, stay as they were."""
+    rng = random.Random("buffer:4:1:2")
+    buffer, expected = [], []
+    for position in range(total):
+        if len(buffer) < buffer_size:
+            buffer.append(position)
+            continue
+        pick = rng.randrange(buffer_size)
+        expected.append(buffer[pick])
+        buffer[pick] = position
+    rng.shuffle(buffer)
+    assert list(shuffled_positions(total, buffer_size, 4, 1, 2)) == expected + buffer
+
+
+def test_token_ids_are_what_pyarrow_reads_as_lists_or_numpy_arrays(tmp_path):
+    output = write_output(tmp_path / "out", tokens=True)
+    columns = ["id", "n_tokens", "token_ids"]
+    plain = {}
+    for unit in kept_units(output):
+        for row in pq.ParquetFile(unit.path).read_row_group(unit.row_group, columns=columns).to_pylist():
+            plain[row["id"]] = row
+    records = list(OutputStream(kept_units(output), seed=2, buffer_size=16, columns=tuple(columns)))
+    assert len(records) == DOCS and {r["id"]: r for r in records} == plain
+    assert all(type(t) is int for r in records if r["token_ids"] for t in r["token_ids"])
+    arrays = list(
+        OutputStream(kept_units(output), seed=2, buffer_size=16, columns=tuple(columns), arrays=True)
+    )
+    assert [r["id"] for r in arrays] == [r["id"] for r in records]
+    for record, array_record in zip(records, arrays):
+        if record["token_ids"] is None:
+            assert array_record["token_ids"] is None
+        else:
+            assert array_record["token_ids"].dtype == np.int32
+            assert array_record["token_ids"].tolist() == record["token_ids"]
+    assert plain["doc-0007"]["token_ids"] is None and plain["doc-0000"]["token_ids"] == []
 
 
 def test_resume_in_process_yields_exactly_the_remaining_documents(output):
@@ -163,9 +218,6 @@ def test_other_format_version_and_foreign_schema_are_refused(tmp_path, output):
     json.dump({**manifest, "format_version": 99}, open(manifest_path, "w"))
     with pytest.raises(BadOutputFolder, match="format version 99"):
         kept_units(output)
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     foreign = tmp_path / "foreign"
     os.makedirs(foreign / "kept")
     pq.write_table(pa.table({"id": ["a"], "content": ["x"]}), foreign / "kept" / "part.parquet")

@@ -54,6 +54,13 @@ def test_token_counts_and_token_balanced_shards(tmp_path):
     assert manifest["counts"]["kept"] == 600 and manifest["conservation"]
 
 
+def test_row_balanced_shards(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", corpus(250))
+    out, manifest = run(tmp_path, [str(data)], "target_shard_rows = 60")
+    rows = [info["rows"] for info, _ in kept_shards(out, manifest)]
+    assert len(rows) == 5 and sum(rows) == 250 and max(rows) - min(rows) <= 1
+
+
 def test_global_shuffle_is_seeded_and_rows_follow_it(tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", corpus(300))
     first_out, first = run(tmp_path, [str(data)], "shards = 3\nshuffle_seed = 1", "a")
