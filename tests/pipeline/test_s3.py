@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
 
+from pipeline.dataset import OutputStream, kept_units
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
 from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
@@ -109,6 +112,10 @@ def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
         (r["id"], r["reason"], r["duplicate_of"]) for r in read_part(tmp_path / "out", "rejected")
     }
     assert all(r["source"].startswith(f"s3://{BUCKET}/input/") for r in _rows(client, "out/kept/"))
+    # The trainer's reader streams the published output straight from S3, sha256 checked.
+    FileSystems.set_options(PipelineOptions(s3_options))
+    streamed = [(r["id"], r["text"]) for r in OutputStream(kept_units(f"s3://{BUCKET}/out"), seed=3)]
+    assert sorted(streamed) == sorted(kept) and len(streamed) == len(kept)
 
     # A rerun into the same prefix replaces the previous output (no stale shard left behind).
     smaller = load_recipe(write_recipe(tmp_path / "s3b.toml", [f"s3://{BUCKET}/input/in.jsonl"], STAGES))
