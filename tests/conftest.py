@@ -7,6 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests: `ci` in make test; `pytest --hypothesis-profile=deep` for a long search.
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("deep", max_examples=5000, deadline=None)
+settings.load_profile("ci")
 
 LONG_TEXT = " ".join(f"word{i % 37} is here" for i in range(40))
 
