@@ -7,7 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
+# Property tests: `ci` in make test; `pytest --hypothesis-profile=deep` for a long search.
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("deep", max_examples=5000, deadline=None)
+settings.load_profile("ci")
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_GLOB = str(REPO / "sample_data" / "*.jsonl")
 LONG_TEXT = " ".join(f"word{i % 37} is here" for i in range(40))
 
 
@@ -58,3 +66,15 @@ def long_text() -> str:
 
 
 IN_PROCESS = ["--direct_running_mode=in_memory", "--direct_num_workers=1"]
+
+
+@pytest.fixture(scope="session")
+def default_sample_run(tmp_path_factory) -> Path:
+    """recipes/default.toml on all of sample_data/ in one in-memory worker; its output folder.
+    One run serves the end-to-end fates and the 1-worker side of the determinism test."""
+    from pipeline.recipe import load_recipe
+    from pipeline.run import run_recipe
+
+    output = tmp_path_factory.mktemp("default-sample")
+    run_recipe(load_recipe(REPO / "recipes" / "default.toml", [SAMPLE_GLOB]), str(output), IN_PROCESS)
+    return output

@@ -6,7 +6,8 @@ optionally `expected_reason`, `duplicate_of` (the survivor a dedup stage must na
 boilerplate). Its fate under recipes/fineweb.toml follows from `expected` (`fineweb_fate`).
 A record whose stage is known to miss it carries `known_issues: {recipe: why}`; its test is a
 strict xfail, so it fails as soon as the stage gets it right and the entry must be removed.
-Each recipe runs once (a module fixture); every record is its own test.
+Each recipe runs once, in memory (one process: the same fates as with worker processes, the
+runner contract tested in tests/pipeline, with the models loaded once); every record is its own test.
 """
 
 from __future__ import annotations
@@ -23,13 +24,9 @@ import pytest
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
 from pipeline.stages import STAGES, load_builtin_stages
+from tests.conftest import IN_PROCESS, REPO, SAMPLE_GLOB
 
-REPO = Path(__file__).resolve().parents[1]
-SAMPLE_GLOB = str(REPO / "sample_data" / "*.jsonl")
 RECIPES = {"default": REPO / "recipes" / "default.toml", "fineweb": REPO / "recipes" / "fineweb.toml"}
-# In memory (one process): the same fates as with worker processes (the runner contract, tested in
-# tests/pipeline), with the models loaded once.
-IN_MEMORY = ["--direct_running_mode=in_memory", "--direct_num_workers=1"]
 
 
 def load_records() -> list[dict]:
@@ -63,20 +60,22 @@ def expectation(record: dict, recipe: str) -> str:
     return record["expected"] if recipe == "default" else fineweb_fate(record)
 
 
-def run_sample(recipe: str, output: Path) -> dict:
-    """Run a recipe on sample_data/ into `output`; the outputs read back, keyed by id."""
+def check_registered(recipe: str) -> None:
     load_builtin_stages()
     missing = [use for use in stage_uses(recipe).values() if use not in STAGES]
     if missing:
         pytest.skip(f"{recipe}: stages not registered yet: {', '.join(missing)}")
-    result = run_recipe(load_recipe(RECIPES[recipe], [SAMPLE_GLOB]), str(output), IN_MEMORY)
+
+
+def read_outputs(output: Path) -> dict:
+    """A finished run's manifest and its rows, keyed by id."""
 
     def rows(folder: str) -> dict[str, dict]:
         files = sorted((output / folder).glob("*.parquet"))
         return {row["id"]: row for f in files for row in pq.read_table(f).to_pylist()}
 
     return {
-        "manifest": result.manifest,
+        "manifest": json.loads((output / "manifest.json").read_text()),
         "kept": rows("kept"),
         "rejected": rows("rejected"),
         "failed": rows("failed"),
@@ -121,8 +120,15 @@ def fate_problems(record: dict, outputs: dict, recipe: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory, request) -> dict:
+    """The recipe's run on sample_data/ read back; the default recipe's run is shared with
+    tests/test_determinism.py (conftest's `default_sample_run`)."""
     recipe = request.param
-    return run_sample(recipe, tmp_path_factory.mktemp(recipe))
+    check_registered(recipe)
+    if recipe == "default":
+        return read_outputs(request.getfixturevalue("default_sample_run"))
+    output = tmp_path_factory.mktemp(recipe)
+    run_recipe(load_recipe(RECIPES[recipe], [SAMPLE_GLOB]), str(output), IN_PROCESS)
+    return read_outputs(output)
 
 
 def record_params(recipe: str) -> list:

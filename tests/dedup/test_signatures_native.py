@@ -75,7 +75,7 @@ hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
 
 
-@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.settings(deadline=None)
 @hypothesis.given(st.text(max_size=200))
 def test_native_equals_reference_on_any_unicode(text):
     assert_same(text, sig.shingle_hasher(5, 1))

@@ -106,13 +106,13 @@ hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
 
 
-@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.settings(deadline=None)
 @hypothesis.given(st.text(max_size=300))
 def test_native_equals_reference_on_any_unicode(text):
     assert_same(text)
 
 
-@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.settings(deadline=None)
 @hypothesis.given(st.lists(st.sampled_from(["a", "b", "ab", "ba", "", "é", "😀"]), max_size=60))
 def test_ngram_statistics_on_repetitive_word_lists(words):
     assert_same_ngrams(words)
