@@ -18,9 +18,9 @@ shuffled, never documents):
 3. candidates among representatives: MinHash LSH bands (a shared bucket gives candidate pairs; a
    bucket above `max_bucket_size` becomes a star to its first unit), verified by the Jaccard
    similarity of the two shingle sets ≥ `jaccard_threshold` (each pair fetches the two
-   representatives' sets, which the class step wrote out; the units are read once); with an `embedder`, also the
-   `neighbours` nearest units by centered cosine within one (language, k-means cluster),
-   kept at cosine ≥ `cosine_threshold` (`semantic.ClusterVectors`, `kmeans.neighbour_pairs`).
+   representatives' sets, which the class step wrote out; the units are read once); with an
+   `embedder`, also the `neighbours` nearest units by centered cosine within one (language,
+   k-means cluster), kept at cosine ≥ `cosine_threshold` (`semantic.ClusterVectors`, `kmeans.neighbour_pairs`).
    Two units of one document are never a pair unless either class has copies in other documents;
 4. connected components of the verified pairs (`dedup.components`); a unit is named by
    (survivor order of its document, unit index), so a component's label, its smallest node, is
