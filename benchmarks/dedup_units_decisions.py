@@ -31,7 +31,7 @@ from apache_beam.metrics.metric import MetricsFilter
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from benchmarks.dedup_units_eval import load
-from benchmarks.semantic_decisions import compare
+from benchmarks.semantic_decisions import finish
 from dedup.units import UnitDedup
 from pipeline.document import Document
 
@@ -119,11 +119,7 @@ def main() -> int:
             f"{name}: {len(docs)} docs, {counts}, wall {time.perf_counter() - started:.1f} s, CPU {seconds:.1f} s"
         )
         print(f"  counters: {counters}", flush=True)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    print(f"CPU {usage.ru_utime + usage.ru_stime:.1f} s, peak RSS {usage.ru_maxrss / 2**20:.2f} GiB")
-    args.out.write_text(json.dumps(report))
-    if args.compare:
-        compare(json.loads(args.compare.read_text()), report)
+    finish(args.out, args.compare, report)
     return 0
 
 

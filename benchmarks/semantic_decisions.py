@@ -84,12 +84,17 @@ def main() -> int:
                 f"{name}/{variant}: {len(docs)} docs, {counts}, {time.perf_counter() - started:.1f} s",
                 flush=True,
             )
+    finish(args.out, args.compare, report)
+    return 0
+
+
+def finish(out: Path, old: Path | None, report: dict) -> None:
+    """Print this process's CPU and peak memory, write the report to `out`, compare it with `old`."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(f"CPU {usage.ru_utime + usage.ru_stime:.1f} s, peak RSS {usage.ru_maxrss / 2**20:.2f} GiB")
-    args.out.write_text(json.dumps(report))
-    if args.compare:
-        compare(json.loads(args.compare.read_text()), report)
-    return 0
+    out.write_text(json.dumps(report))
+    if old:
+        compare(json.loads(old.read_text()), report)
 
 
 def compare(old: dict, report: dict) -> None:
