@@ -23,8 +23,9 @@ import apache_beam as beam
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks.common import DATA  # noqa: E402
 from benchmarks.dedup_units_eval import load  # noqa: E402
-from benchmarks.semantic_docs import DATA, build_corpus  # noqa: E402
+from benchmarks.semantic_docs import build_corpus  # noqa: E402
 from dedup.semantic import SemanticDedup  # noqa: E402
 from pipeline.document import Document  # noqa: E402
 
@@ -83,19 +84,31 @@ def main() -> int:
                 f"{name}/{variant}: {len(docs)} docs, {counts}, {time.perf_counter() - started:.1f} s",
                 flush=True,
             )
+    finish(args.out, args.compare, report)
+    return 0
+
+
+def finish(out: Path, old: Path | None, report: dict) -> None:
+    """Print this process's CPU and peak memory, write the report to `out`, compare it with `old`."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(f"CPU {usage.ru_utime + usage.ru_stime:.1f} s, peak RSS {usage.ru_maxrss / 2**20:.2f} GiB")
-    args.out.write_text(json.dumps(report))
-    if args.compare:
-        old = json.loads(args.compare.read_text())
-        for key in sorted(set(old) | set(report)):
-            same = old.get(key) == report.get(key)
-            print(f"{key}: {'identical' if same else 'DIFFERENT'}")
-            if not same and key in old and key in report:
-                for kind in ("kept", "rejected", "failed"):
-                    a, b = {json.dumps(r) for r in old[key][kind]}, {json.dumps(r) for r in report[key][kind]}
-                    print(f"  {kind}: only before {sorted(a - b)[:5]}, only after {sorted(b - a)[:5]}")
-    return 0
+    out.write_text(json.dumps(report))
+    if old:
+        compare(json.loads(old.read_text()), report)
+
+
+def compare(old: dict, report: dict) -> None:
+    """Print, per corpus of either report, whether its decisions are identical, and samples of the differences."""
+    for key in sorted(set(old) | set(report)):
+        if key not in old or key not in report:
+            print(f"{key}: only in the {'new' if key in report else 'old'} report")
+            continue
+        same = old[key] == report[key]
+        print(f"{key}: {'identical' if same else 'DIFFERENT'}")
+        if not same:
+            for kind in ("kept", "rejected", "failed"):
+                a, b = {json.dumps(r) for r in old[key][kind]}, {json.dumps(r) for r in report[key][kind]}
+                print(f"  {kind}: only before {sorted(a - b)[:5]}, only after {sorted(b - a)[:5]}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ embed (batched, model loaded once per worker; the first `max_chars` characters o
 main content, its lines of at least `min_unit_words` words, in chunks the model sees whole,
 averaged) → subtract the corpus mean embedding (`center`) →
 spherical k-means (faiss) trained on a deterministic sample (the lowest seeded id hashes), mean
-and centroids as a side input → every document to its nearest centroid →
-GroupByKey on (language, cluster) → oversized clusters split by a second-level k-means → blocked
+and centroids as a side input → every document to its nearest centroid → grouped by (language,
+cluster) through spill files → oversized clusters split by a second-level k-means → blocked
 pairwise cosine inside each (sub)cluster → pairs with cosine > 1 − eps verified by word 3-gram
 containment ≥ `min_overlap` → verified pairs joined into connected groups → one survivor per
 group, the rest rejected as `semantic_duplicate`.
@@ -46,9 +46,10 @@ from dedup import kmeans
 from dedup.content import main_content, shingle_set, sketch, sketch_containment
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import failure
-from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
+from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 REASON = "semantic_duplicate"
@@ -58,6 +59,7 @@ _ENCODE_LOCK = threading.Lock()
 # with the cluster size (one dot product per member), which stays small next to embedding.
 DOCS_PER_CLUSTER = 2000
 OVERLAP_NGRAM = 3  # word 3-grams: the shingles whose containment verifies a candidate pair
+BATCH_PARTITIONS = 64  # spill keys of the embedded batches waiting for k-means
 
 
 def load_embedder(name: str) -> Any:
@@ -367,18 +369,15 @@ class _SemanticDecisions(beam.PTransform):
             stage.name,
             member_id,
             member_language,
+            _dedup_cluster,
+            args=(stage,),
             seed=stage.seed,
             sample_size=stage.sample_size,
             center=stage.center,
             clusters=stage.clusters,
             iterations=stage.kmeans_iterations,
         )
-        removed = (
-            embedded[EMBEDDED]
-            | "Cluster" >> clustered
-            | "GroupByCluster" >> beam.GroupByKey()
-            | "DedupCluster" >> beam.ParDo(_DedupCluster(stage))
-        )
+        removed = embedded[EMBEDDED] | "Cluster" >> clustered
         return (removed, embedded[FAILED]) | "AllDecisions" >> beam.Flatten()
 
 
@@ -397,17 +396,23 @@ def member_language(member: tuple) -> str:
 
 
 class ClusterVectors(beam.PTransform):
-    """Batches (members, unit vectors) → ((language, cluster), (member, centered vector, cosine to
-    its centroid)), shared by `semantic_dedup` (documents) and `unit_dedup` (units).
+    """Batches (members, unit vectors) → what `then((language, cluster), [(member, centered vector,
+    cosine to its centroid)], *args)` yields for every (language, k-means cluster); shared by
+    `semantic_dedup` (documents) and `unit_dedup` (units).
 
     Spherical k-means is trained on a deterministic sample (the `sample_size` lowest seeded hashes
     of `key(member)`); with `center` the sample's mean is subtracted first; k is `clusters`, or one
-    per DOCS_PER_CLUSTER vectors. Mean and centroids reach every worker as a side input.
+    per DOCS_PER_CLUSTER vectors. Mean and centroids reach every worker as a side input. The
+    batches wait for them in files, and the assigned vectors reach their cluster through files
+    (`pipeline.spill.SpillGroups`): a local runner would otherwise hold every vector in memory
+    twice (the batches until k-means is trained, and the clusters' GroupByKey).
     """
 
-    def __init__(self, name: str, key, language, *, seed, sample_size, center, clusters, iterations):
+    def __init__(
+        self, name, key, language, then, *, seed, sample_size, center, clusters, iterations, args=()
+    ):
         super().__init__()
-        self.name, self.key, self.language = name, key, language
+        self.name, self.key, self.language, self.then, self.args = name, key, language, then, args
         self.seed, self.sample_size, self.center = seed, sample_size, center
         self.clusters, self.iterations = clusters, iterations
 
@@ -428,7 +433,42 @@ class ClusterVectors(beam.PTransform):
         )
         spec = (self.name, self.center, self.clusters, self.seed, self.iterations)
         model = sample | "TrainKMeans" >> beam.Map(_train_centroids, beam.pvalue.AsSingleton(count), spec)
-        return batches | "Assign" >> beam.ParDo(_AssignBatch(self.language), beam.pvalue.AsSingleton(model))
+        spill = spill_dir(batches.pipeline, self.name)
+        return (
+            batches
+            | "BatchPartition"
+            >> beam.Map(lambda batch: (sample_key(key(batch[0][0]), seed) % BATCH_PARTITIONS, batch))
+            | "Assign"
+            >> SpillGroups(f"{spill}/embedded", _assign, self.language, beam.pvalue.AsSingleton(model))
+            | "GroupByCluster" >> SpillGroups(f"{spill}/clusters", _each_cluster, self.then, *self.args)
+        )
+
+
+def _assign(_partition: int, batches: list, language, model):
+    """Batches of one partition: each vector centered and keyed by language and nearest centroid,
+    (cluster file key, ((language, cluster), (member, vector, cosine to centroid))); languages are
+    never compared."""
+    mean, centroids = model
+    for members, vectors in batches:
+        vectors = center(vectors, mean)
+        labels, sims = kmeans.assign(vectors, centroids)
+        for member, vec, label, sim in zip(members, vectors, labels.tolist(), sims.tolist()):
+            cluster = (language(member), label)
+            yield _cluster_file_key(cluster), (cluster, (member, vec, sim))
+
+
+def _cluster_file_key(cluster: tuple[str, int]) -> int:
+    """The spill key of a (language, cluster): a 62-bit hash (a collision only shares files)."""
+    return xxhash.xxh64_intdigest(f"{cluster[0]}\x00{cluster[1]}".encode()) >> 2
+
+
+def _each_cluster(_key: int, values: list, then, *args):
+    """`then(cluster, members, *args)` for each (language, cluster) of one spill key, in order."""
+    clusters: dict[tuple, list] = {}
+    for cluster, member in values:
+        clusters.setdefault(cluster, []).append(member)
+    for cluster in sorted(clusters):
+        yield from then(cluster, clusters[cluster], *args)
 
 
 def _train_centroids(
@@ -507,69 +547,42 @@ class _EmbedBatch(beam.DoFn):
         return members, vectors
 
 
-class _AssignBatch(beam.DoFn):
-    """Centers each vector, keys it by language and nearest centroid:
-    ((language, cluster), (member, vector, cosine to centroid)); languages are never compared."""
-
-    def __init__(self, language) -> None:
-        self.language = language
-
-    def process(self, batch, model):
-        members, vectors = batch
-        mean, centroids = model
-        vectors = center(vectors, mean)
-        labels, sims = kmeans.assign(vectors, centroids)
-        for member, vec, label, sim in zip(members, vectors, labels.tolist(), sims.tolist()):
-            yield (self.language(member), label), (member, vec, sim)
-
-
-class _DedupCluster(beam.DoFn):
-    """Splits an oversized cluster, then keeps one survivor per near-duplicate group in each part:
-    (content key, (REJECTED, detail, survivor id)) per removed member."""
-
-    def __init__(self, stage: SemanticDedup) -> None:
-        self.stage = stage
-        self.cluster_size = Metrics.distribution(stage.name, "cluster_size")
-        self.split_clusters = Metrics.counter(stage.name, "split_clusters")
-        self.groups = Metrics.counter(stage.name, "duplicate_groups")
-        self.removed = Metrics.counter(stage.name, REASON)
-
-    def process(self, element):
-        cluster, members = element
-        stage = self.stage
-        members = sorted(members, key=lambda m: (member_id(m[0]), m[0][0]))
-        self.cluster_size.update(len(members))
-        keys = [m[0][0] for m in members]
-        orders = [m[0][1] for m in members]
-        sketches = [m[0][3] for m in members] if stage.min_overlap > 0 else None
-        x = np.stack([m[1] for m in members])
-        centroid_sims = np.array([m[2] for m in members], dtype=np.float32)
-        parts = np.zeros(len(members), dtype=np.int64)
-        if len(members) > stage.max_cluster_size:
-            parts = kmeans.split_oversized(x, stage.max_cluster_size, stage.seed)
-            self.split_clusters.inc()
-        for part in np.unique(parts):
-            rows = np.flatnonzero(parts == part)
-            decisions = decide_cluster(
-                x[rows],
-                centroid_sims[rows],
-                [orders[r] for r in rows],
-                eps=stage.eps,
-                block_size=stage.block_size,
-                survivor=stage.survivor,
-                sketches=None if sketches is None else [sketches[r] for r in rows],
-                min_overlap=stage.min_overlap,
-                max_shingles=stage.max_shingles,
+def _dedup_cluster(cluster: tuple[str, int], members: list, stage: SemanticDedup):
+    """One (language, cluster): an oversized cluster is split, then one survivor is kept per
+    near-duplicate group in each part: (content key, (REJECTED, detail, survivor id)) per removed member."""
+    members = sorted(members, key=lambda m: (member_id(m[0]), m[0][0]))
+    Metrics.distribution(stage.name, "cluster_size").update(len(members))
+    keys = [m[0][0] for m in members]
+    orders = [m[0][1] for m in members]
+    sketches = [m[0][3] for m in members] if stage.min_overlap > 0 else None
+    x = np.stack([m[1] for m in members])
+    centroid_sims = np.array([m[2] for m in members], dtype=np.float32)
+    parts = np.zeros(len(members), dtype=np.int64)
+    if len(members) > stage.max_cluster_size:
+        parts = kmeans.split_oversized(x, stage.max_cluster_size, stage.seed)
+        Metrics.counter(stage.name, "split_clusters").inc()
+    for part in np.unique(parts):
+        rows = np.flatnonzero(parts == part)
+        decisions = decide_cluster(
+            x[rows],
+            centroid_sims[rows],
+            [orders[r] for r in rows],
+            eps=stage.eps,
+            block_size=stage.block_size,
+            survivor=stage.survivor,
+            sketches=None if sketches is None else [sketches[r] for r in rows],
+            min_overlap=stage.min_overlap,
+            max_shingles=stage.max_shingles,
+        )
+        group_sizes: dict[int, int] = {}
+        for d in decisions:
+            group_sizes[d.survivor] = group_sizes.get(d.survivor, 1) + 1
+        Metrics.counter(stage.name, "duplicate_groups").inc(len(group_sizes))
+        for d in decisions:
+            Metrics.counter(stage.name, REASON).inc()
+            detail = (
+                f"cos_to_survivor={d.similarity:.4f} threshold={1 - stage.eps:.4f} "
+                f"cluster={cluster[1]} group_size={group_sizes[d.survivor]}"
             )
-            group_sizes: dict[int, int] = {}
-            for d in decisions:
-                group_sizes[d.survivor] = group_sizes.get(d.survivor, 1) + 1
-            self.groups.inc(len(group_sizes))
-            for d in decisions:
-                self.removed.inc()
-                detail = (
-                    f"cos_to_survivor={d.similarity:.4f} threshold={1 - stage.eps:.4f} "
-                    f"cluster={cluster[1]} group_size={group_sizes[d.survivor]}"
-                )
-                survivor = int(rows[d.survivor])
-                yield keys[rows[d.row]], (REJECTED, detail, member_id(members[survivor][0]))
+            survivor = int(rows[d.survivor])
+            yield keys[rows[d.row]], (REJECTED, detail, member_id(members[survivor][0]))

@@ -11,21 +11,25 @@ Steps (Beam; no worker holds O(corpus) state; only ids, hashes, shingle sets and
 shuffled, never documents):
 1. units: the lines of a document with at least `min_words` words (`dedup.content.units`); each
    unit's word n-gram shingles (`dedup.signatures`) and, with an `embedder`, its vector;
-2. classes: units with the same shingle set are one class (a shuffle by the set's hash, in
-   per-partition chunks). Its representative is its smallest node; only representatives go on,
-   so a paragraph repeated on many pages costs one unit below, not one per copy;
+2. classes: units with the same shingle set are one class (grouped by the set's hash, in
+   per-partition chunks, through spill files: `pipeline.spill.SpillGroups`). Its representative is
+   its smallest node; only representatives go on, so a paragraph repeated on many pages costs one
+   unit below, not one per copy;
 3. candidates among representatives: MinHash LSH bands (a shared bucket gives candidate pairs; a
    bucket above `max_bucket_size` becomes a star to its first unit), verified by the Jaccard
-   similarity of the two shingle sets ≥ `jaccard_threshold`; with an `embedder`, also the
-   `neighbours` nearest units by centered cosine within one (language, k-means cluster),
-   kept at cosine ≥ `cosine_threshold` (`semantic.ClusterVectors`, `kmeans.neighbour_pairs`).
+   similarity of the two shingle sets ≥ `jaccard_threshold` (each pair fetches the two
+   representatives' sets, which the class step wrote out; the units are read once); with an
+   `embedder`, also the `neighbours` nearest units by centered cosine within one (language,
+   k-means cluster), kept at cosine ≥ `cosine_threshold` (`semantic.ClusterVectors`, `kmeans.neighbour_pairs`).
    Two units of one document are never a pair unless either class has copies in other documents;
 4. connected components of the verified pairs (`dedup.components`); a unit is named by
    (survivor order of its document, unit index), so a component's label, its smallest node, is
    the copy in the best document by the shared survivor order (prefer_score, tie_break, id);
 5. every unit (representative or class member) whose label lies in another document is a
-   removal, keyed by its document's id; `pipeline.decisions.ApplyDecisions` joins the removals to
-   the documents (spilled once by id partition, never shuffled);
+   removal, keyed by its document's id: the labels meet their classes by class partition (spill
+   files again), and each class partition sends its removals as one `DecisionChunk` per document
+   partition, not one element per unit; `pipeline.decisions.ApplyDecisions` joins them to the
+   documents (spilled once by id partition, never shuffled);
 6. per document: removed content characters / content characters ≥ `max_containment` →
    rejected `contained_in` (`duplicate_of` = the document holding most of the removed
    characters); otherwise the removed lines are cut from the text (`metadata.units_removed`:
@@ -56,12 +60,21 @@ from dedup import kmeans
 from dedup.components import ConnectedComponents
 from dedup.content import units
 from dedup.lsh import curve_threshold
-from dedup.minhash import _assert_every_pair_met, _bucket_pairs, _doc_id, pack, unpack, verification_set
+from dedup.minhash import (
+    _assert_every_pair_met,
+    _bucket_pairs,
+    _check_pair,
+    _doc_id,
+    _ship_sets,
+    pack,
+    unpack,
+    verification_set,
+)
 from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
-from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
+from dedup.signatures import MinHasher, band_keys, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.beam_stages import LostElements, count_as_side_input, failure
-from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
+from pipeline.beam_stages import count_as_side_input, failure
+from pipeline.decisions import ApplyDecisions, DecisionChunk, decision_inputs, key_partition, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.spill import SpillGroups
@@ -69,7 +82,7 @@ from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 CONTAINED = "contained_in"
 TOO_SHORT = "too_short_after_dedup"
-UNIT, BAND, MEMBERS, VECTORS, LABEL = "unit", "band", "members", "vectors", "label"
+UNIT, BAND, SETS, MEMBERS, VECTORS, LABEL = "unit", "band", "sets", "members", "vectors", "label"
 EMBEDDERS = ("", "static", "minilm", "minilm-bf16")
 MAX_CLUSTER_SIZE = 10_000  # units; a larger k-means cluster is split before the neighbour search
 PartitionKeyed = tuple[int, Any]
@@ -202,39 +215,32 @@ class UnitDedup(CollectionStage):
         )
 
     def expand(self, docs: beam.PCollection, passthrough=None) -> StageOutputs:
-        name = self.name
+        name, parts = self.name, self.partitions
+        spill = spill_dir(docs.pipeline, name)
         found = (
             docs
             | "Batch" >> beam.BatchElements(min_batch_size=64, max_batch_size=1024)
             | "Units" >> beam.ParDo(_UnitsFn(self))
             | "SplitUnits" >> SplitByTag((UNIT, FAILED))
         )
-        grouped = (
-            found[UNIT]
-            | "TypeUnits" >> beam.Map(lambda kv: kv).with_output_types(PartitionKeyed)
-            | "GroupClasses" >> beam.GroupByKey()
-        )
         classes = (
-            grouped
-            | "Classes" >> beam.FlatMap(_classes, self.bands, self.rows, self.seed, self.partitions, name)
-            | "SplitClasses" >> SplitByTag((BAND, MEMBERS, VECTORS))
+            found[UNIT]
+            | "GroupClasses"
+            >> SpillGroups(f"{spill}/units", _classes, self.bands, self.rows, self.seed, parts, name)
+            | "SplitClasses" >> SplitByTag((BAND, SETS, MEMBERS, VECTORS))
         )
         pairs = (
             classes[BAND]
-            | "BucketPairs"
-            >> SpillGroups(
-                f"{spill_dir(docs.pipeline, name)}/bands", _bucket_pairs, self.max_bucket_size, name
-            )
+            | "BucketPairs" >> SpillGroups(f"{spill}/bands", _bucket_pairs, self.max_bucket_size, name)
             | "Linkable" >> beam.FlatMap(_linkable)
             | "DistinctPairs" >> beam.Distinct()
         )
-        parts = self.partitions
         wants = pairs | "WantSets" >> beam.FlatMap(
-            lambda p: ((key % parts, (key, (p[0][0], p[1][0]))) for _, key in p)
+            lambda pair: ((key % parts, (key, pair)) for _, key in pair)
         ).with_output_types(PartitionKeyed)
         met = (
-            grouped
-            | "ShipSets" >> beam.FlatMap(_ship_sets, beam.pvalue.AsMultiMap(wants))
+            classes[SETS]
+            | "ShipSets" >> SpillGroups(f"{spill}/sets", _ship_sets, beam.pvalue.AsMultiMap(wants))
             | "GroupPairs" >> beam.GroupByKey()
         )
         _ = (
@@ -249,17 +255,18 @@ class UnitDedup(CollectionStage):
             edges = (edges, near) | "AllEdges" >> beam.Flatten()
         labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, name)
         removals = (
-            (
-                labels | "LabelOfClass" >> beam.Map(lambda kv: (kv[0], (LABEL, kv[1]))),
-                classes[MEMBERS] | "MembersOfClass" >> beam.Map(lambda kv: (kv[0], (MEMBERS, kv[1]))),
-            )
-            | "LabelsAndMembers" >> beam.Flatten()
-            | "GroupByRepresentative" >> beam.GroupByKey()
-            | "Removals" >> beam.FlatMap(_removals)
-        )
+            labels
+            | "LabelOfClass"
+            >> beam.Map(lambda kv: (kv[0][1] % parts, (LABEL, (kv[0][0], kv[1][0])))).with_output_types(
+                PartitionKeyed
+            ),
+            classes[MEMBERS]
+            | "MembersOfClasses"
+            >> beam.MapTuple(lambda part, blob: (part, (MEMBERS, blob))).with_output_types(PartitionKeyed),
+        ) | "Removals" >> SpillGroups(f"{spill}/members", _removals, parts)
         decisions = (removals, found[FAILED]) | "AllDecisions" >> beam.Flatten()
         return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
-            name, _doc_id, self.apply, self.partitions
+            name, _doc_id, self.apply, parts
         )
 
     def apply(self, doc: Document, decisions: list, occurrence: int):
@@ -356,26 +363,32 @@ class _UnitsFn(beam.DoFn):
         return np.split(x, np.cumsum([len(g) for g in grouped])[:-1])
 
 
-def _classes(item: tuple[int, Any], bands: int, rows: int, seed: int, partitions: int, name: str):
+def _classes(
+    partition: int, blobs: list[bytes], bands: int, rows: int, seed: int, partitions: int, name: str
+):
     """One class partition's units → for each class (same shingle set) its representative (the
     smallest node): band key chunks (BAND, (band partition, packed (keys, [(node, multi, class
-    key)]))), (VECTORS, (members, vectors)) with an embedder, and (MEMBERS, (node, other nodes))
-    for a class of several units. `multi`: the class has units in several documents."""
-    _, blobs = item
+    key)]))), the representatives' verification sets (SETS, (partition, packed [(class key, set)])),
+    the classes of several units (MEMBERS, (partition, packed [(node, other nodes)])) and, with an
+    embedder, (VECTORS, (members, vectors)). `multi`: the class has units in several documents."""
     classes: dict[int, list] = defaultdict(list)
     for blob in blobs:
         for key, *unit in unpack(blob):
             classes[key].append(unit)
-    reps, embedded = [], []
+    reps, embedded, sets, members_of = [], [], [], []
     for key in sorted(classes):
         members = sorted(classes[key], key=lambda unit: unit[0])
         multi = len({node_doc(unit[0]) for unit in members}) > 1
         if len(members) > 1:
-            yield MEMBERS, (members[0][0], [unit[0] for unit in members[1:]])
+            members_of.append((members[0][0], [unit[0] for unit in members[1:]]))
         reps.append((members[0], multi, key))
+        sets.append((key, verification_set(np.frombuffer(members[0][2], dtype=np.uint64))))
         vector = next((unit for unit in members if unit[3] is not None), None)  # its embedded copy
         if vector is not None:
-            embedded.append(((members[0][0], multi, vector[1]), np.frombuffer(vector[3], dtype=np.float16)))
+            member = (members[0][0], multi, vector[1], key)
+            embedded.append((member, np.frombuffer(vector[3], dtype=np.float16)))
+    if not reps:
+        return
     Metrics.counter(name, "unit_classes").inc(len(reps))
     shingles = [np.frombuffer(unit[2], dtype=np.uint64) for unit, _, _ in reps]
     signatures = MinHasher(bands * rows, seed).signatures(shingles)
@@ -383,9 +396,13 @@ def _classes(item: tuple[int, Any], bands: int, rows: int, seed: int, partitions
     owner = np.repeat(np.arange(len(reps)), bands)
     part = keys % np.uint64(partitions)
     order = np.argsort(part, kind="stable")
+    rep_entries = [(unit[0], multi, key) for unit, multi, key in reps]
     for chunk in np.split(order, np.flatnonzero(np.diff(part[order])) + 1):
-        entries = [(reps[i][0][0], reps[i][1], reps[i][2]) for i in owner[chunk]]
+        entries = [rep_entries[i] for i in owner[chunk].tolist()]  # Python ints index a list fastest
         yield BAND, (int(part[chunk[0]]), pack((keys[chunk], entries)))
+    yield SETS, (partition, pack(sets))
+    if members_of:
+        yield MEMBERS, (partition, pack(members_of))
     if embedded:
         yield VECTORS, ([m for m, _ in embedded], np.stack([v for _, v in embedded]).astype(np.float32))
 
@@ -398,47 +415,26 @@ def _linkable(pair: tuple[tuple, tuple]):
         yield (a, key_a), (b, key_b)
 
 
-def _ship_sets(item: tuple[int, Any], wants):
-    """One class partition: (pair, verification set) for every candidate pair that wants the set of
-    a class stored here (`wants`: partition → (class key, pair), a multimap side input)."""
-    partition, blobs = item
-    wanted: dict[int, list[tuple]] = defaultdict(list)
-    for key, pair in wants[partition]:
-        wanted[key].append(pair)
-    if not wanted:
-        return
-    for blob in blobs:
-        for key, _, _, shingle_bytes, _ in unpack(blob):
-            for pair in wanted.pop(key, ()):  # a class's units share one set: ship it once per pair
-                yield pair, verification_set(np.frombuffer(shingle_bytes, dtype=np.uint64))
-
-
-def _check_pair(item: tuple[tuple, Any], threshold: float, name: str):
-    """(pair, [set_a, set_b]) → the pair if the units' Jaccard similarity reaches `threshold`."""
-    pair, sets = item
-    sets = list(sets)
-    if len(sets) != 2 or any(s is None for s in sets):
-        raise LostElements(f"stage {name}: unit pair {pair} met {len(sets)} shingle sets instead of 2")
-    similarity = jaccard(*(np.frombuffer(s, dtype=np.uint32) for s in sets))
-    Metrics.counter(name, "candidate_pairs").inc()
-    if similarity >= threshold:
-        Metrics.counter(name, "verified_pairs").inc()
-        yield pair
-
-
-def _removals(item: tuple[tuple, Any]):
-    """A class representative with its component label and its class's other units → (doc id,
-    (unit index, survivor id)) for every unit whose component keeps its copy in another document."""
-    rep, values = item
-    label, nodes = rep, [rep]
+def _removals(_partition: int, values: list, partitions: int):
+    """One class partition's component labels ((node, label node) of representatives in a verified
+    pair) and classes of several units → `DecisionChunk`s of (doc id, (unit index, survivor id)),
+    one per document partition, for every unit whose component keeps its copy in another document."""
+    labels, classes = {}, {}
     for kind, value in values:
         if kind == LABEL:
-            label = value
+            labels[value[0]] = value[1]
         else:
-            nodes += value
-    for node in nodes:
-        if node_doc(node) != node_doc(label):
-            yield node_doc(node), (node[-1], node_doc(label))
+            classes.update(unpack(value))
+    chunks: dict[int, list] = defaultdict(list)
+    for rep in sorted(labels.keys() | classes.keys()):
+        label = labels.get(rep, rep)
+        for node in (rep, *classes.get(rep, ())):
+            if node_doc(node) != node_doc(label):
+                chunks[key_partition(node_doc(node), partitions)].append(
+                    (node_doc(node), (node[-1], node_doc(label)))
+                )
+    for part in sorted(chunks):
+        yield DecisionChunk(part, chunks[part])
 
 
 def _unit_key(member: tuple) -> str:
@@ -451,7 +447,7 @@ def _unit_language(member: tuple) -> str:
 
 
 class _EmbeddingPairs(beam.PTransform):
-    """Representatives' vectors → (node, node) of units whose centered cosine reaches
+    """Representatives' vectors → ((node, class key), (node, class key)) of units whose centered cosine reaches
     `cosine_threshold`, among each unit's `neighbours` nearest within one (language, cluster)."""
 
     def __init__(self, stage: UnitDedup) -> None:
@@ -460,22 +456,16 @@ class _EmbeddingPairs(beam.PTransform):
 
     def expand(self, vectors):
         stage = self.stage
+        args = (stage.neighbours, stage.cosine_threshold, stage.seed, stage.name)
         clustered = ClusterVectors(
-            stage.name, _unit_key, _unit_language, seed=stage.seed, sample_size=20_000, center=True,
-            clusters=0, iterations=20,
+            stage.name, _unit_key, _unit_language, _nearest_pairs, args=args, seed=stage.seed, sample_size=20_000,
+            center=True, clusters=0, iterations=20,
         )  # fmt: skip
-        return (
-            vectors
-            | "ClusterUnits" >> clustered
-            | "GroupUnitClusters" >> beam.GroupByKey()
-            | "NearestUnits"
-            >> beam.FlatMap(_nearest_pairs, stage.neighbours, stage.cosine_threshold, stage.seed, stage.name)
-        )
+        return vectors | "ClusterUnits" >> clustered
 
 
-def _nearest_pairs(item: tuple[Any, Any], neighbours: int, threshold: float, seed: int, name: str):
+def _nearest_pairs(_cluster: tuple, members: list, neighbours: int, threshold: float, seed: int, name: str):
     """One (language, cluster) of (member, centered vector, centroid cosine) → linkable node pairs."""
-    _, members = item
     members = sorted(members, key=lambda m: m[0][0])
     x = np.stack([m[1] for m in members])
     parts = np.zeros(len(members), dtype=np.int64)
@@ -485,7 +475,7 @@ def _nearest_pairs(item: tuple[Any, Any], neighbours: int, threshold: float, see
         rows = np.flatnonzero(parts == part)
         a, b, _ = kmeans.neighbour_pairs(x[rows], neighbours, threshold)
         for i, j in zip(rows[a].tolist(), rows[b].tolist()):
-            (node_a, multi_a, _), (node_b, multi_b, _) = members[i][0], members[j][0]
+            (node_a, multi_a, _, key_a), (node_b, multi_b, _, key_b) = members[i][0], members[j][0]
             if multi_a or multi_b or node_doc(node_a) != node_doc(node_b):
                 Metrics.counter(name, "embedding_pairs").inc()
-                yield node_a, node_b
+                yield (node_a, key_a), (node_b, key_b)

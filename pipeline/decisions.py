@@ -1,7 +1,8 @@
 """Apply a collection stage's decisions to documents that never travel through a shuffle.
 
 A dedup stage shuffles only compact keys (ids, hashes, survivor order) and produces decisions:
-(join key, decision) pairs. `ApplyDecisions` joins them back to the documents:
+(join key, decision) pairs, or `DecisionChunk`s (many pairs of one partition as one element, for a
+stage that makes many decisions per document). `ApplyDecisions` joins them back to the documents:
 
 1. spill: each worker writes the documents it holds once, into files partitioned by a hash of
    the join key (`<spill dir>/k<partition>-<uuid>.pkl`, `pipeline.spill`, streams of pickled chunks, written
@@ -102,6 +103,14 @@ class Passthrough(NamedTuple):
     path: str
 
 
+class DecisionChunk(NamedTuple):
+    """Decisions of one partition as one element: (join key, decision) pairs whose keys all lie in
+    `partition` (`key_partition`), for a stage that makes many decisions per document."""
+
+    partition: int
+    decisions: list
+
+
 class _JoinFn(beam.DoFn):
     """One partition, its decisions and its spill files: stream the files' documents and apply
     each one's decisions (then delete the files, if `delete`)."""
@@ -121,6 +130,9 @@ class _JoinFn(beam.DoFn):
                 paths.append(value)
             elif isinstance(value, Passthrough):
                 passthrough.append(value.path)
+            elif isinstance(value, DecisionChunk):
+                for doc_key, decision in value.decisions:
+                    by_key[doc_key].append(decision)
             elif value is not None:  # None: the partition's marker, so every partition is joined
                 doc_key, decision = value
                 by_key[doc_key].append(decision)
@@ -142,8 +154,9 @@ class _JoinFn(beam.DoFn):
 
 
 class ApplyDecisions(beam.PTransform):
-    """(documents, decisions keyed by join key[, passthrough documents]) → StageOutputs, documents
-    spilled, not shuffled; passthrough documents (None: none) come out kept, unchanged."""
+    """(documents, decisions keyed by join key (or `DecisionChunk`s)[, passthrough documents]) →
+    StageOutputs, documents spilled, not shuffled; passthrough documents (None: none) come out
+    kept, unchanged."""
 
     def __init__(self, stage: str, key: Callable[[Document], str], apply: Apply, partitions: int) -> None:
         super().__init__()
@@ -170,7 +183,9 @@ class ApplyDecisions(beam.PTransform):
                 )
             )
         by_partition = decisions | "DecisionsByPartition" >> beam.Map(
-            lambda kv: (key_partition(kv[0], parts), kv)
+            lambda kv: (
+                (kv.partition, kv) if isinstance(kv, DecisionChunk) else (key_partition(kv[0], parts), kv)
+            )
         ).with_output_types(PartitionKeyed)
         markers = docs.pipeline | "Partitions" >> beam.Create(
             [(partition, None) for partition in range(parts)]

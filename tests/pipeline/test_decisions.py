@@ -4,7 +4,7 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.exact import ExactDedup
-from pipeline.decisions import ApplyDecisions, content_key, key_partition
+from pipeline.decisions import ApplyDecisions, DecisionChunk, content_key, key_partition
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
 from pipeline.spill import SpillByKeyFn, read_values
@@ -33,6 +33,26 @@ def test_decisions_reach_their_documents_and_the_spill_files_are_deleted(tmp_pat
         assert_that(kept, equal_to([d.id for d in docs if d.id not in expected]), label="kept")
         assert_that(rejected, equal_to(sorted(expected.items())), label="rejected")
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def test_decision_chunks_join_like_single_decisions(tmp_path):
+    docs = [Document(f"d{i}", f"text {i}") for i in range(40)]
+    decided = [(f"d{i}", f"r{i % 4}") for i in range(0, 40, 3)] + [("d3", "extra")]
+    chunks: dict[int, list] = {}
+    for doc_id, decision in decided[1:]:  # the first one stays a single (key, decision) element
+        chunks.setdefault(key_partition(doc_id, 4), []).append((doc_id, decision))
+    options = PipelineOptions([f"--spill_dir={tmp_path}"])
+    with TestPipeline(options=options) as pipeline:
+        decisions = [decided[0]] + [DecisionChunk(part, items) for part, items in chunks.items()]
+        outputs = (
+            pipeline | "Docs" >> beam.Create(docs),
+            pipeline | "Decisions" >> beam.Create(decisions),
+        ) | ApplyDecisions("s", lambda d: d.id, _apply, partitions=4)
+        rejected = outputs.rejected | "R" >> beam.Map(lambda r: (r.doc.id, r.detail))
+        expected = {f"d{i}": f"r{i % 4}" for i in range(0, 40, 3)} | {"d3": "extra,r3"}
+        assert_that(rejected, equal_to(sorted(expected.items())), label="rejected")
+        kept = outputs.kept | "K" >> beam.Map(lambda d: d.id)
+        assert_that(kept, equal_to([d.id for d in docs if d.id not in expected]), label="kept")
 
 
 def test_passthrough_documents_come_out_kept_unchanged(tmp_path):
