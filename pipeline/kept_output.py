@@ -187,7 +187,7 @@ def _bucket_key(row, seed: int, unit: str):
     return int(u * BUCKETS), (u, row_id, row_weight(row, unit))
 
 
-def _shards_of(_bucket: int, rows: list, starts: list[tuple], seed: int):
+def _shards_of(_bucket: int, rows, starts: list[tuple], seed: int):
     """(shard, row) for the rows of one bucket: the shard whose start is the last at or before it."""
     for row in rows:
         u, row_id = order_key(row, seed)
@@ -220,10 +220,11 @@ class AssignShards(beam.PTransform):
         )
         starts = (
             keys
-            | "GroupBuckets" >> beam.GroupByKey()
+            # the keys of a bucket meet in spill files (not in a shuffle: the runner would hold them all)
             | "ShardStarts"
-            >> beam.FlatMap(
-                lambda kv, totals, n: shard_starts(kv[0], kv[1], totals, n),
+            >> SpillGroups(
+                f"{self.spill}/keys",
+                shard_starts,
                 beam.pvalue.AsDict(bucket_totals),
                 beam.pvalue.AsSingleton(count),
             )
@@ -234,7 +235,8 @@ class AssignShards(beam.PTransform):
         keyed = (
             rows
             | "ByBucket" >> beam.Map(lambda row: (int(order_key(row, seed)[0] * BUCKETS), row))
-            | "ShardOf" >> SpillGroups(self.spill, _shards_of, beam.pvalue.AsSingleton(starts), seed)
+            | "ShardOf"
+            >> SpillGroups(f"{self.spill}/rows", _shards_of, beam.pvalue.AsSingleton(starts), seed)
         )
         return keyed, count
 

@@ -181,7 +181,7 @@ def id_bucket(row: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     return xxhash.xxh64_intdigest(row["id"].encode("utf-8", "surrogatepass")) % ID_BUCKETS, row
 
 
-def _shard_rows(_bucket: int, rows: list, shards: int):
+def _shard_rows(_bucket: int, rows, shards: int):
     for row in rows:
         yield shard_of(row["id"], shards), row
 
