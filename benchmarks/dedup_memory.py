@@ -27,7 +27,12 @@ from common import DATA, ROOT, arguments
 
 
 def tree_rss(pid: int) -> int:
-    """Resident bytes of `pid` and all its descendants (from /proc)."""
+    """Resident bytes of `pid` and all its descendants together."""
+    return sum(process_rss(pid))
+
+
+def process_rss(pid: int) -> list[int]:
+    """Resident bytes of `pid` and of each of its descendants (from /proc)."""
     parents: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -38,17 +43,18 @@ def tree_rss(pid: int) -> int:
         except OSError:
             continue
         parents.setdefault(int(fields[1]), []).append(int(entry))
-    total, todo = 0, [pid]
+    found, todo = [], [pid]
     page = os.sysconf("SC_PAGE_SIZE")
     while todo:
         current = todo.pop()
         todo.extend(parents.get(current, ()))
         try:
             with open(f"/proc/{current}/statm") as handle:
-                total += int(handle.read().split()[1]) * page
+                resident = int(handle.read().split()[1]) * page
         except OSError:
-            pass
-    return total
+            continue
+        found.append(resident)
+    return found
 
 
 def disk_bytes(path: Path) -> int:
@@ -72,9 +78,10 @@ def measure(command: list[str], interval: float, disk: Path | None = None, kill_
     after that many seconds."""
     start, cpu = time.perf_counter(), children_cpu()
     process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
-    peak = peak_disk = samples = 0
+    peak = peak_one = peak_disk = samples = 0
     while process.poll() is None:
-        peak = max(peak, tree_rss(process.pid))
+        each = process_rss(process.pid)
+        peak, peak_one = max(peak, sum(each)), max(peak_one, max(each, default=0))
         if disk is not None and samples % 10 == 0 and disk.exists():
             peak_disk = max(peak_disk, disk_bytes(disk))
         samples += 1
@@ -88,6 +95,7 @@ def measure(command: list[str], interval: float, disk: Path | None = None, kill_
         "wall": time.perf_counter() - start,
         "cpu": children_cpu() - cpu,
         "peak": peak,
+        "peak_one": peak_one,
         "peak_disk": max(peak_disk, disk_bytes(disk) if disk is not None and disk.exists() else 0),
     }
 
@@ -135,7 +143,7 @@ def main() -> None:
     print(
         f"{args.recipe}, {args.docs} docs, {args.workers} workers: rc {figures['rc']}, "
         f"{figures['wall']:.0f}s wall, {figures['cpu']:.0f} CPU-s, peak RSS (all processes) "
-        f"{figures['peak'] / 1e9:.2f} GB, peak disk {figures['peak_disk'] / 1e9:.2f} GB, "
+        f"{figures['peak'] / 1e9:.2f} GB (largest process {figures['peak_one'] / 1e9:.2f} GB), peak disk {figures['peak_disk'] / 1e9:.2f} GB, "
         f"output {disk / 1e9:.2f} GB"
     )
     print(f"counts: {json.dumps(counts)}; conservation: {manifest.get('conservation')}")

@@ -25,7 +25,7 @@ from pipeline.outcomes import KEPT, REJECTED, SplitByTag
 from pipeline.recipe import OutputConfig
 from pipeline.spill import SpillGroups
 from pipeline.tokenizer import RowTokenizer, tokenizer_path
-from pipeline.writers import MB, WriteShards, kept_row
+from pipeline.writers import MB, WriteShards, id_bucket, kept_row
 
 BUCKETS = 1024
 MIXTURE_STAGE = "mixture"
@@ -93,7 +93,12 @@ def copies(row_id: str, rate: float, seed: int) -> int:
     return whole + (unit_hash(row_id, seed, "mixture") < rate - whole)
 
 
-def _mix(row, rates: dict[str, float], patterns: list[str], seed: int, unit: str):
+def _mix_bucket(_bucket: int, rows, rates: dict[str, float], patterns: list[str], seed: int):
+    for row in rows:
+        yield from _mix(row, rates, patterns, seed)
+
+
+def _mix(row, rates: dict[str, float], patterns: list[str], seed: int):
     group = mixture_group(row["source"], patterns)
     rate = rates.get(group, 0.0) if group is not None else 0.0
     count = copies(row["id"], rate, seed) if group is not None else 0
@@ -111,14 +116,20 @@ def _mix(row, rates: dict[str, float], patterns: list[str], seed: int, unit: str
 
 
 class Mixture(beam.PTransform):
-    """Kept rows → {kept rows (with repeats), rejected}: sources mixed by weight (of `unit`)."""
+    """Kept rows → {kept rows (with repeats), rejected}: sources mixed by weight (of `unit`).
 
-    def __init__(self, weights: dict[str, float], max_repeat: float, seed: int, unit: str) -> None:
+    The rows wait for the rates in spill files by id bucket (`spill`), not in the runner's buffers.
+    """
+
+    def __init__(
+        self, weights: dict[str, float], max_repeat: float, seed: int, unit: str, spill: str
+    ) -> None:
         super().__init__()
         self.weights = dict(weights)
         self.max_repeat = max_repeat
         self.seed = seed
         self.unit = unit
+        self.spill = spill
 
     def expand(self, rows):
         patterns = list(self.weights)
@@ -134,7 +145,9 @@ class Mixture(beam.PTransform):
         )
         return (
             rows
-            | "Mix" >> beam.FlatMap(_mix, beam.pvalue.AsSingleton(totals), patterns, self.seed, self.unit)
+            | "ByIdBucket" >> beam.Map(id_bucket)
+            | "Mix"
+            >> SpillGroups(self.spill, _mix_bucket, beam.pvalue.AsSingleton(totals), patterns, self.seed)
             | SplitByTag((KEPT, REJECTED))
         )
 
@@ -174,7 +187,7 @@ def _bucket_key(row, seed: int, unit: str):
     return int(u * BUCKETS), (u, row_id, row_weight(row, unit))
 
 
-def _shards_of(_bucket: int, rows: list, starts: list[tuple], seed: int):
+def _shards_of(_bucket: int, rows, starts: list[tuple], seed: int):
     """(shard, row) for the rows of one bucket: the shard whose start is the last at or before it."""
     for row in rows:
         u, row_id = order_key(row, seed)
@@ -207,10 +220,11 @@ class AssignShards(beam.PTransform):
         )
         starts = (
             keys
-            | "GroupBuckets" >> beam.GroupByKey()
+            # the keys of a bucket meet in spill files (not in a shuffle: the runner would hold them all)
             | "ShardStarts"
-            >> beam.FlatMap(
-                lambda kv, totals, n: shard_starts(kv[0], kv[1], totals, n),
+            >> SpillGroups(
+                f"{self.spill}/keys",
+                shard_starts,
                 beam.pvalue.AsDict(bucket_totals),
                 beam.pvalue.AsSingleton(count),
             )
@@ -221,7 +235,8 @@ class AssignShards(beam.PTransform):
         keyed = (
             rows
             | "ByBucket" >> beam.Map(lambda row: (int(order_key(row, seed)[0] * BUCKETS), row))
-            | "ShardOf" >> SpillGroups(self.spill, _shards_of, beam.pvalue.AsSingleton(starts), seed)
+            | "ShardOf"
+            >> SpillGroups(f"{self.spill}/rows", _shards_of, beam.pvalue.AsSingleton(starts), seed)
         )
         return keyed, count
 
@@ -252,7 +267,11 @@ class WriteKept(beam.PTransform):
         if output.mixture:
             mixture_unit = "tokens" if path else "rows"
             mixed = rows | Mixture(
-                output.mixture, output.mixture_max_repeat, output.shuffle_seed, mixture_unit
+                output.mixture,
+                output.mixture_max_repeat,
+                output.shuffle_seed,
+                mixture_unit,
+                spill_dir(docs.pipeline, "mixture"),
             )
             rows, rejected = mixed[KEPT], mixed[REJECTED]
         else:

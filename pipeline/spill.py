@@ -4,16 +4,18 @@ Beam's local runner holds every shuffle, and every PCollection between two steps
 a step that must gather large values by key (the rows of one output shard) spills them instead:
 each worker appends its values to files named by key (`<dir>/k<key>-<uuid>.pkl`, pickled
 chunks, through Beam's FileSystems), only the files' names are grouped by key, and the step that
-reads one key's files back runs a function on its values (`SpillGroups`). No worker holds more
-than one key's values.
+reads one key's files back runs a function on its values, streamed (`SpillGroups`). A function
+that needs a key's values in order sorts them in bounded memory (`external_sort`: sorted runs
+spilled the same way, then a heap merge).
 """
 
 from __future__ import annotations
 
+import heapq
 import pickle
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
@@ -71,14 +73,61 @@ def read_values(path: str) -> Iterator[Any]:
             yield from chunk
 
 
+def write_values(path: str, values: list) -> None:
+    """`values` as one spill file (pickled chunks of `CHUNK_VALUES`), read back by `read_values`."""
+    from apache_beam.io.filesystems import FileSystems
+
+    with FileSystems.create(path) as handle:
+        for start in range(0, len(values), CHUNK_VALUES):
+            pickle.dump(values[start : start + CHUNK_VALUES], handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def external_sort(
+    values: Iterable, key: Callable, directory: str, budget: int, size: Callable[[Any], int], on_run=None
+) -> Iterator:
+    """`values` in `key` order, as `sorted(values, key=key)` gives them (equal keys keep their input
+    order), holding about `budget` bytes (the sum of `size(value)`) at a time.
+
+    Values are cut into consecutive runs of `budget` bytes, each sorted in memory; every full
+    run is written to `<directory>/run-<uuid>.pkl`, the last one stays in memory, and the runs are
+    merged by a heap reading one chunk per run at a time (the files are deleted once merged).
+    `on_run(run)` sees each sorted run before it is written. Reads all of `values` before returning.
+    """
+    paths, run, held = [], [], 0
+    for value in values:
+        run.append(value)
+        held += size(value)
+        if held >= budget:
+            run.sort(key=key)
+            if on_run is not None:
+                on_run(run)
+            paths.append(f"{directory}/run-{uuid.uuid4().hex}.pkl")
+            write_values(paths[-1], run)
+            run, held = [], 0
+    run.sort(key=key)
+    if run and on_run is not None:
+        on_run(run)
+    return _merged(paths, run, key)
+
+
+def _merged(paths: list[str], last: list, key: Callable) -> Iterator:
+    from apache_beam.io.filesystems import FileSystems
+
+    # heapq.merge breaks ties by the order of its inputs, and the runs are in input order: stable.
+    yield from heapq.merge(*(read_values(path) for path in paths), last, key=key)
+    if paths:
+        FileSystems.delete(paths)
+
+
 def _run_key(item: tuple[int, Iterable[str]], delete: bool, then, *sides) -> Iterator:
-    """What `then(key, values, *sides)` yields for one key's spilled values (the files it was
-    sent, never a folder listing); the files are deleted after, if `delete`."""
+    """What `then(key, values, *sides)` yields for one key's spilled values (an iterator over the
+    files it was sent, never a folder listing, read one chunk at a time); the files are deleted
+    after, if `delete`."""
     from apache_beam.io.filesystems import FileSystems
 
     key, paths = item
     paths = sorted(paths)
-    values = [value for path in paths for value in read_values(path)]
+    values = (value for path in paths for value in read_values(path))
     yield from then(key, values, *sides)
     if delete:
         FileSystems.delete(paths)
@@ -86,7 +135,7 @@ def _run_key(item: tuple[int, Iterable[str]], delete: bool, then, *sides) -> Ite
 
 class SpillGroups(beam.PTransform):
     """(key, value) pairs, from one PCollection or a tuple of them → what `then(key, values,
-    *side values)` yields for every key that has values.
+    *side values)` yields for every key that has values (`values`: an iterator, read once).
 
     The values are written to files by key in the step that produces them; only the files' names
     are grouped, and `then` runs in the step that reads a key's files back, so no PCollection of

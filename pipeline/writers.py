@@ -2,7 +2,9 @@
 
 A row's shard is a seeded hash of its id; inside a shard rows are sorted by a total order, so the
 same input and recipe give byte-identical shards whatever the runner, worker count or input
-order. Shards are written through Beam's `FileSystems` (`pipeline.fileio`). Each written shard reports its rows, bytes, sha256 and per-stage/reason counts.
+order. Shards are written through Beam's `FileSystems`, row group by row group, after an
+external sort (`ShardWriter`), so a worker's memory does not grow with the shard. Each written
+shard reports its rows, bytes, sha256 and per-stage/reason counts.
 """
 
 from __future__ import annotations
@@ -11,18 +13,22 @@ import hashlib
 import io
 import json
 import math
+import os
+import sys
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
 
 from pipeline.decisions import spill_dir
 from pipeline.document import Document, Failure, Rejection
-from pipeline.fileio import write_bytes
-from pipeline.spill import SpillGroups
+from pipeline.fileio import is_local
+from pipeline.spill import SpillGroups, external_sort
 
 SHARD_SEED = 0x9E3779B9
 MB = 1024 * 1024
@@ -170,11 +176,12 @@ def failed_row(failure: Failure) -> dict[str, Any]:
 ID_BUCKETS = 256  # rows are spilled by id bucket until the shard count is known
 
 
-def _id_bucket(row: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def id_bucket(row: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """(bucket of the row's id, row): the key rows are spilled by before a step that needs all of them."""
     return xxhash.xxh64_intdigest(row["id"].encode("utf-8", "surrogatepass")) % ID_BUCKETS, row
 
 
-def _shard_rows(_bucket: int, rows: list, shards: int):
+def _shard_rows(_bucket: int, rows, shards: int):
     for row in rows:
         yield shard_of(row["id"], shards), row
 
@@ -195,6 +202,140 @@ def row_sort_key(row: dict[str, Any]) -> tuple:
     )
 
 
+MAX_ROW_GROUP_ROWS = 64 * 1024 * 1024  # pyarrow's cap on the rows of one row group
+RUN_BYTES = 64 * MB  # rows a shard writer sorts in memory at once (Python sizes, `row_memory`)
+
+
+def row_memory(row: dict[str, Any]) -> int:
+    """About how many bytes of Python objects a row holds (a list counts its ints too)."""
+    return sum(sys.getsizeof(v) + (28 * len(v) if isinstance(v, list) else 0) for v in row.values())
+
+
+class ArrowSize:
+    """`pa.Table.from_pylist(rows, schema).nbytes` of all the rows, summed from tables of parts.
+
+    Per array node (a column, a struct field, a list's values): length, nulls and value bytes add
+    up across parts. Arrow counts offsets as 4 (or 8) bytes per row and a validity bitmap (only
+    when the node has a null) as one bit per row rounded up to a byte, for the whole length
+    (`test_writers_streaming` checks these rules against pyarrow).
+    """
+
+    def __init__(self) -> None:
+        self.nodes: list[list[int]] = []
+
+    def add(self, table: pa.Table) -> None:
+        found: list[list[int]] = []
+        for column in table.columns:
+            if column.num_chunks != 1:  # pyarrow splits a column holding over 2 GB of strings
+                raise ValueError(f"a {column.type} column in {column.num_chunks} chunks: write smaller parts")
+            _array_nodes(column.chunks[0], found)
+        if not self.nodes:
+            self.nodes = found
+        else:
+            for total, part in zip(self.nodes, found, strict=True):
+                total[1:] = [a + b for a, b in zip(total[1:], part[1:], strict=True)]
+
+    def nbytes(self) -> int:
+        total = 0
+        for offset_width, length, nulls, values in self.nodes:
+            if offset_width < 0:  # a null-typed array or a struct: no bytes of its own
+                continue
+            total += values + offset_width * length
+            total += (length + 7) // 8 if nulls else 0
+        return total
+
+
+def _array_nodes(array: pa.Array, out: list[list[int]]) -> None:
+    """Append [offset width, length, nulls, value bytes] of `array` and its children, depth first."""
+    kind = array.type
+    if pa.types.is_null(kind):
+        out.append([-1, len(array), 0, 0])
+    elif pa.types.is_struct(kind):  # Arrow's nbytes leaves out a struct's own validity bitmap
+        out.append([-1, len(array), 0, 0])
+        for index in range(kind.num_fields):
+            _array_nodes(array.field(index), out)
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        out.append([8 if pa.types.is_large_list(kind) else 4, len(array), array.null_count, 0])
+        _array_nodes(array.values, out)
+    elif pa.types.is_string(kind) or pa.types.is_binary(kind) or pa.types.is_large_string(kind):
+        width = 8 if pa.types.is_large_string(kind) else 4
+        offsets = (
+            np.frombuffer(
+                array.buffers()[1], dtype=f"<i{width}", count=len(array) + 1, offset=array.offset * width
+            )
+            if len(array)
+            else np.zeros(2, dtype="<i4")
+        )
+        out.append([width, len(array), array.null_count, int(offsets[-1] - offsets[0])])
+    elif pa.types.is_primitive(kind) and not pa.types.is_boolean(kind):
+        out.append([0, len(array), array.null_count, len(array) * kind.bit_width // 8])
+    else:
+        raise TypeError(f"no size rule for Arrow type {kind}")
+
+
+def rows_per_group(nbytes: int, rows: int, row_group_mb: float) -> int:
+    """Rows of one Parquet row group: `row_group_mb` of the table's average row."""
+    average = max(1, nbytes // max(1, rows))
+    return min(MAX_ROW_GROUP_ROWS, max(1, int(row_group_mb * MB // average)))
+
+
+class _HashingSink(io.RawIOBase):
+    """Passes writes on to `handle` and keeps their sha256 and byte count."""
+
+    def __init__(self, handle) -> None:
+        super().__init__()
+        self.handle, self.sha256, self.size = handle, hashlib.sha256(), 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        self.handle.write(data)
+        self.sha256.update(data)
+        size = memoryview(data).nbytes
+        self.size += size
+        return size
+
+    def tell(self) -> int:
+        return self.size
+
+
+def write_parquet(
+    handle,
+    schema: pa.Schema,
+    rows: Iterable[dict],
+    count: int,
+    nbytes: int,
+    compression: str,
+    row_group_mb: float,
+) -> tuple[int, str]:
+    """Stream `count` rows, already in order, to `handle` as Parquet, one row group in memory at a
+    time (`nbytes`: the whole table's Arrow size, which sets the rows per group). The bytes are
+    those `pq.write_table` writes for the whole table. Returns (bytes written, sha256)."""
+    group = rows_per_group(nbytes, count, row_group_mb)
+    sink = _HashingSink(handle)
+    writer = pq.ParquetWriter(
+        sink, schema, compression=None if compression == "none" else compression, write_statistics=True
+    )
+    if count == 0:
+        writer.write_table(pa.Table.from_pylist([], schema=schema), row_group_size=group)
+    batch: list[dict] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == group:
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema), row_group_size=group)
+            batch = []
+    if batch:
+        writer.write_table(pa.Table.from_pylist(batch, schema=schema), row_group_size=group)
+    writer.close()
+    return sink.size, sink.sha256.hexdigest()
+
+
+def full_schema(kind: str, score_names=(), token_ids: bool = False) -> pa.Schema:
+    schema = shard_schema(kind, score_names)
+    return schema.append(TOKEN_IDS_FIELD) if token_ids else schema
+
+
 def encode_shard(
     kind: str,
     rows: list[dict[str, Any]],
@@ -204,38 +345,64 @@ def encode_shard(
     sort_key=row_sort_key,
     token_ids: bool = False,
 ) -> bytes:
-    """Parquet bytes for one shard, rows in `sort_key` order, row groups sized for streaming."""
+    """Parquet bytes for one small shard held in memory, rows in `sort_key` order."""
+    schema = full_schema(kind, score_names, token_ids)
     rows = sorted(rows, key=sort_key)
-    schema = shard_schema(kind, score_names)
-    if token_ids:
-        schema = schema.append(TOKEN_IDS_FIELD)
-    table = pa.Table.from_pylist(rows, schema=schema)
-    average = max(1, table.nbytes // max(1, len(rows)))
-    rows_per_group = max(1, int(row_group_mb * MB // average))
+    size = ArrowSize()
+    if rows:
+        size.add(pa.Table.from_pylist(rows, schema=schema))
     sink = io.BytesIO()
-    pq.write_table(
-        table,
-        sink,
-        row_group_size=rows_per_group,
-        compression=None if compression == "none" else compression,
-        write_statistics=True,
-    )
+    write_parquet(sink, schema, rows, len(rows), size.nbytes(), compression, row_group_mb)
     return sink.getvalue()
 
 
-def _outcome_counts(kind: str, rows: list[dict[str, Any]]) -> dict[str, int]:
-    if kind == "rejected":
-        return dict(Counter(f"{r['stage']}/{r['reason']}" for r in rows))
-    if kind == "failed":
-        return dict(Counter(f"{r['stage']}/{r['error']}" for r in rows))
-    return {}
+class _ShardStats:
+    """What a shard's info reports about its rows, counted as they stream past."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind, self.rows, self.n_tokens, self.repeats = kind, 0, 0, 0
+        self.counts, self.sources, self.source_tokens = Counter(), Counter(), Counter()
+
+    def counted(self, rows: Iterable[dict]) -> Iterator[dict]:
+        for row in rows:
+            self.rows += 1
+            if self.kind == "rejected":
+                self.counts[f"{row['stage']}/{row['reason']}"] += 1
+            elif self.kind == "failed":
+                self.counts[f"{row['stage']}/{row['error']}"] += 1
+            else:
+                tokens = row.get("n_tokens") or 0
+                self.n_tokens += tokens
+                self.repeats += bool(row.get("repeat_of"))
+                self.sources[row["source"]] += 1
+                self.source_tokens[row["source"]] += tokens
+            yield row
+
+    def info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"rows": self.rows, "counts": dict(self.counts)}
+        if self.kind == "kept":
+            info.update(n_tokens=self.n_tokens, repeats=self.repeats)
+            info.update(sources=dict(self.sources), source_tokens=dict(self.source_tokens))
+        return info
 
 
 class ShardWriter:
-    """`(shard index, its rows, shard count, score names)` → the written shard's info."""
+    """`(shard index, its rows, shard count, score names)` → the written shard's info.
+
+    The rows stream in (`pipeline.spill.SpillGroups`), are sorted in runs of `RUN_BYTES` spilled
+    under `scratch` (`external_sort`) and streamed into the shard one row group at a time, so a
+    worker holds about `RUN_BYTES` plus one row group whatever the shard's size.
+    """
 
     def __init__(
-        self, directory: str, kind: str, compression: str, row_group_mb: float, sort_key, token_ids: bool
+        self,
+        directory: str,
+        kind: str,
+        compression: str,
+        row_group_mb: float,
+        sort_key,
+        token_ids: bool,
+        scratch: str,
     ) -> None:
         self.directory = directory
         self.kind = kind
@@ -243,32 +410,32 @@ class ShardWriter:
         self.row_group_mb = row_group_mb
         self.sort_key = sort_key
         self.token_ids = token_ids
+        self.scratch = scratch
 
-    def __call__(self, index: int, rows: list, shards: int, score_names: list[str]):
-        data = encode_shard(
-            self.kind, rows, self.compression, self.row_group_mb, score_names, self.sort_key, self.token_ids
+    def __call__(self, index: int, rows: Iterable, shards: int, score_names: list[str]):
+        from apache_beam.io.filesystems import FileSystems
+
+        schema = full_schema(self.kind, score_names, self.token_ids)
+        stats, size = _ShardStats(self.kind), ArrowSize()
+        ordered = external_sort(
+            stats.counted(rows),
+            self.sort_key,
+            f"{self.scratch}/{self.kind}-{index:05d}",
+            RUN_BYTES,
+            row_memory,
+            lambda run: size.add(pa.Table.from_pylist(run, schema=schema)),
         )
         name = shard_name(index, shards)
-        write_bytes(f"{self.directory}/{self.kind}/{name}", data)
-        info = {
-            "kind": self.kind,
-            "file": f"{self.kind}/{name}",
-            "shard": index,
-            "of": shards,
-            "rows": len(rows),
-            "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(),
-            "counts": _outcome_counts(self.kind, rows),
-        }
-        if self.kind == "kept":
-            info["n_tokens"] = sum(row.get("n_tokens") or 0 for row in rows)
-            info["repeats"] = sum(1 for row in rows if row.get("repeat_of"))
-            sources, source_tokens = Counter(), Counter()
-            for row in rows:
-                sources[row["source"]] += 1
-                source_tokens[row["source"]] += row.get("n_tokens") or 0
-            info["sources"], info["source_tokens"] = dict(sources), dict(source_tokens)
-        yield info
+        path = f"{self.directory}/{self.kind}/{name}"
+        if is_local(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        with FileSystems.create(path) as handle:
+            written, digest = write_parquet(
+                handle, schema, ordered, stats.rows, size.nbytes(), self.compression, self.row_group_mb
+            )
+        info = {"kind": self.kind, "file": f"{self.kind}/{name}", "shard": index, "of": shards}
+        info.update(rows=stats.rows, bytes=written, sha256=digest)
+        yield {**info, **stats.info()}
 
 
 def _score_names(row: dict[str, Any]) -> frozenset:
@@ -337,15 +504,21 @@ class WriteShards(beam.PTransform):
 
     def expand(self, rows):
         """`rows`: a PCollection or a tuple of them (never flattened: see `pipeline.spill`)."""
-        write = ShardWriter(
-            self.directory, self.kind, self.compression, self.row_group_mb, self.sort_key, self.token_ids
-        )
         parts = rows if isinstance(rows, tuple) else (rows,)
         pipeline = parts[0].pipeline
         names = self.score_names
         if names is None:
             names = pipeline | "NoScoreNames" >> beam.Create([[]])
         spill = spill_dir(pipeline, f"write-{self.kind}")
+        write = ShardWriter(
+            self.directory,
+            self.kind,
+            self.compression,
+            self.row_group_mb,
+            self.sort_key,
+            self.token_ids,
+            f"{spill}/runs",
+        )
         if self.keyed:
             count = self.shard_count
         elif self.shards:
@@ -360,7 +533,7 @@ class WriteShards(beam.PTransform):
             )
         shards = beam.pvalue.AsSingleton(count)
         if not self.keyed:  # a row's shard needs the count: spill by a fixed bucket of the id first
-            parts = tuple(part | f"Bucket{i}" >> beam.Map(_id_bucket) for i, part in enumerate(parts)) | (
+            parts = tuple(part | f"Bucket{i}" >> beam.Map(id_bucket) for i, part in enumerate(parts)) | (
                 "ByBucket" >> SpillGroups(f"{spill}/buckets", _shard_rows, shards)
             )
         return parts | "ByShard" >> SpillGroups(

@@ -18,8 +18,10 @@ from apache_beam.metrics import Metrics
 from apache_beam.transforms.stats import ApproximateQuantiles
 
 from pipeline.beam_stages import StageDoFn, failure
+from pipeline.decisions import DEFAULT_PARTITIONS, key_partition, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
+from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 from quality_models import score_expr
 
@@ -90,6 +92,21 @@ class _Decide(StageDoFn):
             yield KEPT, doc
         else:
             yield REJECTED, Rejection(doc, self.stage.name, reason, detail)
+
+
+class _DecideBucket:
+    """`_Decide` over one spilled bucket of documents (`pipeline.spill.SpillGroups`' `then`)."""
+
+    def __init__(self, stage: ScoreThreshold) -> None:
+        self.stage = stage
+        self.decide = None
+
+    def __call__(self, _bucket: int, docs, cut: tuple[float, int]):
+        if self.decide is None:
+            self.decide = _Decide(self.stage)
+            self.decide.setup()
+        for doc in docs:
+            yield from self.decide.process(doc, cut)
 
 
 @register("score_threshold")
@@ -200,7 +217,16 @@ class ScoreThreshold(CollectionStage):
                     cut_from_quantiles, count=beam.pvalue.AsSingleton(count), keep_fraction=keep_fraction
                 )
             )
-            decided = docs | f"{label}/Decide" >> beam.ParDo(_Decide(self), cut=beam.pvalue.AsSingleton(cut))
+            # The documents wait for the cut in spill files, not in the runner's buffers.
+            decided = (
+                docs
+                | f"{label}/ByIdBucket"
+                >> beam.Map(lambda doc: (key_partition(doc.id, DEFAULT_PARTITIONS), doc))
+                | f"{label}/Decide"
+                >> SpillGroups(
+                    spill_dir(docs.pipeline, label), _DecideBucket(self), beam.pvalue.AsSingleton(cut)
+                )
+            )
         return decided | f"{label}/Split" >> SplitOutcomes()
 
     def manifest_extra(self) -> dict[str, Any]:
