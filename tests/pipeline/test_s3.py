@@ -119,7 +119,10 @@ def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
 
     # A rerun into the same prefix replaces the previous output (no stale shard left behind).
     smaller = load_recipe(write_recipe(tmp_path / "s3b.toml", [f"s3://{BUCKET}/input/in.jsonl"], STAGES))
-    rerun = run_recipe(smaller, f"s3://{BUCKET}/out", [*IN_PROCESS, *s3_options])
+    # (its scratch spill files on local disk: the run above already spilled through S3, at about
+    # one moto request per second)
+    local_spill = f"--spill_dir={tmp_path / 'spill'}"
+    rerun = run_recipe(smaller, f"s3://{BUCKET}/out", [*IN_PROCESS, *s3_options, local_spill])
     parquet = [k for k in _objects(client, "out/") if k.endswith(".parquet")]
     assert sorted(parquet) == sorted(f"out/{s['file']}" for s in rerun.manifest["shards"])
     assert rerun.manifest["counts"]["input"] == 60
@@ -138,7 +141,18 @@ def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_ser
     data = write_jsonl(tmp_path / "in.jsonl", corpus(20))
     client.upload_file(str(data), BUCKET, "cli/in.jsonl")
     recipe = write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/cli/*.jsonl"], STAGES)
-    base = [sys.executable, "-m", "pipeline.cli", "run", "--recipe", str(recipe), *IN_PROCESS, *s3_options]
+    spill = f"--spill_dir={tmp_path / 'spill'}"  # scratch on local disk: the test above spills through S3
+    base = [
+        sys.executable,
+        "-m",
+        "pipeline.cli",
+        "run",
+        "--recipe",
+        str(recipe),
+        *IN_PROCESS,
+        *s3_options,
+        spill,
+    ]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run(
         [*base, "--output", f"s3://{BUCKET}/cliout"], capture_output=True, text=True, env=env
