@@ -142,17 +142,8 @@ def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_ser
     client.upload_file(str(data), BUCKET, "cli/in.jsonl")
     recipe = write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/cli/*.jsonl"], STAGES)
     spill = f"--spill_dir={tmp_path / 'spill'}"  # scratch on local disk: the test above spills through S3
-    base = [
-        sys.executable,
-        "-m",
-        "pipeline.cli",
-        "run",
-        "--recipe",
-        str(recipe),
-        *IN_PROCESS,
-        *s3_options,
-        spill,
-    ]
+    cli = [sys.executable, "-m", "pipeline.cli", "run", "--recipe", str(recipe)]
+    base = [*cli, *IN_PROCESS, *s3_options, spill]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     done = subprocess.run(
         [*base, "--output", f"s3://{BUCKET}/cliout"], capture_output=True, text=True, env=env
