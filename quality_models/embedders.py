@@ -46,6 +46,22 @@ _SPLIT_DIFFERS = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 
 _cache: dict[str, Embedder] = {}
 _lock = threading.Lock()
+_blas_controller = None
+
+
+def one_blas_thread():
+    """A context manager running BLAS on one thread (~20 us to enter, process-wide controller).
+
+    The heads' and coherence features' matrix products are small: OpenBLAS's extra threads add
+    synchronization and spin-wait CPU after each call (counted as the process's CPU time) for no
+    gain, and the result is the same on any number of threads.
+    """
+    global _blas_controller
+    if _blas_controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        _blas_controller = ThreadpoolController()
+    return _blas_controller.limit(limits=1, user_api="blas")
 
 
 class Embedder:
@@ -196,11 +212,9 @@ class StaticEmbedder(Embedder):
         """`encode(texts)` and the coherence features of each text, from one tokenization.
 
         Both come from the same first `max_tokens` token vectors (quality_models/coherence.py). The
-        features' small matrix products run on one BLAS thread: more only spin on a busy machine.
+        features' small matrix products run on one BLAS thread (`one_blas_thread`).
         """
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):
+        with one_blas_thread():
             return self._encode_with_coherence(texts)
 
     def _encode_with_coherence(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

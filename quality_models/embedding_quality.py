@@ -19,7 +19,7 @@ from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
 from quality_models.coherence import FEATURES as COHERENCE_FEATURES
-from quality_models.embedders import EMBEDDER_NAMES, load_embedder
+from quality_models.embedders import EMBEDDER_NAMES, load_embedder, one_blas_thread
 
 DEFAULT_EMBEDDING_HEAD = MODELS_DIR / "embedding-quality-minilm" / "head.safetensors"
 HEADS_DIR = MODELS_DIR / "heads"
@@ -114,10 +114,14 @@ class HeadStack:
         self.logistic = np.array([head.kind == "logistic" for head in heads])
 
     def score(self, embeddings: np.ndarray, coherence: np.ndarray | None = None) -> np.ndarray:
-        """(n, heads) scores of an (n, dim) embedding array (and coherence features when a head uses them)."""
+        """(n, heads) scores of an (n, dim) embedding array (and coherence features when a head uses them).
+
+        One BLAS thread: with several heads the product is a (multi-threaded) matrix product.
+        """
         if self.coherence:
             embeddings = np.hstack([embeddings, coherence])
-        scores = embeddings.astype(np.float64) @ self.weight + self.bias
+        with one_blas_thread():
+            scores = embeddings.astype(np.float64) @ self.weight + self.bias
         if self.logistic.any():
             scores[:, self.logistic] = 1.0 / (1.0 + np.exp(-scores[:, self.logistic]))
         return scores

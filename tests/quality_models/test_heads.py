@@ -11,7 +11,7 @@ from pipeline.document import Document
 from pipeline.stages import STAGES, ConfigError
 from quality_models import coherence, combined
 from quality_models.combined import COUNTS, STATS, CombinedQuality, doc_stats, reference_counts, stats_matrix
-from quality_models.embedders import load_embedder
+from quality_models.embedders import load_embedder, one_blas_thread
 from quality_models.embedding_quality import HEADS_DIR, EmbeddingQuality, HeadStack, LinearHead
 
 from .conftest import BAD, GOOD
@@ -250,6 +250,24 @@ def test_head_stack_scores_every_head_as_its_own_formula():
         expected = 1.0 / (1.0 + np.exp(-logit)) if head.kind == "logistic" else logit
         np.testing.assert_allclose(stacked[:, column], expected, rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(head.score(embeddings, features), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_heads_score_on_one_blas_thread_with_the_same_result():
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    before = blas_threads()
+    with one_blas_thread():
+        assert set(blas_threads().values()) == {1}
+    assert blas_threads() == before
+    heads = [LinearHead.load(HEADS_DIR / f"{name}.safetensors") for name in ("informative", "depth", "toxic")]
+    stack = HeadStack(heads)
+    embeddings = np.random.default_rng(1).normal(size=(1000, 256)).astype(np.float32)
+    logit = embeddings.astype(np.float64) @ stack.weight + stack.bias  # as many threads as BLAS has
+    logit[:, stack.logistic] = 1.0 / (1.0 + np.exp(-logit[:, stack.logistic]))
+    assert np.array_equal(stack.score(embeddings), logit)
 
 
 def test_quality_batch_equals_one_document_at_a_time_and_fails_only_in_the_batch():
