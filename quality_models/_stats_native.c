@@ -1,33 +1,41 @@
 /* Document statistics of the `quality` stage in one pass per text (quality_models/combined.py).
  *
  * counts(texts) -> bytes: NCOUNTS int64 per text, in COUNTS order of combined.py, with the
- * semantics of its Python reference `_reference_counts` (str.split words, Python's Unicode
+ * semantics of its Python reference `reference_counts` (str.split words, Python's Unicode
  * predicates, str.splitlines + str.strip lines): the same integers, so the same statistics.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define NCOUNTS 13
 #define SHORT_LINE 30
 
 /* Gopher's stop words, matched case-insensitively on ASCII letters only: no other code point
- * lower-cases to these letters (str.lower on the Python side). */
-static const char *STOPWORDS[] = {"the", "be", "to", "of", "and", "that", "have", "with"};
+ * lower-cases to these letters (str.lower on the Python side). A word of 2-4 letters is packed
+ * into one integer (a letter per byte), so a word is compared once against each packed stop word. */
+#define PACK2(a, b) ((uint32_t)(a) | (uint32_t)(b) << 8)
+#define PACK3(a, b, c) (PACK2(a, b) | (uint32_t)(c) << 16)
+#define PACK4(a, b, c, d) (PACK3(a, b, c) | (uint32_t)(d) << 24)
 
 static inline __attribute__((always_inline)) int is_stopword(int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
     if (len < 2 || len > 4) return 0;
-    char low[5];
+    uint32_t key = 0;
     for (Py_ssize_t i = 0; i < len; i++) {
         Py_UCS4 ch = PyUnicode_READ(kind, data, start + i);
         if (ch >= 'A' && ch <= 'Z') ch += 32;
         if (ch < 'a' || ch > 'z') return 0;
-        low[i] = (char)ch;
+        key |= (uint32_t)ch << (8 * i);
     }
-    low[len] = 0;
-    for (size_t s = 0; s < sizeof(STOPWORDS) / sizeof(*STOPWORDS); s++)
-        if (strcmp(low, STOPWORDS[s]) == 0) return 1;
-    return 0;
+    switch (key) {
+    case PACK2('b', 'e'): case PACK2('t', 'o'): case PACK2('o', 'f'):
+    case PACK3('t', 'h', 'e'): case PACK3('a', 'n', 'd'):
+    case PACK4('t', 'h', 'a', 't'): case PACK4('h', 'a', 'v', 'e'): case PACK4('w', 'i', 't', 'h'):
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 static int ends_punct(Py_UCS4 ch) {
@@ -40,7 +48,7 @@ static int starts_bullet(Py_UCS4 ch) {
 
 typedef struct {
     Py_ssize_t start, len;
-    Py_uhash_t hash;
+    uint64_t hash;
 } Line;
 
 typedef struct {
@@ -63,7 +71,7 @@ static Py_ssize_t distinct_lines(Scratch *s, Py_ssize_t n, int kind, const char 
     Py_ssize_t distinct = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         Line *line = &s->lines[i];
-        Py_ssize_t slot = (Py_ssize_t)(line->hash & (Py_uhash_t)(size - 1));
+        Py_ssize_t slot = (Py_ssize_t)(line->hash & (uint64_t)(size - 1));
         for (;; slot = (slot + 1) & (size - 1)) {
             Py_ssize_t j = s->table[slot];
             if (j < 0) {
@@ -88,8 +96,20 @@ static inline __attribute__((always_inline)) int push_line(Scratch *s, Py_ssize_
         s->lines = lines;
         s->lines_cap = cap;
     }
-    Py_uhash_t hash = 14695981039346656037ULL; /* FNV-1a over code points */
-    for (Py_ssize_t i = 0; i < len; i++) hash = (hash ^ PyUnicode_READ(kind, data, start + i)) * 1099511628211ULL;
+    /* Only equal lines must hash alike (distinct_lines compares contents): the line's bytes,
+     * 8 at a time, multiplied into the hash. */
+    const unsigned char *bytes = (const unsigned char *)data + start * kind;
+    Py_ssize_t nbytes = len * kind, i = 0;
+    uint64_t hash = 14695981039346656037ULL, chunk;
+    for (; i + 8 <= nbytes; i += 8) {
+        memcpy(&chunk, bytes + i, 8);
+        hash = (hash ^ chunk) * 0x9E3779B97F4A7C15ULL;
+        hash ^= hash >> 29;
+    }
+    chunk = 0;
+    memcpy(&chunk, bytes + i, (size_t)(nbytes - i));
+    hash = (hash ^ chunk ^ (uint64_t)nbytes) * 0x9E3779B97F4A7C15ULL;
+    hash ^= hash >> 29;
     s->lines[*n].start = start;
     s->lines[*n].len = len;
     s->lines[*n].hash = hash;

@@ -222,6 +222,11 @@ def test_native_counts_equal_the_python_reference():
     native = pytest.importorskip("quality_models._stats_native")
     rng = random.Random(0)
     texts = [PROSE, *GOOD, *BAD, "", "   ", "a\r\nb\r\n\r\na", "x" * 40 + "\n" + "x" * 29 + "\n"]
+    # Duplicate lines of every length around the line hash's 8-byte steps, in each storage kind.
+    texts += [
+        "\n".join(f" {line} \n{line}\n{line[:-1]}" for line in (w * k for k in range(1, 20)))
+        for w in ("a", "é", "ā", "😀")
+    ]
     texts += ["".join(rng.choice(FUZZ_ALPHABET) for _ in range(rng.randint(0, 80))) for _ in range(3000)]
     counts = np.frombuffer(native.counts(texts), dtype=np.int64).reshape(len(texts), len(COUNTS))
     for text, row in zip(texts, counts.tolist()):
