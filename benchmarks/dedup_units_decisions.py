@@ -76,10 +76,9 @@ def decisions(docs: list[Document], stage: UnitDedup) -> tuple[dict[str, list], 
         _ = rows | beam.Flatten() | beam.Map(json.dumps) | beam.io.WriteToText(f"{tmp}/out")
         result = p.run()
         result.wait_until_finish()
-        counters = {
-            c.key.metric.name: c.committed
-            for c in result.metrics().query(MetricsFilter().with_namespace(stage.name))["counters"]
-        }
+        counters: dict[str, int] = {}  # a counter is reported per step: summed over steps
+        for c in result.metrics().query(MetricsFilter().with_namespace(stage.name))["counters"]:
+            counters[c.key.metric.name] = counters.get(c.key.metric.name, 0) + c.committed
         lines = [json.loads(line) for f in Path(tmp).glob("out*") for line in f.open()]
     found = {
         kind: sorted(row[1:] for row in lines if row[0] == kind) for kind in ("kept", "rejected", "failed")
