@@ -1,5 +1,5 @@
-"""The decisions of `unit_dedup` (real Beam stage, in process) on fixed corpora, to compare versions,
-and optionally a cProfile of each run.
+"""The decisions of `unit_dedup` (or `--stage minhash_dedup`; real Beam stage, in process) on fixed
+corpora, to compare versions, and optionally a cProfile of each run.
 
 Corpora: both halves of the dedup_units benchmark (dedup_units_build.py, from ../shared/data) and
 the first `--speed-docs` documents of a speed corpus (`--corpus`, JSONL of id/text, e.g. made by
@@ -10,6 +10,7 @@ decisions are identical. `--profile DIR` writes DIR/<corpus>.pstats and prints t
 
     python benchmarks/dedup_units_decisions.py --out /tmp/after.json --compare /tmp/before.json
     python benchmarks/dedup_units_decisions.py --out /tmp/p.json --only speed --speed-docs 20000 --profile /tmp/prof
+    python benchmarks/dedup_units_decisions.py --stage minhash_dedup --out /tmp/m.json --only speed --speed-docs 20000
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ from apache_beam.options.pipeline_options import PipelineOptions
 
 from benchmarks.dedup_units_eval import load
 from benchmarks.semantic_decisions import finish
-from dedup.units import UnitDedup
 from pipeline.document import Document
+from pipeline.stages import STAGES, load_builtin_stages
 
 
 def corpora(units_bench: Path, corpus: Path, speed_docs: int) -> dict[str, list[Document]]:
@@ -61,7 +62,7 @@ def _kept_row(doc: Document) -> list:
     ]
 
 
-def decisions(docs: list[Document], stage: UnitDedup) -> tuple[dict[str, list], dict[str, int]]:
+def decisions(docs: list[Document], stage) -> tuple[dict[str, list], dict[str, int]]:
     """(sorted kept rows, rejections and failures; the stage's counters) of one in-process run."""
     options = PipelineOptions(["--direct_running_mode=in_memory", "--direct_num_workers=1"])
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,10 +77,9 @@ def decisions(docs: list[Document], stage: UnitDedup) -> tuple[dict[str, list], 
         _ = rows | beam.Flatten() | beam.Map(json.dumps) | beam.io.WriteToText(f"{tmp}/out")
         result = p.run()
         result.wait_until_finish()
-        counters = {
-            c.key.metric.name: c.committed
-            for c in result.metrics().query(MetricsFilter().with_namespace(stage.name))["counters"]
-        }
+        counters: dict[str, int] = {}  # a counter is reported per step: summed over steps
+        for c in result.metrics().query(MetricsFilter().with_namespace(stage.name))["counters"]:
+            counters[c.key.metric.name] = counters.get(c.key.metric.name, 0) + c.committed
         lines = [json.loads(line) for f in Path(tmp).glob("out*") for line in f.open()]
     found = {
         kind: sorted(row[1:] for row in lines if row[0] == kind) for kind in ("kept", "rejected", "failed")
@@ -93,10 +93,12 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=Path("/tmp/lead/corpus-100k.jsonl"))
     parser.add_argument("--speed-docs", type=int, default=2000)
     parser.add_argument("--only", help="run only the corpora whose name contains this")
+    parser.add_argument("--stage", default="unit_dedup", choices=("unit_dedup", "minhash_dedup"))
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--compare", type=Path)
     parser.add_argument("--profile", type=Path, help="folder for one cProfile .pstats per corpus")
     args = parser.parse_args()
+    load_builtin_stages()
     report = {}
     for name, docs in corpora(args.units_bench, args.corpus, args.speed_docs).items():
         if args.only and args.only not in name:
@@ -105,7 +107,7 @@ def main() -> int:
         profiler = cProfile.Profile() if args.profile else None
         if profiler:
             profiler.enable()
-        result, counters = decisions(docs, UnitDedup("unit_dedup"))
+        result, counters = decisions(docs, STAGES[args.stage](args.stage))
         if profiler:
             profiler.disable()
             args.profile.mkdir(parents=True, exist_ok=True)

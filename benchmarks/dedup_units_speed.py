@@ -9,11 +9,14 @@ near-duplicates, 30 % of paragraphs drawn at random so paragraphs repeat across 
 one; `--docs` is then its line count.
 
 Prints wall time, CPU-seconds of the runner and its workers, peak RSS and the outcome counts
-(ids written under $TMPDIR/units_speed).
+(written under $TMPDIR/units_speed: kept id, sha1 of the kept text and `units_removed`; rejected
+id, `duplicate_of` and detail), and the md5 of those sorted lines, to compare decisions of two runs.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -23,8 +26,15 @@ from common import DATA, arguments, cached_corpus, skipped
 
 from benchmarks.dedup_minhash_speed import make_corpus
 from benchmarks.semantic_speed import measure_stage
+from pipeline.document import Document
 from pipeline.outcomes import OUTCOMES
 from pipeline.stages import STAGES, load_builtin_stages
+
+
+def kept_row(doc: Document) -> str:
+    """A kept document's id, the sha1 of its text and the units removed from it (to compare runs)."""
+    text_hash = hashlib.sha1(doc.text.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{doc.id}\t{text_hash}\t{json.dumps(doc.metadata.get('units_removed', []))}"
 
 
 def main() -> int:
@@ -46,12 +56,14 @@ def main() -> int:
     shutil.rmtree(out, ignore_errors=True)
     load_builtin_stages()
     stage = STAGES[args.stage](args.stage)
-    seconds, cpu_seconds, peak_rss = measure_stage(stage, source, out, args.workers)
-    kept, rejected, failed = (sum(1 for f in out.glob(f"{kind}*") for _ in f.open()) for kind in OUTCOMES)
+    seconds, cpu_seconds, peak_rss = measure_stage(stage, source, out, args.workers, kept_row)
+    lines = {kind: sorted(line for f in out.glob(f"{kind}*") for line in f.open()) for kind in OUTCOMES}
+    kept, rejected, failed = (len(lines[kind]) for kind in OUTCOMES)
+    digest = hashlib.md5("".join(lines["kept"] + lines["rejected"]).encode()).hexdigest()
     print(
         f"{args.stage}: {args.docs} docs, {args.workers} workers: wall {seconds:.1f} s, CPU {cpu_seconds:.1f} s "
         f"({args.docs / cpu_seconds:.0f} docs per CPU-second), load average {os.getloadavg()[0]:.1f}, "
-        f"peak RSS {peak_rss / 2**30:.2f} GiB, kept {kept}, rejected {rejected}, failed {failed}"
+        f"peak RSS {peak_rss / 2**30:.2f} GiB, kept {kept}, rejected {rejected}, failed {failed}, decisions md5 {digest}"
     )
     return 0
 

@@ -84,10 +84,14 @@ def to_document(line: str) -> Document:
     return Document(id=record["id"], text=record["text"])
 
 
-def measure_stage(stage, source: Path, out: Path, workers: int) -> tuple[float, float, int]:
-    """Run one collection stage on a JSONL file with the local runner, writing ids of kept,
-    rejected and failed documents under `out`: (wall seconds, CPU-seconds of the process tree,
-    peak RSS bytes of the process tree)."""
+def _doc_id(doc: Document) -> str:
+    return doc.id
+
+
+def measure_stage(stage, source: Path, out: Path, workers: int, kept_row=_doc_id) -> tuple[float, float, int]:
+    """Run one collection stage on a JSONL file with the local runner, writing ids of kept
+    (or `kept_row` of each kept document), rejected and failed documents under `out`: (wall
+    seconds, CPU-seconds of the process tree, peak RSS bytes of the process tree)."""
     peak = [0]
     cpu: dict[int, float] = {}
     done = threading.Event()
@@ -105,11 +109,7 @@ def measure_stage(stage, source: Path, out: Path, workers: int) -> tuple[float, 
     with beam.Pipeline(runner=make_runner(options), options=options) as p:
         docs = p | beam.io.ReadFromText(str(source)) | beam.Map(to_document)
         result = docs | RunCollectionStage(stage)
-        _ = (
-            result.kept
-            | "KeptIds" >> beam.Map(lambda d: d.id)
-            | "WriteKept" >> beam.io.WriteToText(f"{out}/kept")
-        )
+        _ = result.kept | "KeptIds" >> beam.Map(kept_row) | "WriteKept" >> beam.io.WriteToText(f"{out}/kept")
         _ = (
             result.rejected
             | "RejectedIds" >> beam.Map(lambda r: f"{r.doc.id}\t{r.duplicate_of}\t{r.detail}")

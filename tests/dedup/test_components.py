@@ -1,11 +1,19 @@
 import random
+from collections import defaultdict
 
 import apache_beam as beam
 from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from dedup.components import ConnectedComponents, components_local, is_star_member, large_star, small_star
+from dedup.components import (
+    ConnectedComponents,
+    component_label,
+    components_local,
+    is_star_member,
+    large_star,
+    small_star,
+)
 
 
 def union_find(edges) -> dict:
@@ -25,6 +33,32 @@ def union_find(edges) -> dict:
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
     return {node: find(node) for node in parent}
+
+
+def rounds_without_dropping(edges, rounds: int) -> tuple[dict, list]:
+    """Reference: every edge through every round (the rounds before finished stars left them)."""
+    current = {(min(a, b), max(a, b)) for a, b in edges if a != b}
+    changes = []
+    for _ in range(rounds):
+        changed = 0
+        for step in (large_star, small_star):
+            groups = defaultdict(list)
+            for a, b in current:
+                if step is large_star:
+                    groups[a].append(b)
+                groups[b].append(a)
+            emitted = set()
+            for node, nbrs in groups.items():
+                out, n_changed = step(node, nbrs)
+                emitted.update(out)
+                changed += n_changed
+            current = emitted
+        changes.append(changed)
+    neighbours = defaultdict(list)
+    for a, b in current:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    return {node: component_label(node, nbrs) for node, nbrs in neighbours.items()}, changes
 
 
 def chain(n: int, shuffle_seed: int | None = None) -> list:
@@ -61,9 +95,11 @@ def test_star_steps_keep_edges_inside_and_count_changes():
 def test_chain_of_20k_nodes_matches_union_find():
     # Rounds grow with log(length): 16 here (18 at 100k); 40 rounds would not do for a linear scheme.
     edges = chain(20_000)
-    labels, changes = components_local(edges, rounds=40)
+    labels, changes, carried = components_local(edges, rounds=40)
     assert changes[-1] == 0 and len(changes) < 40
     assert labels == union_find(edges)
+    # the chain is labelled, and leaves the rounds, one round after the first that changes nothing
+    assert changes.index(0) == len(changes) - 2 == len(carried) - 2
 
 
 def test_adversarial_graphs_match_union_find():
@@ -73,18 +109,45 @@ def test_adversarial_graphs_match_union_find():
         cliques(2_000, 6),
         random_graph(20_000, 15_000, 7),
     ):
-        labels, changes = components_local(edges, rounds=40)
-        assert changes[-1] == 0
+        labels, changes, carried = components_local(edges, rounds=40)
+        assert changes[-1] == 0 and len(changes) < 40
         assert labels == union_find([e for e in edges if e[0] != e[1]])
 
 
 def test_unconverged_labels_never_merge_components():
     edges = chain(1_000) + [(a + 5_000, b + 5_000) for a, b in chain(1_000)]
-    labels, changes = components_local(edges, rounds=2)
+    labels, changes, _ = components_local(edges, rounds=2)
     assert changes[-1] > 0
     truth = union_find(edges)
     assert all(truth[label] == truth[node] for node, label in labels.items())
     assert len(set(labels.values())) > 2
+
+
+def test_finished_stars_leave_the_rounds_without_changing_labels_or_changes():
+    # A long chain (slow), a star centred on its largest id, a clique, and isolated pairs (finished
+    # from round 1), also with too few rounds: labels and changes per round equal the rounds that
+    # carry every edge to the end, and the finished components stop being carried.
+    parts = [
+        chain(3_000, shuffle_seed=5),
+        star(500),
+        cliques(1, 30),
+        [(2 * i, 2 * i + 1) for i in range(200)],
+    ]
+    edges = [(g * 10_000 + a, g * 10_000 + b) for g, part in enumerate(parts) for a, b in part]
+    for rounds in (1, 2, 3, 5, 8, 30):
+        labels, changes, carried = components_local(edges, rounds)
+        ref_labels, ref_changes = rounds_without_dropping(edges, rounds)
+        assert labels == ref_labels
+        assert changes == ref_changes[: len(changes)] and not any(ref_changes[len(changes) :])
+    # the 200 pairs are finished stars at round 1 and labelled at round 2; the rest by round 8
+    assert carried[1] < carried[0] - 2 * 200 and len(carried) < 30
+    assert labels == union_find(edges)
+
+
+def test_star_clique_and_pair_finish_in_the_first_rounds():
+    for edges, finished_by in ((star(1_000), 3), (cliques(1, 50), 3), ([(1, 2)], 2)):
+        labels, changes, carried = components_local(edges, rounds=10)
+        assert labels == union_find(edges) and len(carried) == finished_by
 
 
 def _run_beam(edges, rounds):
@@ -95,8 +158,11 @@ def _run_beam(edges, rounds):
     assert_that(out, equal_to(expected))
     result = pipeline.run()
     result.wait_until_finish()
-    counters = result.metrics().query()["counters"]
-    return {c.key.metric.name: c.committed for c in counters if c.key.metric.namespace == "cc_test"}
+    totals: dict = defaultdict(int)  # a counter is reported per step: summed over steps
+    for c in result.metrics().query()["counters"]:
+        if c.key.metric.namespace == "cc_test":
+            totals[c.key.metric.name] += c.committed
+    return dict(totals)
 
 
 def test_beam_composite_matches_union_find_on_adversarial_graphs():
@@ -108,6 +174,8 @@ def test_beam_composite_matches_union_find_on_adversarial_graphs():
     assert metrics.get("cc_unconverged_nodes", 0) == 0
     assert metrics["cc_nodes"] == len({n for e in edges if e[0] != e[1] for n in e})
     assert metrics["cc_round_01_changes"] > 0 and "cc_round_12_changes" not in metrics
+    # every component finished within the 12 rounds, so none reached the final labelling
+    assert metrics["cc_finished_nodes"] == metrics["cc_nodes"]
 
 
 def test_beam_composite_reports_unconverged_run():
