@@ -1,4 +1,8 @@
+import contextlib
+import io
 import json
+
+import pytest
 
 from pipeline.cli import main
 from tests.conftest import LONG_TEXT, write_jsonl, write_recipe
@@ -6,27 +10,37 @@ from tests.conftest import LONG_TEXT, write_jsonl, write_recipe
 STAGES = '[[stage]]\nuse = "length"\nmin_words = 20\n\n[[stage]]\nuse = "exact_dedup"\n'
 
 
-def test_run_inspect_report(tmp_path, capsys):
+@pytest.fixture(scope="module")
+def cli_run(tmp_path_factory):
+    """One `gristmill run` (in memory) of a recipe whose own paths match nothing, given two records
+    (one too short) with `--input`: (output folder, what it printed)."""
+    folder = tmp_path_factory.mktemp("cli-run")
     data = write_jsonl(
-        tmp_path / "in.jsonl", [{"id": "a", "text": LONG_TEXT}, {"id": "b", "text": "short one"}]
+        folder / "other.jsonl", [{"id": "a", "text": LONG_TEXT}, {"id": "b", "text": "short one"}]
     )
-    recipe = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
-    out = tmp_path / "out"
-    assert (
-        main(
+    recipe = write_recipe(folder / "r.toml", ["nowhere/*.jsonl"], STAGES)
+    out = folder / "out"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(
             [
                 "run",
                 "--recipe",
                 str(recipe),
+                "--input",
+                str(data),
                 "--output",
                 str(out),
                 "--direct_num_workers=1",
                 "--direct_running_mode=in_memory",
             ]
         )
-        == 0
-    )
-    printed = capsys.readouterr().out
+    assert code == 0
+    return out, printed.getvalue()
+
+
+def test_run_inspect_report(cli_run, capsys):
+    out, printed = cli_run
     assert "read 2, kept 1, rejected 1, failed 0" in printed and "report:" in printed
     assert main(["inspect", str(out), "--reason", "too_few_words"]) == 0
     printed = capsys.readouterr().out
@@ -36,23 +50,9 @@ def test_run_inspect_report(tmp_path, capsys):
     assert (out / "report.html").exists()
 
 
-def test_input_option_overrides_recipe_paths(tmp_path, capsys):
-    data = write_jsonl(tmp_path / "other.jsonl", [{"id": "x", "text": LONG_TEXT}])
-    recipe = write_recipe(tmp_path / "r.toml", ["nowhere/*.jsonl"], STAGES)
-    code = main(
-        [
-            "run",
-            "--recipe",
-            str(recipe),
-            "--input",
-            str(data),
-            "--output",
-            str(tmp_path / "o"),
-            "--direct_running_mode=in_memory",
-        ]
-    )
-    assert code == 0
-    assert "read 1, kept 1" in capsys.readouterr().out
+def test_input_option_overrides_recipe_paths(cli_run):
+    _, printed = cli_run
+    assert "read 2, kept 1" in printed  # the recipe's own paths would have been an input error
 
 
 def test_errors_are_one_clear_line_and_non_zero(tmp_path, capsys):

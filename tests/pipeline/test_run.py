@@ -1,10 +1,12 @@
 import json
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import pyarrow.parquet as pq
 import pytest
@@ -45,14 +47,23 @@ def shard_hashes(manifest):
     return {s["file"]: s["sha256"] for s in manifest["shards"]}
 
 
-def test_run_writes_three_parts_and_a_conserving_manifest(tmp_path):
-    data = write_jsonl(tmp_path / "in.jsonl", corpus())
-    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [str(data)], STAGES))
-    result = run_recipe(recipe, str(tmp_path / "out"), IN_PROCESS)
-    out = tmp_path / "out"
+@pytest.fixture(scope="module")
+def shared_run(tmp_path_factory):
+    """corpus() through STAGES in one in-memory worker, run once for this module: the parts and
+    manifest test checks it, and it is the 1-worker side of the worker-count test, the earlier
+    output of the rerun test (a copy) and the reference of the portable-runner test."""
+    folder = tmp_path_factory.mktemp("shared-run")
+    data = write_jsonl(folder / "in.jsonl", corpus())
+    recipe = write_recipe(folder / "r.toml", [str(data)], STAGES)
+    result = run_recipe(load_recipe(recipe), str(folder / "out"), IN_PROCESS)
+    return SimpleNamespace(recipe=recipe, out=folder / "out", manifest=result.manifest)
+
+
+def test_run_writes_three_parts_and_a_conserving_manifest(shared_run):
+    out = shared_run.out
     manifest = json.loads((out / "manifest.json").read_text())
     kept, rejected = read_part(out, "kept"), read_part(out, "rejected")
-    assert manifest == result.manifest
+    assert manifest == shared_run.manifest
     assert manifest["counts"] == {"input": 60, "kept": len(kept), "rejected": len(rejected), "failed": 0}
     assert manifest["conservation"] is True
     assert sorted(os.listdir(out / "kept")) == ["part-00000-of-00002.parquet", "part-00001-of-00002.parquet"]
@@ -81,10 +92,9 @@ def test_run_writes_three_parts_and_a_conserving_manifest(tmp_path):
     assert not [name for name in os.listdir(out) if name.startswith(".staging")]
 
 
-def test_rerun_replaces_previous_output(tmp_path):
-    data = write_jsonl(tmp_path / "in.jsonl", corpus())
+def test_rerun_replaces_previous_output(tmp_path, shared_run):
     out = tmp_path / "out"
-    run_recipe(load_recipe(write_recipe(tmp_path / "r.toml", [str(data)], STAGES)), str(out), IN_PROCESS)
+    shutil.copytree(shared_run.out, out)  # a finished run's output folder
     (out / "kept" / "stale-file.parquet").write_text("old")
     small = write_jsonl(tmp_path / "small.jsonl", corpus()[:3])
     result = run_recipe(
@@ -129,34 +139,28 @@ def test_target_shard_mb_derives_the_shard_count(tmp_path):
     assert len(kept_shards) > 2 and sum(s["rows"] for s in kept_shards) == 300
 
 
-def test_same_output_whatever_the_worker_count_and_input_order(tmp_path):
-    records = corpus(80)
-    first = write_jsonl(tmp_path / "a.jsonl", records)
-    shuffled = records[:]
+def test_same_output_whatever_the_worker_count_and_input_order(tmp_path, shared_run):
+    shuffled = corpus()
     random.Random(3).shuffle(shuffled)
     folder = tmp_path / "shuffled"
     folder.mkdir()
-    write_jsonl(folder / "a.jsonl", shuffled)
-    one = run_recipe(
-        load_recipe(write_recipe(tmp_path / "r1.toml", [str(first)], STAGES)),
-        str(tmp_path / "o1"),
-        IN_PROCESS,
-    )
+    write_jsonl(folder / "in.jsonl", shuffled)
+    one, o1 = shared_run, shared_run.out  # 1 worker, in memory
     two = run_recipe(
-        load_recipe(write_recipe(tmp_path / "r2.toml", [str(folder / "a.jsonl")], STAGES)),
+        load_recipe(write_recipe(tmp_path / "r2.toml", [str(folder / "in.jsonl")], STAGES)),
         str(tmp_path / "o2"),
         ["--direct_running_mode=multi_processing", "--direct_num_workers=2"],
     )
-    kept_one = {r["id"]: r["text"] for r in read_part(tmp_path / "o1", "kept")}
+    kept_one = {r["id"]: r["text"] for r in read_part(o1, "kept")}
     kept_two = {r["id"]: r["text"] for r in read_part(tmp_path / "o2", "kept")}
     assert kept_one == kept_two
     assert two.manifest["counts"] == one.manifest["counts"]
-    dups_one = {(r["id"], r["duplicate_of"]) for r in read_part(tmp_path / "o1", "rejected")}
+    dups_one = {(r["id"], r["duplicate_of"]) for r in read_part(o1, "rejected")}
     dups_two = {(r["id"], r["duplicate_of"]) for r in read_part(tmp_path / "o2", "rejected")}
     assert dups_one == dups_two
     # same source path too → byte-identical shards
     same = run_recipe(
-        load_recipe(write_recipe(tmp_path / "r3.toml", [str(first)], STAGES)),
+        load_recipe(shared_run.recipe),
         str(tmp_path / "o3"),
         ["--direct_running_mode=multi_processing", "--direct_num_workers=2"],
     )
@@ -193,12 +197,12 @@ def job_service(tmp_path):
     process.wait(timeout=20)
 
 
-def test_portable_runner_gives_the_same_output_as_the_default_runner(tmp_path, job_service):
-    data = write_jsonl(tmp_path / "in.jsonl", corpus())
-    recipe_path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
-    default = run_recipe(load_recipe(recipe_path), str(tmp_path / "default"), [])
+def test_portable_runner_gives_the_same_output_as_the_default_runner(tmp_path, job_service, shared_run):
+    """Against the local runner's in-memory run; the worker-count test shows that run byte-identical
+    to the local runner with worker processes (the default without flags)."""
+    default = shared_run
     portable = run_recipe(
-        load_recipe(recipe_path),
+        load_recipe(shared_run.recipe),
         str(tmp_path / "portable"),
         ["--runner=PortableRunner", f"--job_endpoint={job_service}", "--environment_type=LOOPBACK"],
     )
