@@ -1,5 +1,5 @@
 """`--runner=DaskRunner`: Beam's DaskRunner, with no step given more Dask partitions than its inputs,
-and each ParDo task collecting its own outputs.
+each ParDo task collecting its own outputs, and the graph run unfused.
 
 Partitions (fault 5 in pipeline/runners.py): Beam 2.77's DaskRunner turns a `Flatten` into
 `db.concat` (the sum of its inputs' partitions) and a `GroupByKey` into a task shuffle with at
@@ -17,8 +17,16 @@ object, whose one list collects what the DoFn emits; where tasks share deseriali
 in-process cluster, a worker given several tasks at once) each partition returns the outputs of
 the partitions before it too: elements duplicated, a global combine given several values
 (docs/upstream/dask_shared_receivers.md). Here a ParDo without side inputs runs Beam's own
-`apply_dofn_to_bundle` with receivers made inside its task. Beam is subclassed, not patched; only
-this runner imports dask.
+`apply_dofn_to_bundle` with receivers made inside its task.
+
+Graph (fault 7): Beam's `run_pipeline` computes `dask.optimize(last bag)`, whose linear-chain
+fusion renames each fused chain to its task names joined and, past 115 characters, cut there with
+a 3-4 hex-digit suffix of Python's per-process `hash()`: two chains with the same first 115
+characters (the joins of the global counts behind every conservation check are alike) collide
+about once in ten runs of recipes/default.toml, and one chain's consumers get the other's output
+(a count of 0, a list where a count was due: docs/upstream/dask_fused_keys.md). This runner
+computes the bag graph as built, unfused. Beam is subclassed, not patched; only this runner
+imports dask.
 """
 
 from __future__ import annotations
@@ -91,9 +99,25 @@ class _NoMorePartitionsThanInputs(PipelineVisitor):
 
 
 class DaskRunner(dask_runner.DaskRunner):
-    """Beam's DaskRunner whose bag graph keeps each step within its inputs' partition count and
-    gives each ParDo task its own receivers."""
+    """Beam's DaskRunner whose bag graph keeps each step within its inputs' partition count, gives
+    each ParDo task its own receivers, and is computed without fusing (faults 5-7)."""
 
     @staticmethod
     def to_dask_bag_visitor(bag_kwargs=None) -> PipelineVisitor:
         return _NoMorePartitionsThanInputs(dask_runner.DaskRunner.to_dask_bag_visitor(bag_kwargs))
+
+    def run_pipeline(self, pipeline, options):
+        """Beam's `run_pipeline`, with the last bag computed unoptimized: no fused chain renamed."""
+        import dask.distributed as ddist
+        from apache_beam.runners.dask.overrides import dask_overrides
+
+        dask_options = options.view_as(dask_runner.DaskOptions).get_all_options(
+            drop_default=True, current_only=True
+        )
+        bag_kwargs = dask_runner.DaskOptions._extract_bag_kwargs(dask_options)
+        client = ddist.Client(**dask_options)
+        pipeline.replace_all(dask_overrides())
+        visitor = self.to_dask_bag_visitor(bag_kwargs)
+        pipeline.visit(visitor)
+        last = list(visitor.bags.values())[-1]
+        return dask_runner.DaskRunnerResult(client, [client.compute(last, optimize_graph=False)])

@@ -1,6 +1,6 @@
 """Runner names and what gristmill's graph does so that every runner executes all of it.
 
-Beam 2.77's DaskRunner has six faults (reproduced in docs/upstream/dask_*.md); gristmill works
+Beam 2.77's DaskRunner (with dask 2026.8) has seven faults (reproduced in docs/upstream/dask_*.md); gristmill works
 around them in its own graph or in a subclass of the runner, never by patching Beam:
 1. Consumers of every `with_outputs` tag receive all of the step's outputs: gristmill emits
    `(tag, value)` pairs split by `pipeline.outcomes` instead.
@@ -28,6 +28,10 @@ around them in its own graph or in a subclass of the runner, never by patching B
 6. Every partition of a ParDo appends its outputs to one list shared through the task arguments,
    so where tasks share them (an in-process cluster) a partition also returns the ones before it:
    the same subclass builds each ParDo task's receivers inside the task.
+7. `run_pipeline` fuses the bag graph (`dask.optimize`), and dask names a fused chain by its
+   task names cut at 115 characters plus 16 bits of `hash()`: look-alike chains (every global
+   count read as a side input) can get one key, and one step then reads another's output (about
+   one run in ten of the default recipe): the same subclass computes the graph unfused.
 """
 
 from __future__ import annotations
