@@ -86,7 +86,7 @@ def measure(
     start, cpu = time.perf_counter(), children_cpu()
     process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
     peak = peak_one = peak_disk = samples = 0
-    samples_log = open(log, "a") if log is not None else None  # noqa: SIM115 (closed below)
+    samples_log = open(log, "a", buffering=1) if log is not None else None  # noqa: SIM115 (closed below)
     while process.poll() is None:
         each = process_rss(process.pid)
         peak, peak_one = max(peak, sum(each.values())), max(peak_one, max(each.values(), default=0))
