@@ -28,11 +28,11 @@ from common import DATA, ROOT, arguments
 
 def tree_rss(pid: int) -> int:
     """Resident bytes of `pid` and all its descendants together."""
-    return sum(process_rss(pid))
+    return sum(process_rss(pid).values())
 
 
-def process_rss(pid: int) -> list[int]:
-    """Resident bytes of `pid` and of each of its descendants (from /proc)."""
+def process_rss(pid: int) -> dict[int, int]:
+    """Resident bytes of `pid` and of each of its descendants, by pid (from /proc)."""
     parents: dict[int, list[int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -43,7 +43,7 @@ def process_rss(pid: int) -> list[int]:
         except OSError:
             continue
         parents.setdefault(int(fields[1]), []).append(int(entry))
-    found, todo = [], [pid]
+    found, todo = {}, [pid]
     page = os.sysconf("SC_PAGE_SIZE")
     while todo:
         current = todo.pop()
@@ -53,7 +53,7 @@ def process_rss(pid: int) -> list[int]:
                 resident = int(handle.read().split()[1]) * page
         except OSError:
             continue
-        found.append(resident)
+        found[current] = resident
     return found
 
 
@@ -72,16 +72,29 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(command: list[str], interval: float, disk: Path | None = None, kill_after: float = 0.0) -> dict:
+def measure(
+    command: list[str],
+    interval: float,
+    disk: Path | None = None,
+    kill_after: float = 0.0,
+    log: Path | None = None,
+) -> dict:
     """Run `command`; sample its tree's RSS every `interval` s (and the bytes under `disk` every
     10 samples); wall, CPU, peak memory and peak disk. `kill_after` > 0: kill -9 the whole run
-    after that many seconds."""
+    after that many seconds. `log`: append every sample, one line per process (seconds since
+    the start, pid, resident bytes; pid 0 = the run's own process), to tell which one peaks when."""
     start, cpu = time.perf_counter(), children_cpu()
     process = subprocess.Popen(command, cwd=ROOT, start_new_session=True)
     peak = peak_one = peak_disk = samples = 0
+    samples_log = open(log, "a", buffering=1) if log is not None else None  # noqa: SIM115 (closed below)
     while process.poll() is None:
         each = process_rss(process.pid)
-        peak, peak_one = max(peak, sum(each)), max(peak_one, max(each, default=0))
+        peak, peak_one = max(peak, sum(each.values())), max(peak_one, max(each.values(), default=0))
+        if samples_log is not None:
+            at = time.perf_counter() - start
+            samples_log.writelines(
+                f"{at:.1f} {0 if p == process.pid else p} {rss}\n" for p, rss in each.items()
+            )
         if disk is not None and samples % 10 == 0 and disk.exists():
             peak_disk = max(peak_disk, disk_bytes(disk))
         samples += 1
@@ -90,6 +103,8 @@ def measure(command: list[str], interval: float, disk: Path | None = None, kill_
             process.wait()
             break
         time.sleep(interval)
+    if samples_log is not None:
+        samples_log.close()
     return {
         "rc": process.returncode,
         "wall": time.perf_counter() - start,
@@ -108,6 +123,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()), help="where output goes")
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--checkpoints", default="auto", choices=("auto", "on", "off"))
+    parser.add_argument("--log", type=Path, help="append every process's RSS per sample to this file")
     args = parser.parse_args()
     corpus = args.corpus
     if corpus is None or not corpus.exists():
@@ -136,7 +152,7 @@ def main() -> None:
             f"--direct_num_workers={args.workers}",
             f"--checkpoints={args.checkpoints}",
         ]
-        figures = measure(command, args.interval, disk=out)
+        figures = measure(command, args.interval, disk=out, log=args.log)
         manifest = json.loads((out / "manifest.json").read_text()) if figures["rc"] == 0 else {}
         disk = disk_bytes(out) if out.exists() else 0
     counts = manifest.get("counts", {})

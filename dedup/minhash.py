@@ -9,10 +9,10 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
    files back, sorts its keys and turns every shared bucket into candidate pairs: all pairs, or,
    for a bucket larger than `max_bucket_size`, a star to its smallest id (no quadratic blow-up;
    counted as `oversized_buckets` / `star_edges`);
-3. verification: shingle sets are spilled by id partition; each partition reads the pairs that
-   want its sets (a multimap side input keyed by partition) and ships them, the two sets of a pair
-   meet under the pair (GroupByKey), and the pair is kept if their Jaccard similarity ≥
-   `jaccard_threshold`;
+3. verification (`VerifyPairs`): shingle sets are spilled by id partition; each partition reads
+   the pairs that want its sets (a multimap side input keyed by partition) and ships them to spill
+   files by pair partition, where the two sets of a pair meet, and the pair is kept if their
+   Jaccard similarity ≥ `jaccard_threshold`;
 4. connected components of the verified pairs (`dedup.components`, large-star/small-star);
 5. survivor orders (score, length, id: `dedup.survivor.survivor_key`), spilled by id partition,
    read their partition's component labels (a multimap side input keyed by partition) and are
@@ -25,8 +25,8 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
 Documents never go through a shuffle, and what every document has (band keys, shingle sets,
 survivor orders) goes through files, not a shuffle: Beam's local runner holds a shuffle in the
 driver's memory, so a shuffle of per-document keys still grows with the corpus. The shuffles hold
-only what grows with the duplicates (candidate pairs, the sets of their members, labels, cluster
-members) and the files' names. Writing per-partition chunks of a batch, not single items, keeps
+only what grows with the duplicates (candidate pairs, labels, cluster members: ids, not sets) and
+the files' names. Writing per-partition chunks of a batch, not single items, keeps
 the number of elements small (Beam's per-element cost dominates otherwise). The small side
 (wants, labels) reaches the big side (sets, orders) as a side input rather than through a
 CoGroupByKey: Beam's local runner materializes every multi-input Flatten (as a CoGroupByKey has).
@@ -52,7 +52,7 @@ from dedup.components import ConnectedComponents
 from dedup.lsh import bands_rows_for_threshold, curve_threshold, s_curve
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.beam_stages import LostElements, count_as_side_input
+from pipeline.beam_stages import LostElements
 from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED, SplitByTag
@@ -61,6 +61,7 @@ from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, r
 
 NEAR_DUPLICATE = "near_duplicate"
 BANDS, SETS, ORDERS = "bands", "sets", "orders"  # the signature step's outputs
+MET, VERIFIED = "met", "verified"  # the verification step's outputs
 # Everything keyed by id partition declares this type, so grouped data and the side inputs read
 # by partition use the same key coder (VarInt); with inferred types an int key could be encoded
 # differently (pickled) and a lookup would miss.
@@ -168,7 +169,12 @@ class MinHashDedup(CollectionStage):
             | "BucketPairs" >> SpillGroups(f"{spill}/bands", _bucket_pairs, self.max_bucket_size, self.name)
             | "DistinctPairs" >> beam.Distinct()
         )
-        edges = _verify(pairs, shingles, self.jaccard_threshold, self.name, parts, spill) if verify else pairs
+        edges = (
+            pairs
+            | "Verify" >> VerifyPairs(shingles, _endpoints, self.jaccard_threshold, self.name, parts, spill)
+            if verify
+            else pairs
+        )
         labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, self.name)
         labels_by_partition = labels | "LabelsByPartition" >> beam.Map(
             lambda kv: (id_partition(kv[0], parts), kv)
@@ -302,28 +308,47 @@ def _bucket_pairs(_partition: int, blobs: list[bytes], max_bucket_size: int, nam
             yield from ((a, b) for i, a in enumerate(members) for b in members[i + 1 :])
 
 
-def _verify(pairs, shingles, threshold: float, name: str, partitions: int, spill: str):
-    """Keep candidate pairs whose Jaccard similarity reaches `threshold`.
+class VerifyPairs(beam.PTransform):
+    """Candidate pairs → the pairs whose exact Jaccard similarity reaches `threshold`.
 
-    Each pair asks for both documents' shingle sets in their id partitions (a multimap side input
-    read by each partition's spilled sets), the two sets meet under the pair's key (one
-    GroupByKey), then compare.
+    `sets`: (id partition, packed [(id, set bytes)]) chunks; `endpoints(pair, partitions)` → the
+    (id partition, id) of each of the pair's two sets. Each pair asks for its sets in their id partitions (a
+    multimap side input read by each partition's spilled sets); the shipped (pair, set) values
+    are spilled again, by pair partition, and each pair partition meets and compares its pairs'
+    sets in memory (1/partitions of them). Grouping them in a GroupByKey instead would make
+    Beam's local runner hold every shipped set in the driver (2 sets per candidate pair: what
+    grows with the corpus). In-graph check: every distinct candidate pair meets its two sets.
     """
-    wants = pairs | "WantSets" >> beam.FlatMap(
-        lambda pair: ((id_partition(doc_id, partitions), (doc_id, pair)) for doc_id in pair)
-    ).with_output_types(PartitionKeyed)
-    met = (
-        shingles
-        | "ShipSets" >> SpillGroups(f"{spill}/sets", _ship_sets, beam.pvalue.AsMultiMap(wants))
-        | "GroupPairs" >> beam.GroupByKey()
-    )
-    _ = (
-        pairs
-        | "CountPairs" >> beam.combiners.Count.Globally()
-        | "CheckEveryPairMet"
-        >> beam.Map(_assert_every_pair_met, count_as_side_input(met, "CountMetPairs"), name)
-    )
-    return met | "CheckPairs" >> beam.FlatMap(_check_pair, threshold, name)
+
+    def __init__(self, sets, endpoints, threshold: float, name: str, partitions: int, spill: str) -> None:
+        super().__init__()
+        self.sets, self.endpoints, self.threshold = sets, endpoints, threshold
+        self.name, self.partitions, self.spill = name, partitions, spill
+
+    def expand(self, pairs):
+        endpoints, parts = self.endpoints, self.partitions
+        wants = pairs | "WantSets" >> beam.FlatMap(
+            lambda pair: ((part, (doc_id, pair)) for part, doc_id in endpoints(pair, parts))
+        ).with_output_types(PartitionKeyed)
+        checked = (
+            self.sets
+            | "ShipSets"
+            >> SpillGroups(f"{self.spill}/sets", _ship_sets, beam.pvalue.AsMultiMap(wants), parts)
+            | "MeetSets" >> SpillGroups(f"{self.spill}/met", _check_pairs, self.threshold, self.name)
+            | SplitByTag((MET, VERIFIED))
+        )
+        met = beam.pvalue.AsSingleton(checked[MET] | "CountMetPairs" >> beam.CombineGlobally(sum))
+        _ = (
+            pairs
+            | "CountPairs" >> beam.combiners.Count.Globally()
+            | "CheckEveryPairMet" >> beam.Map(_assert_every_pair_met, met, self.name)
+        )
+        return checked[VERIFIED]
+
+
+def _endpoints(pair: tuple[str, str], partitions: int):
+    """Where a pair's two shingle sets are stored: (id partition, id) of each document."""
+    return ((id_partition(doc_id, partitions), doc_id) for doc_id in pair)
 
 
 def _assert_every_pair_met(candidates: int, met: int, name: str) -> None:
@@ -335,22 +360,38 @@ def _assert_every_pair_met(candidates: int, met: int, name: str) -> None:
         )
 
 
-def _ship_sets(partition: int, chunks: list[bytes], wants):
-    """One id partition's sets: (pair, shingle bytes) for every pair that wants a set stored here
-    (`wants`: partition → (doc id, pair), a multimap side input read once per partition)."""
-    wanted: dict[str, list[tuple[str, str]]] = defaultdict(list)
+def pair_partition(pair: tuple, partitions: int) -> int:
+    """The partition of a candidate pair (of str/int endpoints: their repr is the same everywhere)."""
+    return xxhash.xxh64_intdigest(repr(pair).encode()) % partitions
+
+
+def _ship_sets(partition: int, chunks: list[bytes], wants, partitions: int):
+    """One id partition's sets → (pair partition, (pair, shingle bytes)) for every pair that wants
+    a set stored here (`wants`: partition → (id, pair), a multimap side input read once per
+    partition)."""
+    wanted: dict[Any, list[tuple]] = defaultdict(list)
     for doc_id, pair in wants[partition]:
         wanted[doc_id].append(pair)
     for chunk in chunks:
         for doc_id, shingle_bytes in unpack(chunk):
             for pair in wanted.get(doc_id, ()):
-                yield pair, shingle_bytes
+                yield pair_partition(pair, partitions), (pair, shingle_bytes)
 
 
-def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
-    """(pair, [set_a, set_b]) → the pair if its exact Jaccard similarity reaches the threshold."""
-    pair, sets = item
-    sets = list(sets)
+def _check_pairs(_partition: int, shipped, threshold: float, name: str):
+    """One pair partition's (pair, set) values → (`VERIFIED`, pair) for each pair whose exact
+    Jaccard similarity reaches the threshold, then (`MET`, number of pairs met)."""
+    sets: dict[tuple, list[bytes]] = defaultdict(list)
+    for pair, shingle_bytes in shipped:
+        sets[pair].append(shingle_bytes)
+    for pair, both in sets.items():
+        if _similar(pair, both, threshold, name):
+            yield VERIFIED, pair
+    yield MET, len(sets)
+
+
+def _similar(pair: tuple, sets: list[bytes], threshold: float, name: str) -> bool:
+    """Whether the pair's two sets reach the threshold (counted in the stage's metrics)."""
     if len(sets) != 2:  # each endpoint ships its set exactly once: anything else is lost data
         raise LostElements(
             f"stage {name}: candidate pair {pair} met {len(sets)} shingle sets instead of 2 (elements lost upstream)"
@@ -361,9 +402,9 @@ def _check_pair(item: tuple[tuple[str, str], Any], threshold: float, name: str):
     Metrics.distribution(name, "candidate_jaccard_permille").update(int(similarity * 1000))
     if similarity >= threshold:
         Metrics.counter(name, "verified_pairs").inc()
-        yield pair
-    else:
-        Metrics.counter(name, "false_candidate_pairs").inc()
+        return True
+    Metrics.counter(name, "false_candidate_pairs").inc()
+    return False
 
 
 def _attach_labels(partition: int, chunks: list[bytes], labels_by_partition):

@@ -61,11 +61,9 @@ from dedup.components import ConnectedComponents
 from dedup.content import units
 from dedup.lsh import curve_threshold
 from dedup.minhash import (
-    _assert_every_pair_met,
+    VerifyPairs,
     _bucket_pairs,
-    _check_pair,
     _doc_id,
-    _ship_sets,
     pack,
     unpack,
     verification_set,
@@ -73,7 +71,7 @@ from dedup.minhash import (
 from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
 from dedup.signatures import MinHasher, band_keys, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.beam_stages import count_as_side_input, failure
+from pipeline.beam_stages import failure
 from pipeline.decisions import ApplyDecisions, DecisionChunk, decision_inputs, key_partition, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
@@ -235,21 +233,9 @@ class UnitDedup(CollectionStage):
             | "Linkable" >> beam.FlatMap(_linkable)
             | "DistinctPairs" >> beam.Distinct()
         )
-        wants = pairs | "WantSets" >> beam.FlatMap(
-            lambda pair: ((key % parts, (key, pair)) for _, key in pair)
-        ).with_output_types(PartitionKeyed)
-        met = (
-            classes[SETS]
-            | "ShipSets" >> SpillGroups(f"{spill}/sets", _ship_sets, beam.pvalue.AsMultiMap(wants))
-            | "GroupPairs" >> beam.GroupByKey()
+        edges = pairs | "Verify" >> VerifyPairs(
+            classes[SETS], _class_endpoints, self.jaccard_threshold, name, parts, spill
         )
-        _ = (
-            pairs
-            | "CountPairs" >> beam.combiners.Count.Globally()
-            | "CheckEveryPairMet"
-            >> beam.Map(_assert_every_pair_met, count_as_side_input(met, "CountMetPairs"), name)
-        )
-        edges = met | "CheckPairs" >> beam.FlatMap(_check_pair, self.jaccard_threshold, name)
         if self.embedder:
             near = classes[VECTORS] | "EmbeddingPairs" >> _EmbeddingPairs(self)
             edges = (edges, near) | "AllEdges" >> beam.Flatten()
@@ -405,6 +391,11 @@ def _classes(
         yield MEMBERS, (partition, pack(members_of))
     if embedded:
         yield VECTORS, ([m for m, _ in embedded], np.stack([v for _, v in embedded]).astype(np.float32))
+
+
+def _class_endpoints(pair: tuple[tuple, tuple], partitions: int):
+    """Where a pair's two verification sets are stored: (class partition, class key) of each."""
+    return ((key % partitions, key) for _, key in pair)
 
 
 def _linkable(pair: tuple[tuple, tuple]):

@@ -26,12 +26,15 @@ The stage's `apply(doc, decisions, occurrence)` turns one document and the decis
 copies) into `(outcome, value)` pairs, which `pipeline.outcomes.SplitOutcomes` separates.
 
 The spill directory is the pipeline option `--spill_dir` (a recipe run sets it inside its
-staging folder); without it, a fresh local temporary directory.
+staging folder); without it, a fresh local temporary directory that the process which made it
+removes when it exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 import uuid
 from collections import defaultdict
@@ -85,10 +88,13 @@ def key_partition(key: str, partitions: int) -> int:
 
 
 def spill_dir(pipeline, stage: str) -> str:
-    """This stage's spill folder: `--spill_dir`/<stage>-<token>, else a new temporary folder."""
+    """This stage's spill folder: `--spill_dir`/<stage>-<token>, else a new temporary folder,
+    removed when this process exits (the local runner's workers are done with it by then)."""
     root = pipeline.options.view_as(SpillOptions).spill_dir if pipeline.options else None
     if not root:
-        return tempfile.mkdtemp(prefix=f"gristmill-spill-{stage}-")
+        folder = tempfile.mkdtemp(prefix=f"gristmill-spill-{stage}-")
+        atexit.register(shutil.rmtree, folder, True)
+        return folder
     return f"{root.rstrip('/')}/{stage}-{uuid.uuid4().hex[:12]}"
 
 

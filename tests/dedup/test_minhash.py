@@ -8,7 +8,7 @@ from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from dedup.minhash import MinHashDedup
+from dedup.minhash import MinHashDedup, VerifyPairs, _endpoints, by_partition, verification_set
 from dedup.signatures import MinHasher, band_keys, jaccard, normalize_text, shingle_hashes
 from pipeline.document import Document
 from pipeline.stages import ConfigError
@@ -183,3 +183,39 @@ def test_settings_s_curve_and_derived_bands():
     assert derived.bands * derived.rows <= 112 and derived.rows > 8
     with pytest.raises(ConfigError, match="bands"):
         MinHashDedup("near_dups", bands=512, rows=128)
+
+
+def verify(pairs, stored, tmp_path, partitions=4):
+    """Run `VerifyPairs` on candidate `pairs` with the shingle sets of `stored` (id → hashes)."""
+    chunks = by_partition(
+        [(i, verification_set(np.array(h, dtype=np.uint64))) for i, h in stored.items()], partitions
+    )
+    pipeline = TestPipeline(runner=FnApiRunner())
+    sets = pipeline | "Sets" >> beam.Create(chunks)
+    verified = (
+        pipeline
+        | "Pairs" >> beam.Create(pairs)
+        | VerifyPairs(sets, _endpoints, 0.5, "near_dups", partitions, str(tmp_path))
+    )
+    return pipeline, verified
+
+
+def test_verification_meets_each_pairs_sets_in_spill_files_and_checks_jaccard(tmp_path):
+    stored = {"a": range(100), "b": range(10, 100), "c": range(60, 160), "d": range(500, 600)}
+    pipeline, verified = verify([("a", "b"), ("a", "c"), ("b", "c"), ("c", "d")], stored, tmp_path)
+    assert_that(verified, equal_to([("a", "b")]))  # J(a,b) = 0.9; the others are at most 0.4
+    pipeline.run().wait_until_finish()
+    assert not [f for f in tmp_path.rglob("*") if f.is_file()]  # the spilled sets are read once, then deleted
+
+
+@pytest.mark.parametrize(
+    "pairs, message",
+    [
+        ([("a", "b"), ("a", "x")], "met 1 shingle sets instead of 2"),  # x's set never stored
+        ([("a", "b"), ("x", "y")], "2 candidate pairs, but 1 reached verification"),  # neither stored
+    ],
+)
+def test_verification_fails_the_run_when_a_pair_misses_a_set(tmp_path, pairs, message):
+    pipeline, _ = verify(pairs, {"a": range(100), "b": range(100)}, tmp_path)
+    with pytest.raises(Exception, match=message):
+        pipeline.run().wait_until_finish()

@@ -1,3 +1,8 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.testing.test_pipeline import TestPipeline
@@ -112,3 +117,20 @@ def test_exact_dedup_keeps_one_of_identical_copies_and_separates_same_id_sources
         # which of the equal-order copies survives is fixed by the content key, not input order
         assert_that(kept, equal_to(["a", "c"]), label="kept")
         assert_that(rejected, equal_to([("a", "a", "group_size=3")] * 2), label="rejected")
+
+
+def test_a_temporary_spill_folder_is_removed_when_its_process_exits(tmp_path):
+    """Without --spill_dir a stage spills into a fresh temporary folder; the process that made it
+    removes it at exit (speed scripts left empty gristmill-spill-* folders behind)."""
+    code = (
+        "import apache_beam as beam, os\n"
+        "from pipeline.decisions import spill_dir\n"
+        "folder = spill_dir(beam.Pipeline(), 'stage')\n"
+        "open(os.path.join(folder, 'left.pkl'), 'w').close()\n"
+        "print(folder)\n"
+    )
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    folder = Path(done.stdout.strip())
+    assert folder.parent == tmp_path and folder.name.startswith("gristmill-spill-stage-")
+    assert not folder.exists()
