@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import pickle
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import apache_beam as beam
@@ -288,7 +289,7 @@ class _SignatureFn(beam.DoFn):
             yield BANDS, (int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]])))
 
 
-def _bucket_pairs(_partition: int, blobs: list[bytes], max_bucket_size: int, name: str):
+def _bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, name: str):
     """One partition's band keys → candidate pairs (a, b), a < b, from every shared bucket."""
     chunks = [unpack(blob) for blob in blobs]
     keys = np.concatenate([k for k, _ in chunks])
@@ -365,7 +366,7 @@ def pair_partition(pair: tuple, partitions: int) -> int:
     return xxhash.xxh64_intdigest(repr(pair).encode()) % partitions
 
 
-def _ship_sets(partition: int, chunks: list[bytes], wants, partitions: int):
+def _ship_sets(partition: int, chunks: Iterable[bytes], wants, partitions: int):
     """One id partition's sets → (pair partition, (pair, shingle bytes)) for every pair that wants
     a set stored here (`wants`: partition → (id, pair), a multimap side input read once per
     partition)."""
@@ -407,7 +408,7 @@ def _similar(pair: tuple, sets: list[bytes], threshold: float, name: str) -> boo
     return False
 
 
-def _attach_labels(partition: int, chunks: list[bytes], labels_by_partition):
+def _attach_labels(partition: int, chunks: Iterable[bytes], labels_by_partition):
     """One id partition's survivor orders → (label, (order, id)) for each document in a cluster
     (`labels_by_partition`: partition → (doc id, label), a multimap side input)."""
     labels = dict(labels_by_partition[partition])

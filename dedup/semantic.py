@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -444,7 +445,7 @@ class ClusterVectors(beam.PTransform):
         )
 
 
-def _assign(_partition: int, batches: list, language, model):
+def _assign(_partition: int, batches: Iterable, language, model):
     """Batches of one partition: each vector centered and keyed by language and nearest centroid,
     (cluster file key, ((language, cluster), (member, vector, cosine to centroid))); languages are
     never compared."""
@@ -462,7 +463,7 @@ def _cluster_file_key(cluster: tuple[str, int]) -> int:
     return xxhash.xxh64_intdigest(f"{cluster[0]}\x00{cluster[1]}".encode()) >> 2
 
 
-def _each_cluster(_key: int, values: list, then, *args):
+def _each_cluster(_key: int, values: Iterable, then, *args):
     """`then(cluster, members, *args)` for each (language, cluster) of one spill key, in order."""
     clusters: dict[tuple, list] = {}
     for cluster, member in values:

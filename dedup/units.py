@@ -49,6 +49,7 @@ it: that is what `max_containment` trades).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import apache_beam as beam
@@ -350,7 +351,7 @@ class _UnitsFn(beam.DoFn):
 
 
 def _classes(
-    partition: int, blobs: list[bytes], bands: int, rows: int, seed: int, partitions: int, name: str
+    partition: int, blobs: Iterable[bytes], bands: int, rows: int, seed: int, partitions: int, name: str
 ):
     """One class partition's units → for each class (same shingle set) its representative (the
     smallest node): band key chunks (BAND, (band partition, packed (keys, [(node, multi, class
@@ -406,7 +407,7 @@ def _linkable(pair: tuple[tuple, tuple]):
         yield (a, key_a), (b, key_b)
 
 
-def _removals(_partition: int, values: list, partitions: int):
+def _removals(_partition: int, values: Iterable, partitions: int):
     """One class partition's component labels ((node, label node) of representatives in a verified
     pair) and classes of several units → `DecisionChunk`s of (doc id, (unit index, survivor id)),
     one per document partition, for every unit whose component keeps its copy in another document."""
