@@ -24,12 +24,11 @@ from __future__ import annotations
 import json
 import random
 import resource
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from common import DATA, arguments
+from common import DATA, arguments, run_with_tree_cpu
 
 from benchmarks.dedup_minhash_quality import edit, load_bodies, load_templates
 from benchmarks.dedup_minhash_run import run_minhash
@@ -139,13 +138,11 @@ def bench_e2e(args) -> None:
         if not Path(args.datatrove_python).exists():
             print(f"datatrove skipped: no {args.datatrove_python} (see the module docstring)")
             return
-        start, cpu = time.perf_counter(), _children_cpu()
-        run = subprocess.run(
-            [args.datatrove_python, "-c", DATATROVE_SCRIPT, str(corpus), f"{tmp}/dt", str(args.workers)],
-            capture_output=True,
-            text=True,
+        start = time.perf_counter()
+        run, cpu = run_with_tree_cpu(
+            [args.datatrove_python, "-c", DATATROVE_SCRIPT, str(corpus), f"{tmp}/dt", str(args.workers)]
         )
-        seconds, cpu = time.perf_counter() - start, _children_cpu() - cpu
+        seconds = time.perf_counter() - start
         print("\n".join(line for line in run.stdout.splitlines() if line.startswith("datatrove")))
         if run.returncode:
             print(run.stderr[-3000:])
@@ -160,11 +157,6 @@ def bench_e2e(args) -> None:
             f"ratio datatrove / gristmill: wall {seconds / outcome['seconds']:.2f}, "
             f"CPU {cpu / outcome['cpu_seconds']:.2f} (> 1: gristmill faster)"
         )
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def bench_scale(args) -> None:
