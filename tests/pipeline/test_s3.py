@@ -182,3 +182,20 @@ def test_fileio_deletes_and_sizes_objects_on_s3(s3_server):
     fileio.delete_tree(base)  # everything under fileio/, not the sibling prefix fileio-sibling/
     assert _objects(client, "fileio") == ["fileio-sibling/c.bin"]
     fileio.delete_tree(base)  # an empty prefix is fine too
+
+
+def test_progress_tallies_on_s3_are_replaced_whole_and_read_back(s3_server):
+    from pipeline.progress import Channel, Tally
+
+    client, s3_options = s3_server
+    FileSystems.set_options(PipelineOptions(s3_options))
+    channel = Channel(f"s3://{BUCKET}/progress", ["length"])
+    first, second = Tally(channel.directory), Tally(channel.directory)
+    first.add("read", 3)
+    first.flush()
+    second.add("read", 2)
+    second.flush()
+    first.add("read", 4)
+    first.flush()  # replaces the first tally's file
+    assert channel.read() == {"read": 9}
+    assert len(_objects(client, "progress/")) == 2  # one file per tally, no temporary left
