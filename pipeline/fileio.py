@@ -44,10 +44,17 @@ def match(pattern: str) -> list[str]:
 
 
 def size(path: str) -> int:
-    results = _filesystems().match([path])[0].metadata_list
-    if not results:
-        raise FileNotFoundError(path)
-    return results[0].size_in_bytes
+    """Bytes in one file: one metadata request on object stores (a `match` of a plain path makes two)."""
+    if is_local(path):
+        return os.path.getsize(path)
+    from apache_beam.io.filesystem import BeamIOError
+
+    try:
+        return _filesystems().get_filesystem(path).metadata(path).size_in_bytes
+    except BeamIOError as error:
+        if not exists(path):
+            raise FileNotFoundError(path) from error
+        raise
 
 
 def exists(path: str) -> bool:
@@ -77,18 +84,28 @@ def write_bytes(path: str, data: bytes) -> None:
 
 
 def delete(paths: list[str]) -> None:
-    """Delete files that exist (missing ones are fine: deleting is idempotent)."""
-    present = [path for path in paths if exists(path)]
-    if present:
+    """Delete files that exist (missing ones are fine: deleting is idempotent). Object stores get
+    one batch request, not a check per file: a missing object fails it only where the store says
+    so, and then only the failed batch's paths are checked."""
+    from apache_beam.io.filesystem import BeamIOError
+
+    present = [path for path in paths if not is_local(path) or os.path.exists(path)]
+    if not present:
+        return
+    try:
         _filesystems().delete(present)
+    except BeamIOError:
+        if any(exists(path) for path in present):
+            raise
 
 
 def delete_tree(folder: str) -> None:
-    """Delete a folder (local) or every object under the prefix `folder/` (object stores)."""
+    """Delete a folder (local) or every object under the prefix `folder/` (object stores: one
+    recursive `FileSystems.delete` of `folder/`, a listing and batch deletes)."""
     if is_local(folder):
         shutil.rmtree(folder, ignore_errors=True)
     else:
-        delete(match(join(folder, "**")))
+        _filesystems().delete([folder.rstrip("/") + "/"])
 
 
 def move(source: str, destination: str) -> None:

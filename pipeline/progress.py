@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import apache_beam as beam
 
+from pipeline import fileio
+
 FLUSH_SECONDS = 0.5
 POLL_SECONDS = 1.0
 PLAIN_INTERVAL = 30.0
@@ -54,9 +56,13 @@ class Tally:
             if value != self.reported[key]:
                 Metrics.counter(NAMESPACE, key).inc(value - self.reported[key])
         self.reported = Counter(self.counts)
+        data = json.dumps(self.counts).encode()
+        if not fileio.is_local(self.name):  # an object store's PUT replaces the file whole: no rename
+            fileio.write_bytes(self.name, data)
+            return
         temporary = self.name + ".tmp"
         with FileSystems.create(temporary) as handle:
-            handle.write(json.dumps(self.counts).encode())
+            handle.write(data)
         FileSystems.rename([temporary], [self.name])
 
 
@@ -95,13 +101,7 @@ def split_bytes(split) -> int:
     """Bytes of input a split covers (a whole file when it has no end)."""
     if split.end >= 0 and split.path.lower().endswith((".jsonl", ".ndjson")):
         return split.end - split.start
-    return file_size(split.path) if split.start == 0 else 0
-
-
-def file_size(path: str) -> int:
-    from apache_beam.io.filesystems import FileSystems
-
-    return FileSystems.match([path])[0].metadata_list[0].size_in_bytes
+    return fileio.size(split.path) if split.start == 0 else 0
 
 
 @dataclass
@@ -129,7 +129,7 @@ class Channel:
 
         files = expand_paths(recipe.input.paths) if recipe.input.paths else []
         return cls(
-            f"{staging}/progress", [s.name for s in recipe.stages], total_bytes=sum(map(file_size, files))
+            f"{staging}/progress", [s.name for s in recipe.stages], total_bytes=sum(map(fileio.size, files))
         )
 
     def read(self) -> Counter:

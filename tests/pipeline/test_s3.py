@@ -15,6 +15,7 @@ import pytest
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from pipeline import fileio
 from pipeline.dataset import OutputStream, kept_units
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
@@ -25,9 +26,11 @@ boto3 = pytest.importorskip("boto3")
 BUCKET = "corpus"
 
 
-@pytest.fixture
-def s3_server(tmp_path):
-    """moto_server on a free loopback port; yields the Beam options that point S3 at it."""
+@pytest.fixture(scope="module")
+def s3_server(tmp_path_factory):
+    """moto_server on a free loopback port, one for the module (each test has its own prefixes);
+    yields a client and the Beam options that point S3 at it."""
+    tmp_path = tmp_path_factory.mktemp("moto")
     port = _free_port()
     executable = shutil.which("moto_server", path=os.path.dirname(sys.executable)) or shutil.which(
         "moto_server"
@@ -83,7 +86,9 @@ def _rows(client, prefix: str) -> list[dict]:
 
 def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
     client, s3_options = s3_server
-    local_input = write_jsonl(tmp_path / "in.jsonl", corpus(60))
+    # 15 + 9 records: both rejection reasons, duplicates within and across files; every spill
+    # file the first run writes is an S3 upload, read and delete, about one per record here
+    local_input = write_jsonl(tmp_path / "in.jsonl", corpus(15))
     more = [{**record, "id": f"more{i}"} for i, record in enumerate(corpus(9))]
     compressed = tmp_path / "more.jsonl.gz"
     compressed.write_bytes(gzip.compress(write_jsonl(tmp_path / "more.jsonl", more).read_bytes()))
@@ -125,15 +130,15 @@ def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
     rerun = run_recipe(smaller, f"s3://{BUCKET}/out", [*IN_PROCESS, *s3_options, local_spill])
     parquet = [k for k in _objects(client, "out/") if k.endswith(".parquet")]
     assert sorted(parquet) == sorted(f"out/{s['file']}" for s in rerun.manifest["shards"])
-    assert rerun.manifest["counts"]["input"] == 60
+    assert rerun.manifest["counts"]["input"] == 15
 
 
 def test_an_s3_glob_matching_nothing_is_an_input_error(tmp_path, s3_server):
     client, s3_options = s3_server
     recipe = load_recipe(write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/nothing/*.jsonl"], STAGES))
     with pytest.raises(ValueError, match=f"s3://{BUCKET}/nothing/\\*.jsonl: no input file matches"):
-        run_recipe(recipe, f"s3://{BUCKET}/out", [*IN_PROCESS, *s3_options])
-    assert _objects(client, "out/") == []
+        run_recipe(recipe, f"s3://{BUCKET}/emptyout", [*IN_PROCESS, *s3_options])
+    assert _objects(client, "emptyout") == []
 
 
 def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_server):
@@ -157,3 +162,40 @@ def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_ser
         env=env,
     )
     assert missing.returncode == 2 and "none/*.jsonl: no input file matches" in missing.stderr
+
+
+def test_fileio_deletes_and_sizes_objects_on_s3(s3_server):
+    client, s3_options = s3_server
+    FileSystems.set_options(PipelineOptions(s3_options))
+    base = f"s3://{BUCKET}/fileio"
+    fileio.write_bytes(f"{base}/a.bin", b"abc")
+    fileio.write_bytes(f"{base}/sub/b.bin", b"de")
+    fileio.write_bytes(f"{base}-sibling/c.bin", b"x")
+    assert fileio.size(f"{base}/a.bin") == 3
+    with pytest.raises(FileNotFoundError):
+        fileio.size(f"{base}/missing.bin")
+
+    fileio.delete([f"{base}/a.bin", f"{base}/missing.bin"])  # one batch; the missing one is fine
+    assert _objects(client, "fileio") == ["fileio-sibling/c.bin", "fileio/sub/b.bin"]
+    fileio.delete([f"{base}/missing.bin"])
+
+    fileio.delete_tree(base)  # everything under fileio/, not the sibling prefix fileio-sibling/
+    assert _objects(client, "fileio") == ["fileio-sibling/c.bin"]
+    fileio.delete_tree(base)  # an empty prefix is fine too
+
+
+def test_progress_tallies_on_s3_are_replaced_whole_and_read_back(s3_server):
+    from pipeline.progress import Channel, Tally
+
+    client, s3_options = s3_server
+    FileSystems.set_options(PipelineOptions(s3_options))
+    channel = Channel(f"s3://{BUCKET}/progress", ["length"])
+    first, second = Tally(channel.directory), Tally(channel.directory)
+    first.add("read", 3)
+    first.flush()
+    second.add("read", 2)
+    second.flush()
+    first.add("read", 4)
+    first.flush()  # replaces the first tally's file
+    assert channel.read() == {"read": 9}
+    assert len(_objects(client, "progress/")) == 2  # one file per tally, no temporary left
