@@ -8,7 +8,9 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
    (`pipeline.spill.SpillGroups`: only the files' names are shuffled); each partition reads its
    files back, sorts its keys and turns every shared bucket into candidate pairs: all pairs, or,
    for a bucket larger than `max_bucket_size`, a star to its smallest id (no quadratic blow-up;
-   counted as `oversized_buckets` / `star_edges`);
+   counted as `oversized_buckets` / `star_edges`); a partition's distinct pairs leave as one chunk
+   per pair partition, spilled again, where each pair is kept once (`distinct_pairs`: no shuffled
+   element per pair and its copies from other bands);
 3. verification (`VerifyPairs`): shingle sets are spilled by id partition; each partition reads
    the pairs that want its sets (a multimap side input keyed by partition) and ships them to spill
    files by pair partition, where the two sets of a pair meet, and the pair is kept if their

@@ -16,7 +16,9 @@ shuffled, never documents):
    its smallest node; only representatives go on, so a paragraph repeated on many pages costs one
    unit below, not one per copy;
 3. candidates among representatives: MinHash LSH bands (a shared bucket gives candidate pairs; a
-   bucket above `max_bucket_size` becomes a star to its first unit), verified by the Jaccard
+   bucket above `max_bucket_size` becomes a star to its first unit; band chunks carry the nodes
+   as columns, and node tuples are rebuilt only for shared buckets; pairs are made distinct in
+   chunks by pair partition, as in `minhash_dedup`), verified by the Jaccard
    similarity of the two shingle sets ≥ `jaccard_threshold` (each pair fetches the two
    representatives' sets, which the class step wrote out; the units are read once); with an
    `embedder`, also the `neighbours` nearest units by centered cosine within one (language,
@@ -237,9 +239,13 @@ class UnitDedup(CollectionStage):
             | "BucketPairs"
             >> SpillGroups(f"{spill}/bands", _unit_bucket_pairs, self.max_bucket_size, name, parts)
             | "DistinctPairs" >> SpillGroups(f"{spill}/pairs", distinct_pairs)
+            | "PackPairs" >> beam.Map(pack)
         )
-        edges = pairs | "Verify" >> VerifyPairs(
-            classes[SETS], _class_endpoints, self.jaccard_threshold, name, parts, spill
+        edges = (
+            pairs
+            | "Verify"
+            >> VerifyPairs(classes[SETS], _class_endpoints, self.jaccard_threshold, name, parts, spill)
+            | "UnpackPairs" >> beam.Map(unpack)
         )
         if self.embedder:
             near = classes[VECTORS] | "EmbeddingPairs" >> _EmbeddingPairs(self)
@@ -456,9 +462,11 @@ def _class_pair_partition(pair: tuple[tuple, tuple], partitions: int) -> int:
     return xxhash.xxh64_intdigest(f"{pair[0][1]}:{pair[1][1]}".encode()) % partitions
 
 
-def _class_endpoints(pair: tuple[tuple, tuple], partitions: int):
-    """Where a pair's two verification sets are stored: (class partition, class key) of each."""
-    return ((key % partitions, key) for _, key in pair)
+def _class_endpoints(packed: bytes, partitions: int):
+    """Where a packed pair's two verification sets are stored: (class partition, class key) of
+    each. Pairs go through verification packed: one bytes object each in the side input and the
+    shipped values, not nested tuples of nodes to encode and weigh."""
+    return ((key % partitions, key) for _, key in unpack(packed))
 
 
 def _linkable(pair: tuple[tuple, tuple]):
