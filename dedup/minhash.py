@@ -8,7 +8,9 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
    (`pipeline.spill.SpillGroups`: only the files' names are shuffled); each partition reads its
    files back, sorts its keys and turns every shared bucket into candidate pairs: all pairs, or,
    for a bucket larger than `max_bucket_size`, a star to its smallest id (no quadratic blow-up;
-   counted as `oversized_buckets` / `star_edges`);
+   counted as `oversized_buckets` / `star_edges`); a partition's distinct pairs leave as one chunk
+   per pair partition, spilled again, where each pair is kept once (`distinct_pairs`: no shuffled
+   element per pair and its copies from other bands);
 3. verification (`VerifyPairs`): shingle sets are spilled by id partition; each partition reads
    the pairs that want its sets (a multimap side input keyed by partition) and ships them to spill
    files by pair partition, where the two sets of a pair meet, and the pair is kept if their
@@ -40,8 +42,8 @@ their Jaccard similarity by ~1/1000 in that rare case. Otherwise the similarity 
 from __future__ import annotations
 
 import pickle
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
@@ -167,8 +169,9 @@ class MinHashDedup(CollectionStage):
         spill = spill_dir(docs.pipeline, self.name)
         pairs = (
             hashed[BANDS]
-            | "BucketPairs" >> SpillGroups(f"{spill}/bands", _bucket_pairs, self.max_bucket_size, self.name)
-            | "DistinctPairs" >> beam.Distinct()
+            | "BucketPairs"
+            >> SpillGroups(f"{spill}/bands", _bucket_pairs, self.max_bucket_size, self.name, parts)
+            | "DistinctPairs" >> SpillGroups(f"{spill}/pairs", distinct_pairs)
         )
         edges = (
             pairs
@@ -208,6 +211,19 @@ def verification_set(shingles: np.ndarray) -> bytes:
     """The set shipped to verify candidate pairs: the low 32 bits of each 64-bit shingle hash
     (sorted, unique), half the bytes of the full hashes."""
     return np.unique(shingles.astype(np.uint32)).tobytes()
+
+
+def verification_sets(shingle_sets: list[np.ndarray]) -> list[bytes]:
+    """`verification_set` of each of many shingle sets, in one sort (not one `np.unique` per set)."""
+    sizes = [shingles.size for shingles in shingle_sets]
+    owner = np.repeat(np.arange(len(shingle_sets), dtype=np.uint64), sizes)
+    if owner.size == 0:
+        return [b""] * len(shingle_sets)
+    low = np.concatenate(shingle_sets).astype(np.uint32)
+    tagged = np.unique((owner << np.uint64(32)) | low)  # sorted by set, then by value; unique per set
+    values = tagged.astype(np.uint32).tobytes()
+    bounds = np.searchsorted(tagged >> np.uint64(32), np.arange(len(shingle_sets) + 1, dtype=np.uint64)) * 4
+    return [values[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
 
 
 def id_partition(doc_id: str, partitions: int) -> int:
@@ -273,9 +289,8 @@ class _SignatureFn(beam.DoFn):
             return
         ids = [batch[i].id for i in present]
         if self.emit:
-            chunks = by_partition(
-                [(batch[i].id, verification_set(shingles[i])) for i in present], self.partitions
-            )
+            sets = verification_sets([shingles[i] for i in present])
+            chunks = by_partition(list(zip(ids, sets)), self.partitions)
             yield from ((SETS, chunk) for chunk in chunks)
         keys = band_keys(
             self.minhasher.signatures([shingles[i] for i in present]), self.bands, self.rows, self.seed
@@ -289,24 +304,66 @@ class _SignatureFn(beam.DoFn):
             yield BANDS, (int(part[chunk[0]]), pack((flat[chunk], [ids[i] for i in owner[chunk]])))
 
 
-def _bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, name: str):
-    """One partition's band keys → candidate pairs (a, b), a < b, from every shared bucket."""
+def _bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, name: str, partitions: int):
+    """One partition's band keys → its distinct candidate pairs (a, b), a < b, from every shared
+    bucket, as one packed chunk per pair partition (`pairs_by_partition`)."""
     chunks = [unpack(blob) for blob in blobs]
     keys = np.concatenate([k for k, _ in chunks])
     ids = [doc_id for _, chunk_ids in chunks for doc_id in chunk_ids]
+    counts: Counter[str] = Counter()
+    pairs = {
+        pair
+        for bucket in shared_buckets(keys)
+        for pair in bucket_pairs(sorted({ids[j] for j in bucket}), max_bucket_size, counts)
+    }
+    report(name, counts)
+    yield from pairs_by_partition(pairs, partitions, pair_partition)
+
+
+def shared_buckets(keys: np.ndarray) -> Iterator[list[int]]:
+    """The positions in `keys` of each bucket (equal keys) that has more than one entry."""
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
     sizes = np.diff(np.append(starts, keys.size))
-    for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
-        members = sorted({ids[j] for j in order[start : start + size]})
-        Metrics.counter(name, "shared_buckets").inc()
-        if len(members) > max_bucket_size:
-            Metrics.counter(name, "oversized_buckets").inc()
-            Metrics.counter(name, "star_edges").inc(len(members) - 1)
-            yield from ((members[0], other) for other in members[1:])
-        else:
-            yield from ((a, b) for i, a in enumerate(members) for b in members[i + 1 :])
+    for start, size in zip(starts[sizes > 1].tolist(), sizes[sizes > 1].tolist()):
+        yield order[start : start + size].tolist()
+
+
+def bucket_pairs(members: list, max_bucket_size: int, counts: Counter) -> Iterator[tuple]:
+    """Candidate pairs (a, b), a < b, of one shared bucket's sorted distinct members: every pair,
+    or, above `max_bucket_size` members, a star to the smallest (counted in `counts`)."""
+    counts["shared_buckets"] += 1
+    if len(members) > max_bucket_size:
+        counts["oversized_buckets"] += 1
+        counts["star_edges"] += len(members) - 1
+        return ((members[0], other) for other in members[1:])
+    return ((a, b) for i, a in enumerate(members) for b in members[i + 1 :])
+
+
+def report(name: str, counts: Counter) -> None:
+    """Add one step's counts to the stage's Metrics counters (once per step, not per item)."""
+    for counter, value in counts.items():
+        if value:
+            Metrics.counter(name, counter).inc(value)
+
+
+def pairs_by_partition(pairs: Iterable[tuple], partitions: int, partition) -> Iterator[tuple[int, bytes]]:
+    """Pairs as one (pair partition, packed pairs) chunk per `partition(pair, partitions)`: a
+    bucket step's pairs reach `distinct_pairs` as a few chunks, not one shuffled element each."""
+    chunks: dict[int, list] = defaultdict(list)
+    for pair in pairs:
+        chunks[partition(pair, partitions)].append(pair)
+    for part in sorted(chunks):
+        yield part, pack(chunks[part])
+
+
+def distinct_pairs(_partition: int, chunks: Iterable[bytes]) -> Iterator[tuple]:
+    """One pair partition's chunks of candidate pairs → each distinct pair once."""
+    seen: set[tuple] = set()
+    for chunk in chunks:
+        seen.update(unpack(chunk))
+    yield from seen
 
 
 class VerifyPairs(beam.PTransform):
@@ -385,27 +442,29 @@ def _check_pairs(_partition: int, shipped, threshold: float, name: str):
     sets: dict[tuple, list[bytes]] = defaultdict(list)
     for pair, shingle_bytes in shipped:
         sets[pair].append(shingle_bytes)
+    counts: Counter[str] = Counter()
+    permille = Metrics.distribution(name, "candidate_jaccard_permille")
     for pair, both in sets.items():
-        if _similar(pair, both, threshold, name):
+        similarity = _similarity(pair, both, name)
+        permille.update(int(similarity * 1000))
+        counts["candidate_pairs"] += 1
+        if similarity >= threshold:
+            counts["verified_pairs"] += 1
             yield VERIFIED, pair
+        else:
+            counts["false_candidate_pairs"] += 1
+    report(name, counts)
     yield MET, len(sets)
 
 
-def _similar(pair: tuple, sets: list[bytes], threshold: float, name: str) -> bool:
-    """Whether the pair's two sets reach the threshold (counted in the stage's metrics)."""
+def _similarity(pair: tuple, sets: list[bytes], name: str) -> float:
+    """The Jaccard similarity of the pair's two sets."""
     if len(sets) != 2:  # each endpoint ships its set exactly once: anything else is lost data
         raise LostElements(
             f"stage {name}: candidate pair {pair} met {len(sets)} shingle sets instead of 2 (elements lost upstream)"
         )
     first, second = (np.frombuffer(b, dtype=np.uint32) for b in sets)
-    similarity = jaccard(first, second)
-    Metrics.counter(name, "candidate_pairs").inc()
-    Metrics.distribution(name, "candidate_jaccard_permille").update(int(similarity * 1000))
-    if similarity >= threshold:
-        Metrics.counter(name, "verified_pairs").inc()
-        return True
-    Metrics.counter(name, "false_candidate_pairs").inc()
-    return False
+    return jaccard(first, second)
 
 
 def _attach_labels(partition: int, chunks: Iterable[bytes], labels_by_partition):

@@ -16,7 +16,9 @@ shuffled, never documents):
    its smallest node; only representatives go on, so a paragraph repeated on many pages costs one
    unit below, not one per copy;
 3. candidates among representatives: MinHash LSH bands (a shared bucket gives candidate pairs; a
-   bucket above `max_bucket_size` becomes a star to its first unit), verified by the Jaccard
+   bucket above `max_bucket_size` becomes a star to its first unit; band chunks carry the nodes
+   as columns, and node tuples are rebuilt only for shared buckets; pairs are made distinct in
+   chunks by pair partition, as in `minhash_dedup`), verified by the Jaccard
    similarity of the two shingle sets ≥ `jaccard_threshold` (each pair fetches the two
    representatives' sets, which the class step wrote out; the units are read once); with an
    `embedder`, also the `neighbours` nearest units by centered cosine within one (language,
@@ -63,11 +65,15 @@ from dedup.content import units
 from dedup.lsh import curve_threshold
 from dedup.minhash import (
     VerifyPairs,
-    _bucket_pairs,
     _doc_id,
+    bucket_pairs,
+    distinct_pairs,
     pack,
+    pairs_by_partition,
+    report,
+    shared_buckets,
     unpack,
-    verification_set,
+    verification_sets,
 )
 from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
 from dedup.signatures import MinHasher, band_keys, shingle_hasher
@@ -230,12 +236,16 @@ class UnitDedup(CollectionStage):
         )
         pairs = (
             classes[BAND]
-            | "BucketPairs" >> SpillGroups(f"{spill}/bands", _bucket_pairs, self.max_bucket_size, name)
-            | "Linkable" >> beam.FlatMap(_linkable)
-            | "DistinctPairs" >> beam.Distinct()
+            | "BucketPairs"
+            >> SpillGroups(f"{spill}/bands", _unit_bucket_pairs, self.max_bucket_size, name, parts)
+            | "DistinctPairs" >> SpillGroups(f"{spill}/pairs", distinct_pairs)
+            | "PackPairs" >> beam.Map(pack)
         )
-        edges = pairs | "Verify" >> VerifyPairs(
-            classes[SETS], _class_endpoints, self.jaccard_threshold, name, parts, spill
+        edges = (
+            pairs
+            | "Verify"
+            >> VerifyPairs(classes[SETS], _class_endpoints, self.jaccard_threshold, name, parts, spill)
+            | "UnpackPairs" >> beam.Map(unpack)
         )
         if self.embedder:
             near = classes[VECTORS] | "EmbeddingPairs" >> _EmbeddingPairs(self)
@@ -354,22 +364,21 @@ def _classes(
     partition: int, blobs: Iterable[bytes], bands: int, rows: int, seed: int, partitions: int, name: str
 ):
     """One class partition's units → for each class (same shingle set) its representative (the
-    smallest node): band key chunks (BAND, (band partition, packed (keys, [(node, multi, class
-    key)]))), the representatives' verification sets (SETS, (partition, packed [(class key, set)])),
+    smallest node): band key chunks (BAND, (band partition, packed (keys, node fields as columns,
+    multi, class keys))), the representatives' verification sets (SETS, (partition, packed [(class key, set)])),
     the classes of several units (MEMBERS, (partition, packed [(node, other nodes)])) and, with an
     embedder, (VECTORS, (members, vectors)). `multi`: the class has units in several documents."""
     classes: dict[int, list] = defaultdict(list)
     for blob in blobs:
         for key, *unit in unpack(blob):
             classes[key].append(unit)
-    reps, embedded, sets, members_of = [], [], [], []
+    reps, embedded, members_of = [], [], []
     for key in sorted(classes):
         members = sorted(classes[key], key=lambda unit: unit[0])
         multi = len({node_doc(unit[0]) for unit in members}) > 1
         if len(members) > 1:
             members_of.append((members[0][0], [unit[0] for unit in members[1:]]))
         reps.append((members[0], multi, key))
-        sets.append((key, verification_set(np.frombuffer(members[0][2], dtype=np.uint64))))
         vector = next((unit for unit in members if unit[3] is not None), None)  # its embedded copy
         if vector is not None:
             member = (members[0][0], multi, vector[1], key)
@@ -378,15 +387,19 @@ def _classes(
         return
     Metrics.counter(name, "unit_classes").inc(len(reps))
     shingles = [np.frombuffer(unit[2], dtype=np.uint64) for unit, _, _ in reps]
+    sets = list(zip((key for _, _, key in reps), verification_sets(shingles)))
     signatures = MinHasher(bands * rows, seed).signatures(shingles)
     keys = band_keys(signatures, bands, rows, seed).ravel()
     owner = np.repeat(np.arange(len(reps)), bands)
     part = keys % np.uint64(partitions)
     order = np.argsort(part, kind="stable")
-    rep_entries = [(unit[0], multi, key) for unit, multi, key in reps]
+    columns = [_column(field) for field in zip(*(unit[0] for unit, _, _ in reps))]
+    multi = np.array([m for _, m, _ in reps], dtype=bool)
+    class_keys = np.array([key for _, _, key in reps], dtype=np.uint64)
     for chunk in np.split(order, np.flatnonzero(np.diff(part[order])) + 1):
-        entries = [rep_entries[i] for i in owner[chunk].tolist()]  # Python ints index a list fastest
-        yield BAND, (int(part[chunk[0]]), pack((keys[chunk], entries)))
+        rows = owner[chunk]
+        nodes = [_take(column, rows) for column in columns]
+        yield BAND, (int(part[chunk[0]]), pack((keys[chunk], nodes, multi[rows], class_keys[rows])))
     yield SETS, (partition, pack(sets))
     if members_of:
         yield MEMBERS, (partition, pack(members_of))
@@ -394,9 +407,66 @@ def _classes(
         yield VECTORS, ([m for m, _ in embedded], np.stack([v for _, v in embedded]).astype(np.float32))
 
 
-def _class_endpoints(pair: tuple[tuple, tuple], partitions: int):
-    """Where a pair's two verification sets are stored: (class partition, class key) of each."""
-    return ((key % partitions, key) for _, key in pair)
+def _column(values: tuple) -> np.ndarray | list:
+    """One field of many nodes: a numpy array when every value is a float, or every one an int
+    that fits int64 (it pickles as one buffer and `tolist` restores the same values); else a list."""
+    kind = type(values[0])
+    if kind in (float, int) and all(type(value) is kind for value in values):
+        try:
+            return np.array(values, dtype=np.float64 if kind is float else np.int64)
+        except OverflowError:
+            pass
+    return list(values)
+
+
+def _take(column: np.ndarray | list, rows: np.ndarray) -> np.ndarray | list:
+    return column[rows] if isinstance(column, np.ndarray) else [column[i] for i in rows.tolist()]
+
+
+def _gather(parts: list, rows: list[int]) -> list:
+    """The values at `rows` of one node field split over several chunks, as Python values."""
+    if all(isinstance(part, np.ndarray) for part in parts):
+        return np.concatenate(parts)[rows].tolist()
+    flat = [value for part in parts for value in (part.tolist() if isinstance(part, np.ndarray) else part)]
+    return [flat[i] for i in rows]
+
+
+def _unit_bucket_pairs(
+    _partition: int, blobs: Iterable[bytes], max_bucket_size: int, name: str, partitions: int
+):
+    """One band partition's chunks (band keys and, by column, the representatives' nodes, `multi`
+    flags and class keys) → its distinct linkable candidate pairs ((node, class key), (node,
+    class key)) as chunks by pair partition. Nodes are rebuilt only for shared buckets' members."""
+    chunks = [unpack(blob) for blob in blobs]
+    buckets = list(shared_buckets(np.concatenate([chunk[0] for chunk in chunks])))
+    counts: Counter[str] = Counter()
+    pairs = set()
+    if buckets:
+        rows = sorted({row for bucket in buckets for row in bucket})
+        fields = len(chunks[0][1])
+        nodes = zip(*(_gather([chunk[1][f] for chunk in chunks], rows) for f in range(fields)))
+        multi = np.concatenate([chunk[2] for chunk in chunks])[rows].tolist()
+        keys = np.concatenate([chunk[3] for chunk in chunks])[rows].tolist()
+        entry = {row: (node, m, key) for row, node, m, key in zip(rows, nodes, multi, keys)}
+        for bucket in buckets:
+            members = sorted({entry[row] for row in bucket})
+            pairs.update(
+                link for pair in bucket_pairs(members, max_bucket_size, counts) for link in _linkable(pair)
+            )
+    report(name, counts)
+    yield from pairs_by_partition(pairs, partitions, _class_pair_partition)
+
+
+def _class_pair_partition(pair: tuple[tuple, tuple], partitions: int) -> int:
+    """The partition of a linkable pair, from its two class keys."""
+    return xxhash.xxh64_intdigest(f"{pair[0][1]}:{pair[1][1]}".encode()) % partitions
+
+
+def _class_endpoints(packed: bytes, partitions: int):
+    """Where a packed pair's two verification sets are stored: (class partition, class key) of
+    each. Pairs go through verification packed: one bytes object each in the side input and the
+    shipped values, not nested tuples of nodes to encode and weigh."""
+    return ((key % partitions, key) for _, key in unpack(packed))
 
 
 def _linkable(pair: tuple[tuple, tuple]):

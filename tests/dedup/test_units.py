@@ -254,3 +254,86 @@ def test_same_output_for_any_input_order_and_partitions(seed, partitions, tmp_pa
     assert len(reference) == len(docs)
     rejected = {row[0]: row for row in reference if len(row) == 3}
     assert rejected["h00"] == ["h00", "contained_in", "s03"]
+
+
+def test_verification_sets_equal_one_set_at_a_time():
+    from dedup.minhash import verification_set, verification_sets
+
+    rng = np.random.default_rng(3)
+    sets = [np.unique(rng.integers(0, 2**64, size=n, dtype=np.uint64)) for n in (0, 5, 1, 300, 0, 77)]
+    sets.append(np.array([2**32 + 5, 5, 2**33 + 5, 7], dtype=np.uint64))  # equal low 32 bits
+    assert verification_sets(sets) == [verification_set(s) for s in sets]
+    assert verification_sets(sets)[-1] == np.array([5, 7], dtype=np.uint32).tobytes()
+    assert verification_sets([]) == []
+
+
+def test_node_columns_restore_the_same_values_and_types():
+    nodes = [(float("inf"), -120, "doc-b", 3), (-0.5, 0, "doc-a", 0), (2.0, -7, "doc-c", 11)]
+    columns = [units_module._column(field) for field in zip(*nodes)]
+    assert [type(c).__name__ for c in columns] == ["ndarray", "ndarray", "list", "ndarray"]
+    rows = np.array([2, 0])
+    taken = [units_module._take(column, rows) for column in columns]
+    rebuilt = list(zip(*(units_module._gather([part], [0, 1]) for part in taken)))
+    assert rebuilt == [nodes[2], nodes[0]]
+    assert [type(v) for v in rebuilt[0]] == [float, int, str, int]
+    mixed = units_module._column((1, 2.0, 3))  # mixed types stay a list
+    assert mixed == [1, 2.0, 3] and [type(v) for v in mixed] == [int, float, int]
+
+
+def _reference_pairs(entries: list[tuple], keys: list[int], max_bucket_size: int) -> set:
+    """The candidate pairs of the former per-entry step: every shared bucket's sorted members,
+    all pairs (or a star to the smallest above max_bucket_size), then the linkable ones."""
+    buckets: dict[int, set] = {}
+    for key, entry in zip(keys, entries):
+        buckets.setdefault(key, set()).add(entry)
+    found = set()
+    for members in buckets.values():
+        members = sorted(members)
+        if len(members) < 2:
+            continue
+        if len(members) > max_bucket_size:
+            pairs = [(members[0], other) for other in members[1:]]
+        else:
+            pairs = [(a, b) for i, a in enumerate(members) for b in members[i + 1 :]]
+        found.update(link for pair in pairs for link in units_module._linkable(pair))
+    return found
+
+
+@pytest.mark.parametrize("max_bucket_size", [2, 3, 100])
+def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size):
+    from dedup.minhash import distinct_pairs, pack, unpack
+
+    rng = random.Random(7)
+    entries, keys, blobs = [], [], []
+    for chunk in range(3):  # three chunks, as from three class partitions (nodes are unique)
+        nodes = [
+            (rng.choice([float("inf"), -1.0]), -rng.randrange(5), f"d{rng.randrange(6)}", 40 * chunk + i)
+            for i in range(40)
+        ]
+        multi = [rng.random() < 0.3 for _ in nodes]
+        class_keys = [rng.randrange(2**64) for _ in nodes]
+        band = [rng.randrange(12) for _ in nodes]
+        entries += [(node, m, k) for node, m, k in zip(nodes, multi, class_keys)]
+        keys += band
+        columns = [units_module._column(field) for field in zip(*nodes)]
+        blobs.append(
+            pack(
+                (
+                    np.array(band, dtype=np.uint64),
+                    columns,
+                    np.array(multi),
+                    np.array(class_keys, dtype=np.uint64),
+                )
+            )
+        )
+    chunks = list(units_module._unit_bucket_pairs(0, blobs, max_bucket_size, "unit_dedup", 4))
+    assert sorted({part for part, _ in chunks}) == sorted(
+        part for part, _ in chunks
+    )  # one chunk per partition
+    found = [pair for part, blob in chunks for pair in distinct_pairs(part, [blob])]
+    assert all(
+        units_module._class_pair_partition(pair, 4) == part for part, blob in chunks for pair in unpack(blob)
+    )
+    assert len(found) == len(set(found))
+    assert set(found) == _reference_pairs(entries, keys, max_bucket_size)
+    assert found  # the data has linkable shared buckets
