@@ -23,22 +23,36 @@ import apache_beam as beam
 from pipeline.runners import reruns_steps
 
 CHUNK_VALUES = 256  # values per pickled chunk (the unit read back at once)
+# Values one SpillByKeyFn holds over all its keys before it writes them all out. A bundle of the
+# local runner is a worker's whole share of a step, so with many keys (1,024 order buckets) few
+# key buffers would ever fill to CHUNK_VALUES: without this cap the buffers held every value of
+# the bundle (a worker's share of the kept rows, text and all) until `finish_bundle`.
+HELD_VALUES = 4096
 
 
 class SpillByKeyFn(beam.DoFn):
     """(key, value) → values appended to the key's spill file; yields (key, path) when it opens a
     file. The name comes from `process` (Beam 2.77's DaskRunner drops what `finish_bundle` emits);
-    it reaches the reader through a GroupByKey, so only after the bundle, and its files, closed."""
+    it reaches the reader through a GroupByKey, so only after the bundle, and its files, closed.
+    A key's values are written in chunks of `CHUNK_VALUES`, and all keys' buffers as soon as they
+    hold `held_values` together, so memory does not grow with the bundle."""
 
-    def __init__(self, directory: str) -> None:
-        self.directory = directory
+    def __init__(self, directory: str, held_values: int = HELD_VALUES) -> None:
+        self.directory, self.held_values = directory, held_values
 
     def start_bundle(self) -> None:
         self._files: dict[int, Any] = {}
         self._buffers: dict[int, list] = defaultdict(list)
+        self._held = 0
 
     def _write(self, key: int) -> None:
-        pickle.dump(self._buffers.pop(key), self._files[key], protocol=pickle.HIGHEST_PROTOCOL)
+        chunk = self._buffers.pop(key)
+        self._held -= len(chunk)
+        pickle.dump(chunk, self._files[key], protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _write_all(self) -> None:
+        for key in list(self._buffers):
+            self._write(key)
 
     def process(self, item: tuple[int, Any]) -> Iterator[tuple[int, str]]:
         from apache_beam.io.filesystems import FileSystems
@@ -50,12 +64,14 @@ class SpillByKeyFn(beam.DoFn):
             yield key, path
         buffer = self._buffers[key]
         buffer.append(value)
+        self._held += 1
         if len(buffer) >= CHUNK_VALUES:
             self._write(key)
+        elif self._held >= self.held_values:
+            self._write_all()
 
     def finish_bundle(self) -> None:
-        for key in list(self._buffers):
-            self._write(key)
+        self._write_all()
         for handle in self._files.values():
             handle.close()
 
