@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from pipeline.spill import external_sort, read_values, write_values
+from pipeline.spill import SpillByKeyFn, external_sort, read_values, write_values
 
 
 def test_write_values_round_trips_in_chunks(tmp_path):
@@ -28,3 +28,21 @@ def test_external_sort_is_sorted_and_stable_whatever_the_budget(tmp_path, budget
 
 def test_external_sort_of_nothing(tmp_path):
     assert list(external_sort([], lambda v: v, str(tmp_path), 100, len)) == []
+
+
+def test_spill_by_key_holds_at_most_its_cap_over_all_keys(tmp_path):
+    """Many keys, few values each (a worker's share of 1,024 buckets): no key's buffer fills to
+    a chunk, yet the buffers together never hold more than the cap, and every key's file reads
+    back its values in input order."""
+    spill = SpillByKeyFn(str(tmp_path), held_values=100)
+    spill.start_bundle()
+    values = [(i % 1024, {"id": i, "text": "x" * 50}) for i in range(5000)]
+    files, most = {}, 0
+    for item in values:
+        files.update(spill.process(item))
+        most = max(most, sum(len(buffer) for buffer in spill._buffers.values()))
+    spill.finish_bundle()
+    assert most <= 100 and not spill._buffers
+    assert sorted(files) == list(range(1024))
+    for key, path in files.items():
+        assert list(read_values(path)) == [value for k, value in values if k == key]
