@@ -13,6 +13,7 @@ must conserve: read = kept + rejected + failed). Corpus: `dedup_minhash_speed.ma
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -65,6 +66,15 @@ def disk_bytes(path: Path) -> int:
         except OSError:  # removed while walking (spill and staging files come and go)
             pass
     return total
+
+
+def shard_shas(out: Path) -> str:
+    """`sha256  path` of every kept/rejected/failed shard under `out`, sorted by path."""
+    lines = []
+    for shard in sorted(p for kind in ("kept", "rejected", "failed") for p in (out / kind).glob("*.parquet")):
+        with shard.open("rb") as handle:
+            lines.append(f"{hashlib.file_digest(handle, 'sha256').hexdigest()}  {shard.relative_to(out)}\n")
+    return "".join(lines)
 
 
 def children_cpu() -> float:
@@ -124,6 +134,7 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--checkpoints", default="auto", choices=("auto", "on", "off"))
     parser.add_argument("--log", type=Path, help="append every process's RSS per sample to this file")
+    parser.add_argument("--shas", type=Path, help="write the sha256 of every output shard to this file")
     args = parser.parse_args()
     corpus = args.corpus
     if corpus is None or not corpus.exists():
@@ -155,6 +166,8 @@ def main() -> None:
         figures = measure(command, args.interval, disk=out, log=args.log)
         manifest = json.loads((out / "manifest.json").read_text()) if figures["rc"] == 0 else {}
         disk = disk_bytes(out) if out.exists() else 0
+        if args.shas is not None and figures["rc"] == 0:
+            args.shas.write_text(shard_shas(out))
     counts = manifest.get("counts", {})
     print(
         f"{args.recipe}, {args.docs} docs, {args.workers} workers: rc {figures['rc']}, "

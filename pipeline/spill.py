@@ -23,22 +23,51 @@ import apache_beam as beam
 from pipeline.runners import reruns_steps
 
 CHUNK_VALUES = 256  # values per pickled chunk (the unit read back at once)
+# Bytes (`rough_size`) one SpillByKeyFn holds over all its keys before it writes them all out. A
+# bundle of the local runner is a worker's whole share of a step, so with many keys (1,024 order
+# buckets) or large values (minhash's packed chunks) the buffers would otherwise hold a share of the
+# corpus (the kept rows, text and all) until `finish_bundle`, or up to keys × CHUNK_VALUES blobs.
+HELD_BYTES = 16 * 1024 * 1024
+
+
+def rough_size(value: Any) -> int:
+    """About how many bytes `value` holds: strings and bytes by length, containers and slotted
+    objects (`Document`) by their contents; anything else 32."""
+    if isinstance(value, (str, bytes, bytearray)):
+        return 49 + len(value)
+    if isinstance(value, dict):
+        return 64 + sum(map(rough_size, value.values()))
+    if isinstance(value, (list, tuple)):
+        return 56 + sum(map(rough_size, value))
+    slots = getattr(type(value), "__slots__", ())
+    if slots and not isinstance(slots, str):
+        return 56 + sum(rough_size(getattr(value, name, None)) for name in slots)
+    return 32
 
 
 class SpillByKeyFn(beam.DoFn):
     """(key, value) → values appended to the key's spill file; yields (key, path) when it opens a
     file. The name comes from `process` (Beam 2.77's DaskRunner drops what `finish_bundle` emits);
-    it reaches the reader through a GroupByKey, so only after the bundle, and its files, closed."""
+    it reaches the reader through a GroupByKey, so only after the bundle, and its files, closed.
+    A key's values are written in chunks of `CHUNK_VALUES`, and all keys' buffers as soon as they
+    hold `held_bytes` together, so memory does not grow with the bundle."""
 
-    def __init__(self, directory: str) -> None:
-        self.directory = directory
+    def __init__(self, directory: str, held_bytes: int = HELD_BYTES) -> None:
+        self.directory, self.held_bytes = directory, held_bytes
 
     def start_bundle(self) -> None:
         self._files: dict[int, Any] = {}
         self._buffers: dict[int, list] = defaultdict(list)
+        self._sizes: dict[int, int] = defaultdict(int)
+        self._held = 0
 
     def _write(self, key: int) -> None:
+        self._held -= self._sizes.pop(key)
         pickle.dump(self._buffers.pop(key), self._files[key], protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _write_all(self) -> None:
+        for key in list(self._buffers):
+            self._write(key)
 
     def process(self, item: tuple[int, Any]) -> Iterator[tuple[int, str]]:
         from apache_beam.io.filesystems import FileSystems
@@ -50,12 +79,16 @@ class SpillByKeyFn(beam.DoFn):
             yield key, path
         buffer = self._buffers[key]
         buffer.append(value)
+        size = rough_size(value)
+        self._sizes[key] += size
+        self._held += size
         if len(buffer) >= CHUNK_VALUES:
             self._write(key)
+        elif self._held >= self.held_bytes:
+            self._write_all()
 
     def finish_bundle(self) -> None:
-        for key in list(self._buffers):
-            self._write(key)
+        self._write_all()
         for handle in self._files.values():
             handle.close()
 

@@ -386,6 +386,15 @@ class _ShardStats:
         return info
 
 
+SIZE_ROWS = 4096  # rows converted to Arrow at once to size a run (sizes of parts add up: ArrowSize)
+
+
+def _add_sizes(size: ArrowSize, run: list[dict], schema: pa.Schema) -> None:
+    """Add a sorted run's Arrow size in slices, so no Arrow copy of the whole run is held."""
+    for start in range(0, len(run), SIZE_ROWS):
+        size.add(pa.Table.from_pylist(run[start : start + SIZE_ROWS], schema=schema))
+
+
 class ShardWriter:
     """`(shard index, its rows, shard count, score names)` → the written shard's info.
 
@@ -423,7 +432,7 @@ class ShardWriter:
             f"{self.scratch}/{self.kind}-{index:05d}",
             RUN_BYTES,
             row_memory,
-            lambda run: size.add(pa.Table.from_pylist(run, schema=schema)),
+            lambda run: _add_sizes(size, run, schema),
         )
         name = shard_name(index, shards)
         path = f"{self.directory}/{self.kind}/{name}"

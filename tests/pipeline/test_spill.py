@@ -2,7 +2,8 @@ import random
 
 import pytest
 
-from pipeline.spill import external_sort, read_values, write_values
+from pipeline.document import Document
+from pipeline.spill import SpillByKeyFn, external_sort, read_values, rough_size, write_values
 
 
 def test_write_values_round_trips_in_chunks(tmp_path):
@@ -28,3 +29,28 @@ def test_external_sort_is_sorted_and_stable_whatever_the_budget(tmp_path, budget
 
 def test_external_sort_of_nothing(tmp_path):
     assert list(external_sort([], lambda v: v, str(tmp_path), 100, len)) == []
+
+
+def test_spill_by_key_holds_at_most_its_cap_over_all_keys(tmp_path):
+    """Many keys, few values each (a worker's share of 1,024 buckets): no key's buffer fills to
+    a chunk, yet the buffers together never hold much more than the cap, and every key's file
+    reads back its values in input order."""
+    spill = SpillByKeyFn(str(tmp_path), held_bytes=10_000)
+    spill.start_bundle()
+    values = [(i % 1024, {"id": str(i), "text": "x" * 100}) for i in range(5000)]
+    files, most = {}, 0
+    for item in values:
+        files.update(spill.process(item))
+        held = sum(rough_size(v) for buffer in spill._buffers.values() for v in buffer)
+        most = max(most, held)
+    spill.finish_bundle()
+    assert 9_000 < most < 10_000 + rough_size(values[0][1]) and not spill._buffers
+    assert sorted(files) == list(range(1024))
+    for key, path in files.items():
+        assert list(read_values(path)) == [value for k, value in values if k == key]
+
+
+def test_rough_size_counts_the_text_inside_rows_documents_and_blobs():
+    text = "y" * 10_000
+    for value in ({"id": "a", "text": text}, Document("a", text), (3, text.encode()), [text]):
+        assert 10_000 < rough_size(value) < 10_600

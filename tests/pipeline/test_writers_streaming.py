@@ -127,8 +127,10 @@ def test_empty_shard_is_the_whole_tables_bytes():
 
 @pytest.mark.parametrize("token_ids", [False, True])
 def test_shard_writer_spills_sorted_runs_and_writes_identical_bytes(tmp_path, monkeypatch, token_ids):
-    """Runs of a few KB: the shard is sorted from many spilled runs, its bytes and info unchanged."""
+    """Runs of a few KB, each sized in slices of 7 rows: the shard is sorted from many spilled
+    runs, its bytes and info unchanged."""
     monkeypatch.setattr(writers, "RUN_BYTES", 20_000)
+    monkeypatch.setattr(writers, "SIZE_ROWS", 7)
     rows = kept_rows(800, 5, token_ids)
     for index, row in enumerate(rows):
         row["repeat_of"] = "d00000" if index % 50 == 0 else None
