@@ -9,8 +9,9 @@ that needs a key's values in order sorts them in bounded memory (`external_sort`
 spilled the same way, then a heap merge).
 
 A chunk on disk is its zstd-compressed pickle (level 1) behind an 8-byte little-endian length:
-spilled text takes about 2.3 times less disk (12 GB runs write it three to four times), for
-about 6 CPU-seconds per GB written.
+pickled text takes about 2.3 times less disk (a run writes its text several times: checkpoints,
+each dedup stage's document spill, the kept rows), for about 6.5 CPU-seconds per GB to compress
+and 2.3 to read back (benchmarks/results/memory.md, wave 9).
 """
 
 from __future__ import annotations
