@@ -313,7 +313,7 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size):
         multi = [rng.random() < 0.3 for _ in nodes]
         class_keys = [rng.randrange(2**64) for _ in nodes]
         band = [rng.randrange(12) for _ in nodes]
-        entries += [(node, m, k) for node, m, k in zip(nodes, multi, class_keys)]
+        entries += [(node, m, (node, k)) for node, m, k in zip(nodes, multi, class_keys)]
         keys += band
         columns = [units_module._column(field) for field in zip(*nodes)]
         blobs.append(
