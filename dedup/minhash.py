@@ -320,16 +320,14 @@ def _bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int,
     yield from pairs_by_partition(pairs, partitions, pair_partition)
 
 
-def shared_buckets(keys: np.ndarray, values: np.ndarray | None = None) -> Iterator[list]:
-    """The positions in `keys` (or, given `values`, the values at them) of each bucket (equal
-    keys) that has more than one entry."""
+def shared_buckets(keys: np.ndarray) -> Iterator[list[int]]:
+    """The positions in `keys` of each bucket (equal keys) that has more than one entry."""
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
     sizes = np.diff(np.append(starts, keys.size))
-    members = (order if values is None else values[order]).tolist()
     for start, size in zip(starts[sizes > 1].tolist(), sizes[sizes > 1].tolist()):
-        yield members[start : start + size]
+        yield order[start : start + size].tolist()
 
 
 def bucket_pairs(members: list, max_bucket_size: int, counts: Counter) -> Iterator[tuple]:

@@ -461,42 +461,30 @@ def _unit_bucket_pairs(
 ):
     """One band partition's chunks (band keys and, by column, the representatives' nodes, `multi`
     flags and class keys) → its distinct linkable candidate pairs ((node, class key), (node,
-    class key)) as chunks by pair partition. A representative is one class key, so buckets are
-    reduced to their distinct sets of class keys first (near-copies share many bands: one set's
-    pairs are made once, its buckets counted as many); nodes are rebuilt only for their members,
-    and each member's (node, class key) is one object in every pair (pickled once per chunk)."""
+    class key)) as chunks by pair partition. Nodes are rebuilt only for shared buckets' members."""
     chunks = [unpack(blob) for blob in blobs]
-    class_keys = np.concatenate([chunk[3] for chunk in chunks])
-    member_sets: Counter[frozenset] = Counter(
-        frozenset(keys) for keys in shared_buckets(np.concatenate([chunk[0] for chunk in chunks]), class_keys)
-    )
+    buckets = list(shared_buckets(np.concatenate([chunk[0] for chunk in chunks])))
     counts: Counter[str] = Counter()
     pairs = set()
-    if member_sets:
-        found, rows = np.unique(class_keys, return_index=True)
-        wanted = np.isin(found, np.fromiter(set().union(*member_sets), dtype=np.uint64, count=-1))
-        rows = rows[wanted].tolist()
+    if buckets:
+        rows = sorted({row for bucket in buckets for row in bucket})
         fields = len(chunks[0][1])
         nodes = zip(*(_gather([chunk[1][f] for chunk in chunks], rows) for f in range(fields)))
         multi = np.concatenate([chunk[2] for chunk in chunks])[rows].tolist()
-        entry = {key: (node, m, (node, key)) for key, node, m in zip(found[wanted].tolist(), nodes, multi)}
-        for member_set, buckets in member_sets.items():
-            found_counts: Counter[str] = Counter()
-            members = sorted(entry[key] for key in member_set)
+        keys = np.concatenate([chunk[3] for chunk in chunks])[rows].tolist()
+        entry = {row: (node, m, key) for row, node, m, key in zip(rows, nodes, multi, keys)}
+        for bucket in buckets:
+            members = sorted({entry[row] for row in bucket})
             pairs.update(
-                link
-                for pair in bucket_pairs(members, max_bucket_size, found_counts)
-                for link in _linkable(pair)
+                link for pair in bucket_pairs(members, max_bucket_size, counts) for link in _linkable(pair)
             )
-            for counter, value in found_counts.items():
-                counts[counter] += value * buckets
     report(name, counts)
     yield from pairs_by_partition(pairs, partitions, _class_pair_partition)
 
 
 def _class_pair_partition(pair: tuple[tuple, tuple], partitions: int) -> int:
-    """The partition of a linkable pair, from its two class keys (xxh64 values: uniform bits)."""
-    return (pair[0][1] ^ pair[1][1]) % partitions
+    """The partition of a linkable pair, from its two class keys."""
+    return xxhash.xxh64_intdigest(f"{pair[0][1]}:{pair[1][1]}".encode()) % partitions
 
 
 def _class_endpoints(packed: bytes, partitions: int):
@@ -507,11 +495,11 @@ def _class_endpoints(packed: bytes, partitions: int):
 
 
 def _linkable(pair: tuple[tuple, tuple]):
-    """((node, multi, end), (node, multi, end)) → (end, end), where an end is (node, class key),
-    unless both classes lie in one same document."""
-    (a, multi_a, end_a), (b, multi_b, end_b) = pair
+    """((node, multi, class key), (node, multi, class key)) → ((node, class key), (node, class
+    key)), unless both classes lie in one same document."""
+    (a, multi_a, key_a), (b, multi_b, key_b) = pair
     if multi_a or multi_b or node_doc(a) != node_doc(b):
-        yield end_a, end_b
+        yield (a, key_a), (b, key_b)
 
 
 def _removals(_partition: int, values: Iterable, partitions: int):

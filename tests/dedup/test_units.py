@@ -327,7 +327,7 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, mo
         band = [rng.randrange(12) for _ in nodes]
         band += [b + 12 for b in band]  # a second band where the same units meet: equal member sets
         nodes, multi, class_keys = nodes * 2, multi * 2, class_keys * 2
-        entries += [(node, m, (node, k)) for node, m, k in zip(nodes, multi, class_keys)]
+        entries += [(node, m, k) for node, m, k in zip(nodes, multi, class_keys)]
         keys += band
         columns = [units_module._column(field) for field in zip(*nodes)]
         blobs.append(
