@@ -16,8 +16,8 @@ else starts over. Every file a marker lists is checked (size and sha256) before 
 marker that does not check out is deleted and its work recomputed.
 
 Work area: `--work-dir`, default `<output>/.gristmill-work`; removed after a successful run
-unless `--keep-work`. Files are pickled chunks of (outcome, record) pairs (read back by
-`pipeline.spill.read_values`): they round-trip every field of a record exactly (scores, metadata
+unless `--keep-work`. Files are chunks of pickled (outcome, record) pairs, compressed like the
+spill files (`pipeline.spill.encode_chunk`, read back by `pipeline.spill.read_values`): they round-trip every field of a record exactly (scores, metadata
 of any JSON shape), which a rerun must reproduce byte for byte; they are the run's scratch, not
 an output format.
 """
@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import pickle
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -38,11 +37,12 @@ import apache_beam as beam
 
 from pipeline import fileio, gristmill_version
 from pipeline.outcomes import FAILED, KEPT, REJECTED
+from pipeline.spill import chunk_compressor, encode_chunk
 from pipeline.stages import CollectionStage, Stage
 
 LOG = logging.getLogger("gristmill")
-CHECKPOINT_VERSION = 1
-CHUNK_RECORDS = 512  # pairs per pickled chunk (the unit read back at once)
+CHECKPOINT_VERSION = 2  # 2: compressed chunks
+CHUNK_RECORDS = 512  # pairs per chunk (the unit read back at once)
 MARKER = ".done.json"
 PHASE_MARKER = f"phase{MARKER}"
 MODES = ("auto", "on", "off")
@@ -144,6 +144,7 @@ class ChunkWriter:
         self.sha = hashlib.sha256()
         self.size = 0
         self.buffer: list = []
+        self.compressor = chunk_compressor()
 
     def add(self, pair: tuple[str, Any]) -> None:
         self.buffer.append(pair)
@@ -153,7 +154,7 @@ class ChunkWriter:
 
     def _flush(self) -> None:
         if self.buffer:
-            data = pickle.dumps(self.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+            data = encode_chunk(self.buffer, self.compressor)
             self.handle.write(data)
             self.sha.update(data)
             self.size += len(data)

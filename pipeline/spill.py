@@ -2,11 +2,15 @@
 
 Beam's local runner holds every shuffle, and every PCollection between two steps, in memory, so
 a step that must gather large values by key (the rows of one output shard) spills them instead:
-each worker appends its values to files named by key (`<dir>/k<key>-<uuid>.pkl`, pickled
-chunks, through Beam's FileSystems), only the files' names are grouped by key, and the step that
+each worker appends its values to files named by key (`<dir>/k<key>-<uuid>.pkl`, chunks of
+pickled values, through Beam's FileSystems), only the files' names are grouped by key, and the step that
 reads one key's files back runs a function on its values, streamed (`SpillGroups`). A function
 that needs a key's values in order sorts them in bounded memory (`external_sort`: sorted runs
 spilled the same way, then a heap merge).
+
+A chunk on disk is its zstd-compressed pickle (level 1) behind an 8-byte little-endian length:
+spilled text takes about 2.3 times less disk (12 GB runs write it three to four times), for
+about 6 CPU-seconds per GB written.
 """
 
 from __future__ import annotations
@@ -22,7 +26,9 @@ import apache_beam as beam
 
 from pipeline.runners import reruns_steps
 
-CHUNK_VALUES = 256  # values per pickled chunk (the unit read back at once)
+CHUNK_VALUES = 256  # values per chunk (the unit read back at once)
+CHUNK_LEVEL = 1  # zstd level of a chunk: the fast end (level 3 halves the speed for 20 % less disk)
+LENGTH_BYTES = 8
 # Bytes (`rough_size`) one SpillByKeyFn holds over all its keys before it writes them all out. A
 # bundle of the local runner is a worker's whole share of a step, so with many keys (1,024 order
 # buckets) or large values (minhash's packed chunks) the buffers would otherwise hold a share of the
@@ -45,6 +51,19 @@ def rough_size(value: Any) -> int:
     return 32
 
 
+def chunk_compressor():
+    """A compressor for `encode_chunk`: one per writer (zstd compressors are not thread-safe)."""
+    import zstandard
+
+    return zstandard.ZstdCompressor(level=CHUNK_LEVEL)
+
+
+def encode_chunk(values: list, compressor) -> bytes:
+    """`values` as one chunk of a spill or checkpoint file, read back by `read_values`."""
+    data = compressor.compress(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL))
+    return len(data).to_bytes(LENGTH_BYTES, "little") + data
+
+
 class SpillByKeyFn(beam.DoFn):
     """(key, value) → values appended to the key's spill file; yields (key, path) when it opens a
     file. The name comes from `process` (Beam 2.77's DaskRunner drops what `finish_bundle` emits);
@@ -60,10 +79,11 @@ class SpillByKeyFn(beam.DoFn):
         self._buffers: dict[int, list] = defaultdict(list)
         self._sizes: dict[int, int] = defaultdict(int)
         self._held = 0
+        self._compressor = chunk_compressor()
 
     def _write(self, key: int) -> None:
         self._held -= self._sizes.pop(key)
-        pickle.dump(self._buffers.pop(key), self._files[key], protocol=pickle.HIGHEST_PROTOCOL)
+        self._files[key].write(encode_chunk(self._buffers.pop(key), self._compressor))
 
     def _write_all(self) -> None:
         for key in list(self._buffers):
@@ -94,25 +114,28 @@ class SpillByKeyFn(beam.DoFn):
 
 
 def read_values(path: str) -> Iterator[Any]:
-    """The values of one spill file, one chunk in memory at a time."""
+    """The values of one spill or checkpoint file, one chunk in memory at a time."""
+    import zstandard
     from apache_beam.io.filesystems import FileSystems
 
+    decompressor = zstandard.ZstdDecompressor()
     with FileSystems.open(path, compression_type="uncompressed") as handle:
-        while True:
-            try:
-                chunk = pickle.load(handle)
-            except EOFError:
-                return
-            yield from chunk
+        while header := handle.read(LENGTH_BYTES):
+            size = int.from_bytes(header, "little")
+            data = handle.read(size) if len(header) == LENGTH_BYTES else b""
+            if len(data) < size or not data:
+                raise EOFError(f"{path}: truncated chunk")
+            yield from pickle.loads(decompressor.decompress(data))
 
 
 def write_values(path: str, values: list) -> None:
-    """`values` as one spill file (pickled chunks of `CHUNK_VALUES`), read back by `read_values`."""
+    """`values` as one spill file (chunks of `CHUNK_VALUES`), read back by `read_values`."""
     from apache_beam.io.filesystems import FileSystems
 
+    compressor = chunk_compressor()
     with FileSystems.create(path) as handle:
         for start in range(0, len(values), CHUNK_VALUES):
-            pickle.dump(values[start : start + CHUNK_VALUES], handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.write(encode_chunk(values[start : start + CHUNK_VALUES], compressor))
 
 
 def external_sort(

@@ -12,6 +12,16 @@ def test_write_values_round_trips_in_chunks(tmp_path):
     assert list(read_values(str(tmp_path / "v.pkl"))) == values
 
 
+def test_spilled_text_is_compressed_and_a_cut_file_is_refused(tmp_path):
+    path = tmp_path / "v.pkl"
+    values = [f"sentence {i % 7} of a page that repeats itself. " * 20 for i in range(600)]
+    write_values(str(path), values)
+    assert path.stat().st_size < sum(map(len, values)) / 5
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(EOFError, match="truncated chunk"):
+        list(read_values(str(path)))
+
+
 @pytest.mark.parametrize(
     ("budget", "runs", "spilled"), [(30, 667, 666), (10_000, 2, 2), (15_000, 2, 1), (10**9, 1, 0)]
 )
