@@ -280,29 +280,41 @@ def test_node_columns_restore_the_same_values_and_types():
     assert mixed == [1, 2.0, 3] and [type(v) for v in mixed] == [int, float, int]
 
 
-def _reference_pairs(entries: list[tuple], keys: list[int], max_bucket_size: int) -> set:
-    """The candidate pairs of the former per-entry step: every shared bucket's sorted members,
-    all pairs (or a star to the smallest above max_bucket_size), then the linkable ones."""
+def _reference_pairs(entries: list[tuple], keys: list[int], max_bucket_size: int) -> tuple[set, dict]:
+    """The candidate pairs and counters of the former per-bucket step: every shared bucket's
+    sorted members, all pairs (or a star to the smallest above max_bucket_size), then the
+    linkable ones."""
     buckets: dict[int, set] = {}
+    entries_in: dict[int, int] = {}
     for key, entry in zip(keys, entries):
         buckets.setdefault(key, set()).add(entry)
+        entries_in[key] = entries_in.get(key, 0) + 1
     found = set()
+    counts = {
+        "shared_buckets": sum(n > 1 for n in entries_in.values()),
+        "oversized_buckets": 0,
+        "star_edges": 0,
+    }
     for members in buckets.values():
         members = sorted(members)
         if len(members) < 2:
             continue
         if len(members) > max_bucket_size:
+            counts["oversized_buckets"] += 1
+            counts["star_edges"] += len(members) - 1
             pairs = [(members[0], other) for other in members[1:]]
         else:
             pairs = [(a, b) for i, a in enumerate(members) for b in members[i + 1 :]]
         found.update(link for pair in pairs for link in units_module._linkable(pair))
-    return found
+    return found, {name: value for name, value in counts.items() if value}
 
 
 @pytest.mark.parametrize("max_bucket_size", [2, 3, 100])
-def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size):
+def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, monkeypatch):
     from dedup.minhash import distinct_pairs, pack, unpack
 
+    reported = {}
+    monkeypatch.setattr(units_module, "report", lambda name, counts: reported.update(counts))
     rng = random.Random(7)
     entries, keys, blobs = [], [], []
     for chunk in range(3):  # three chunks, as from three class partitions (nodes are unique)
@@ -313,6 +325,8 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size):
         multi = [rng.random() < 0.3 for _ in nodes]
         class_keys = [rng.randrange(2**64) for _ in nodes]
         band = [rng.randrange(12) for _ in nodes]
+        band += [b + 12 for b in band]  # a second band where the same units meet: equal member sets
+        nodes, multi, class_keys = nodes * 2, multi * 2, class_keys * 2
         entries += [(node, m, k) for node, m, k in zip(nodes, multi, class_keys)]
         keys += band
         columns = [units_module._column(field) for field in zip(*nodes)]
@@ -335,5 +349,19 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size):
         units_module._class_pair_partition(pair, 4) == part for part, blob in chunks for pair in unpack(blob)
     )
     assert len(found) == len(set(found))
-    assert set(found) == _reference_pairs(entries, keys, max_bucket_size)
+    reference, counts = _reference_pairs(entries, keys, max_bucket_size)
+    assert set(found) == reference
+    assert {name: value for name, value in reported.items() if value} == counts
     assert found  # the data has linkable shared buckets
+
+
+@pytest.mark.parametrize("min_words", [1, 2, 3, 4, 8])
+def test_unit_lines_are_the_lines_with_enough_words_as_str_split_counts_them(min_words):
+    import re
+
+    from dedup.content import units
+
+    text = "a b c\n  a\tb  c \n\u00a0a\u2028b c\r\nab c\r\n\nx y z w\n" + " ".join("w" * 3 for _ in range(8))
+    lines = [m for m in re.finditer(r"[^\r\n]+", text)]
+    assert units(text, min_words) == [m.span() for m in lines if len(m.group().split()) >= min_words]
+    assert units("", min_words) == []
