@@ -17,15 +17,8 @@ _UNIT = re.compile(r"[^\r\n]+")
 
 
 def units(text: str, min_words: int) -> list[tuple[int, int]]:
-    """(start, end) character spans of the lines of `text` that have at least `min_words` words.
-    (A line shorter than 2 * min_words - 1 characters cannot have them; the split stops at the
-    `min_words`-th word.)"""
-    shortest, most = 2 * min_words - 1, min_words - 1
-    return [
-        m.span()
-        for m in _UNIT.finditer(text)
-        if m.end() - m.start() >= shortest and len(m.group().split(None, most)) > most
-    ]
+    """(start, end) character spans of the lines of `text` that have at least `min_words` words."""
+    return [(m.start(), m.end()) for m in _UNIT.finditer(text) if len(m.group().split()) >= min_words]
 
 
 def main_content(text: str, min_words: int) -> str:

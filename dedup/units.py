@@ -52,7 +52,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from operator import itemgetter
 from typing import Any
 
 import apache_beam as beam
@@ -91,13 +90,16 @@ TOO_SHORT = "too_short_after_dedup"
 UNIT, BAND, SETS, MEMBERS, VECTORS, LABEL = "unit", "band", "sets", "members", "vectors", "label"
 EMBEDDERS = ("", "static", "minilm", "minilm-bf16")
 MAX_CLUSTER_SIZE = 10_000  # units; a larger k-means cluster is split before the neighbour search
-HASHED_TEXTS = 1 << 17  # unit texts whose hashes a worker remembers (then forgets them all): ~80 MB
 PartitionKeyed = tuple[int, Any]
 
 
+def unit_node(order: tuple, index: int) -> tuple:
+    """A unit's name in the graph: its document's survivor order (ending with the id), then its index.
+    The smallest node of a component is the copy to keep."""
+    return (*order, index)
+
+
 def node_doc(node: tuple) -> str:
-    """The document of a unit's node: its name in the graph, (*survivor order of its document
-    (ending with the id), unit index). The smallest node of a component is the copy to keep."""
     return node[-2]
 
 
@@ -229,9 +231,7 @@ class UnitDedup(CollectionStage):
         classes = (
             found[UNIT]
             | "GroupClasses"
-            >> SpillGroups(
-                f"{spill}/units", _classes, self.bands, self.rows, self.seed, parts, name, bool(self.embedder)
-            )
+            >> SpillGroups(f"{spill}/units", _classes, self.bands, self.rows, self.seed, parts, name)
             | "SplitClasses" >> SplitByTag((BAND, SETS, MEMBERS, VECTORS))
         )
         pairs = (
@@ -297,8 +297,8 @@ def cut(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 class _UnitsFn(beam.DoFn):
-    """A batch of documents → (UNIT, (class partition, packed [(class key, (node, language, shingle
-    bytes, float16 vector bytes or None))])) chunks, keyed by the hash of each unit's shingle set
+    """A batch of documents → (UNIT, (class partition, packed [(class key, node, language, shingle
+    bytes, float16 vector bytes or None)])) chunks, keyed by the hash of each unit's shingle set
     (bytes, not arrays: a chunk pickles and unpickles much faster); and (FAILED, (doc id,
     (FAILED, failure record))) per document whose units could not be embedded (its units are left
     out of the graph)."""
@@ -312,7 +312,6 @@ class _UnitsFn(beam.DoFn):
     def setup(self) -> None:
         self.hasher = shingle_hasher(self.ngram, self.seed)
         self.embedder = load_embedder(self.embedder_name) if self.embedder_name else None
-        self._hashed: dict[str, tuple[int, bytes] | tuple[()]] = {}
 
     def process(self, batch: list[Document]):
         found = [self._units(doc) for doc in batch]
@@ -331,38 +330,24 @@ class _UnitsFn(beam.DoFn):
                     found[row] = []
         chunks: dict[int, list] = defaultdict(list)
         for doc, units_of, doc_vectors in zip(batch, found, vectors):
-            language = doc.language or ""
-            for i, (node, _, (key, shingle_bytes)) in enumerate(units_of):
+            for i, (node, _, shingles) in enumerate(units_of):
+                shingle_bytes = shingles.tobytes()
+                key = xxhash.xxh64_intdigest(shingle_bytes)
                 vector = None if doc_vectors is None else doc_vectors[i].tobytes()
-                chunks[key % self.partitions].append((key, (node, language, shingle_bytes, vector)))
+                chunks[key % self.partitions].append((key, node, doc.language or "", shingle_bytes, vector))
         Metrics.counter(self.name, "units").inc(sum(map(len, chunks.values())))
         for part in sorted(chunks):
             yield UNIT, (part, pack(chunks[part]))
 
-    def _units(self, doc: Document) -> list[tuple[tuple, str, tuple[int, bytes]]]:
-        """(node, text, (class key, shingle bytes)) of each unit of `doc` that has shingles."""
+    def _units(self, doc: Document) -> list[tuple[tuple, str, np.ndarray]]:
+        """(node, text, shingle hashes) of each unit of `doc` that has shingles."""
         order = survivor_key(doc, *self.order)
         found = []
         for index, (start, end) in enumerate(units(doc.text, self.min_words)):
-            text = doc.text[start:end]
-            hashed = self._hashed.get(text)
-            if hashed is None:
-                hashed = self._hash(text)
-            if hashed:
-                found.append(((*order, index), text, hashed))
+            shingles = self.hasher(doc.text[start:end])
+            if shingles.size:
+                found.append((unit_node(order, index), doc.text[start:end], shingles))
         return found
-
-    def _hash(self, text: str) -> tuple[int, bytes] | tuple[()]:
-        """A unit text's (class key, shingle bytes), () without shingles, remembered for the next
-        copy of the same text (a repeated paragraph is hashed once per worker while it is
-        remembered; the same bytes object then pickles once per chunk)."""
-        if len(self._hashed) >= HASHED_TEXTS:
-            self._hashed.clear()
-        shingles = self.hasher(text)
-        shingle_bytes = shingles.tobytes()
-        hashed = (xxhash.xxh64_intdigest(shingle_bytes), shingle_bytes) if shingles.size else ()
-        self._hashed[text] = hashed
-        return hashed
 
     def _embedded(self, doc: Document) -> bool:
         return not self.languages or doc.language is None or doc.language in self.languages
@@ -376,36 +361,26 @@ class _UnitsFn(beam.DoFn):
 
 
 def _classes(
-    partition: int,
-    blobs: Iterable[bytes],
-    bands: int,
-    rows: int,
-    seed: int,
-    partitions: int,
-    name: str,
-    vectors: bool,
+    partition: int, blobs: Iterable[bytes], bands: int, rows: int, seed: int, partitions: int, name: str
 ):
     """One class partition's units → for each class (same shingle set) its representative (the
     smallest node): band key chunks (BAND, (band partition, packed (keys, node fields as columns,
     multi, class keys))), the representatives' verification sets (SETS, (partition, packed [(class key, set)])),
     the classes of several units (MEMBERS, (partition, packed [(node, other nodes)])) and, with an
-    embedder (`vectors`), (VECTORS, (members, vectors)). `multi`: the class has units in several
-    documents."""
+    embedder, (VECTORS, (members, vectors)). `multi`: the class has units in several documents."""
     classes: dict[int, list] = defaultdict(list)
     for blob in blobs:
-        for key, unit in unpack(blob):
+        for key, *unit in unpack(blob):
             classes[key].append(unit)
     reps, embedded, members_of = [], [], []
     for key in sorted(classes):
-        members, multi = classes[key], False
+        members = sorted(classes[key], key=lambda unit: unit[0])
+        multi = len({node_doc(unit[0]) for unit in members}) > 1
         if len(members) > 1:
-            members.sort(key=itemgetter(0))
-            doc = node_doc(members[0][0])
-            multi = any(node_doc(unit[0]) != doc for unit in members)
             members_of.append((members[0][0], [unit[0] for unit in members[1:]]))
         reps.append((members[0], multi, key))
-        vector = next((unit for unit in members if unit[3] is not None), None) if vectors else None
-        if vector is not None:  # the class's embedded copy
+        vector = next((unit for unit in members if unit[3] is not None), None)  # its embedded copy
+        if vector is not None:
             member = (members[0][0], multi, vector[1], key)
             embedded.append((member, np.frombuffer(vector[3], dtype=np.float16)))
     if not reps:
