@@ -17,9 +17,9 @@ marker that does not check out is deleted and its work recomputed.
 
 Work area: `--work-dir`, default `<output>/.gristmill-work`; removed after a successful run
 unless `--keep-work`. Files are chunks of pickled (outcome, record) pairs, compressed like the
-spill files (`pipeline.spill.encode_chunk`, read back by `pipeline.spill.read_values`): they round-trip every field of a record exactly (scores, metadata
-of any JSON shape), which a rerun must reproduce byte for byte; they are the run's scratch, not
-an output format.
+spill files (`pipeline.spill.encode_chunk`, read back by `pipeline.spill.read_values`): they
+round-trip every field of a record exactly (scores, metadata of any JSON shape), which a rerun
+must reproduce byte for byte; they are the run's scratch, not an output format.
 """
 
 from __future__ import annotations
