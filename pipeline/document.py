@@ -70,11 +70,27 @@ class Document:
 
     def with_scores(self, scores: Mapping[str, float]) -> Document:
         """A copy whose scores also hold `scores` (same names replaced)."""
-        return self.replace(scores={**self.scores, **scores})
+        return self._same_text({**self.scores, **scores}, self.metadata)
 
     def with_metadata(self, metadata: Mapping[str, Any]) -> Document:
         """A copy whose metadata also holds `metadata` (same keys replaced)."""
-        return self.replace(metadata={**self.metadata, **metadata})
+        return self._same_text(self.scores, {**self.metadata, **metadata})
+
+    def _same_text(self, scores: dict[str, float], metadata: dict[str, Any]) -> Document:
+        """A copy with these scores and metadata, keeping the analysis cache. Every scorer calls
+        this per document: built directly, it costs a third of `dataclasses.replace`."""
+        return Document(
+            self.id,
+            self.text,
+            self.source,
+            self.url,
+            self.language,
+            self.language_score,
+            scores,
+            self.kind,
+            metadata,
+            self.cache,
+        )
 
     def without_cache(self) -> Document:
         """The same document with its analysis cache dropped (before it leaves a fused step)."""

@@ -3,6 +3,7 @@ import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from pipeline.document import Document
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag, SplitOutcomes
 
 
@@ -19,3 +20,16 @@ def test_unknown_tag_fails_the_run_instead_of_dropping_the_value():
     with pytest.raises(Exception, match="'lost' is not one of"):
         with TestPipeline() as pipeline:
             _ = pipeline | beam.Create([("x", 1), ("lost", 2)]) | SplitByTag(["x"])
+
+
+def test_score_and_metadata_copies_change_only_their_field_and_keep_the_cache():
+    doc = Document(
+        id="d", text="some words", source="s", url="u", language="en", language_score=0.9,
+        scores={"a": 1.0}, kind="web", metadata={"m": 1},
+    )  # fmt: skip
+    words = doc.cached("words", str.split)
+    scored = doc.with_scores({"a": 2.0, "b": 3.0})
+    tagged = scored.with_metadata({"n": 2})
+    assert scored == doc.replace(scores={"a": 2.0, "b": 3.0}) and doc.scores == {"a": 1.0}
+    assert tagged == scored.replace(metadata={"m": 1, "n": 2}) and scored.metadata == {"m": 1}
+    assert tagged.cached("words", lambda text: []) is words  # same text: the analysis carries over
