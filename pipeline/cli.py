@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from pipeline.inspect import read_manifest, summary
+from pipeline.malloc import tune_malloc
 from pipeline.recipe import DEFAULT_RECIPE
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -109,6 +110,7 @@ QUIET_OFFLINE_ENVIRONMENT = {
 def main(argv: list[str] | None = None) -> int:
     for key, value in QUIET_OFFLINE_ENVIRONMENT.items():
         os.environ.setdefault(key, value)
+    tune_malloc()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "train-quality":
         from quality_models.train import main as train_main
