@@ -8,11 +8,13 @@ stage that makes many decisions per document). `ApplyDecisions` joins them back 
    the join key (`<spill dir>/k<partition>-<uuid>.pkl`, `pipeline.spill`, streams of pickled chunks, written
    through Beam's FileSystems, so the spill directory may be gs:// or s3://), and emits
    (partition, file) when it opens a file (closed when its bundle ends);
-2. join: the decisions and the file names are grouped by partition (one marker per partition,
-   so every partition is joined); the GroupByKey starts each partition only after every spill
-   bundle has finished, so each partition reads back exactly the files it was sent, as a stream,
+2. join: the decisions are spilled the same way, by the partition of their key, and only the
+   file names are grouped by partition (one marker per partition, so every partition is joined):
+   the local runner holds every shuffle in its driver process, and a stage such as `unit_dedup`
+   makes a decision per removed unit (millions). The GroupByKey starts each partition only after
+   every spill bundle has finished, so each partition reads back exactly the files it was sent
    and applies its own decisions: no worker holds more than one partition's decisions and no
-   shuffle ever holds a document. The files are deleted after, except on Dask, which may run a
+   shuffle ever holds a document or a decision. The files are deleted after, except on Dask, which may run a
    join twice over the same files (pipeline/runners.py, fault 4); the run's staging folder,
    which holds them, is deleted at the end of the run.
 
@@ -109,6 +111,12 @@ class Passthrough(NamedTuple):
     path: str
 
 
+class DecisionFile(NamedTuple):
+    """A spill file of one partition's decisions (what `DecisionsByPartition` made, not shuffled)."""
+
+    path: str
+
+
 class DecisionChunk(NamedTuple):
     """Decisions of one partition as one element: (join key, decision) pairs whose keys all lie in
     `partition` (`key_partition`), for a stage that makes many decisions per document."""
@@ -130,17 +138,22 @@ class _JoinFn(beam.DoFn):
         _partition, values = item
         paths: list[str] = []
         passthrough: list[str] = []
-        by_key: dict[str, list] = defaultdict(list)
+        decision_files: list[str] = []
         for value in values:
-            if isinstance(value, str):  # a spill file of this partition
+            if isinstance(value, str):  # a spill file of this partition's documents
                 paths.append(value)
             elif isinstance(value, Passthrough):
                 passthrough.append(value.path)
-            elif isinstance(value, DecisionChunk):
-                for doc_key, decision in value.decisions:
-                    by_key[doc_key].append(decision)
-            elif value is not None:  # None: the partition's marker, so every partition is joined
-                doc_key, decision = value
+            elif isinstance(value, DecisionFile):
+                decision_files.append(value.path)
+            # else None: the partition's marker, so every partition is joined
+        decision_files.sort()
+        by_key: dict[str, list] = defaultdict(list)
+        for decision_value in (value for path in decision_files for value in read_values(path)):
+            pairs = (
+                decision_value.decisions if isinstance(decision_value, DecisionChunk) else [decision_value]
+            )
+            for doc_key, decision in pairs:
                 by_key[doc_key].append(decision)
         paths.sort()
         seen: dict[str, int] = defaultdict(int)
@@ -155,8 +168,8 @@ class _JoinFn(beam.DoFn):
                 seen[doc_key] += 1
         for path in sorted(passthrough):
             yield from ((KEPT, doc) for doc in read_values(path))
-        if self.delete and (paths or passthrough):
-            FileSystems.delete(paths + passthrough)
+        if self.delete and (paths or passthrough or decision_files):
+            FileSystems.delete(paths + passthrough + decision_files)
 
 
 class ApplyDecisions(beam.PTransform):
@@ -188,16 +201,23 @@ class ApplyDecisions(beam.PTransform):
                     PartitionKeyed
                 )
             )
-        by_partition = decisions | "DecisionsByPartition" >> beam.Map(
-            lambda kv: (
-                (kv.partition, kv) if isinstance(kv, DecisionChunk) else (key_partition(kv[0], parts), kv)
-            )
-        ).with_output_types(PartitionKeyed)
+        decision_files = (
+            decisions
+            | "DecisionsByPartition"
+            >> beam.Map(
+                lambda kv: (
+                    (kv.partition, kv) if isinstance(kv, DecisionChunk) else (key_partition(kv[0], parts), kv)
+                )
+            ).with_output_types(PartitionKeyed)
+            | "SpillDecisions" >> beam.ParDo(SpillByKeyFn(f"{directory}/decisions"))
+            | "MarkDecisions"
+            >> beam.MapTuple(lambda part, path: (part, DecisionFile(path))).with_output_types(PartitionKeyed)
+        )
         markers = docs.pipeline | "Partitions" >> beam.Create(
             [(partition, None) for partition in range(parts)]
         ).with_output_types(PartitionKeyed)
         return (
-            (markers, by_partition, *files)
+            (markers, decision_files, *files)
             | "AllDecisions" >> beam.Flatten()
             | "DecisionsOfPartition" >> beam.GroupByKey()
             | "Join" >> beam.ParDo(_JoinFn(self.key, self.apply, delete=not reruns_steps(docs.pipeline)))
