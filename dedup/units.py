@@ -453,7 +453,7 @@ def _unit_bucket_pairs(
     counts: Counter[str] = Counter(shared_buckets=int(np.unique(bucket).size))
     a, b = _member_pairs(bucket, member.ravel(), max_bucket_size, entries, counts)
     doc = np.unique([node_doc(node) for node in nodes], return_inverse=True)[1].ravel()
-    linkable = multi[a] | multi[b] | (doc[a] != doc[b])
+    linkable = multi[a] | multi[b] | (doc[a] != doc[b])  # not two classes of one document alone
     a, b = a[linkable], b[linkable]
     part = _class_pair_partition(class_keys[a], class_keys[b], partitions)
     report(name, counts)
