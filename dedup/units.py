@@ -17,8 +17,9 @@ shuffled, never documents):
    unit below, not one per copy;
 3. candidates among representatives: MinHash LSH bands (a shared bucket gives candidate pairs; a
    bucket above `max_bucket_size` becomes a star to its first unit; band chunks carry the nodes
-   as columns, and node tuples are rebuilt only for shared buckets; pairs are made distinct in
-   chunks by pair partition, as in `minhash_dedup`), verified by the Jaccard
+   as columns, buckets and pairs are numpy arrays of class numbers, and a node tuple is rebuilt
+   once per class in a shared bucket; pairs travel as (ends, row arrays) chunks by pair
+   partition and are made distinct there, as in `minhash_dedup`), verified by the Jaccard
    similarity of the two shingle sets ≥ `jaccard_threshold` (each pair fetches the two
    representatives' sets, which the class step wrote out; the units are read once); with an
    `embedder`, also the `neighbours` nearest units by centered cosine within one (language,
@@ -66,12 +67,8 @@ from dedup.lsh import curve_threshold
 from dedup.minhash import (
     VerifyPairs,
     _doc_id,
-    bucket_pairs,
-    distinct_pairs,
     pack,
-    pairs_by_partition,
     report,
-    shared_buckets,
     unpack,
     verification_sets,
 )
@@ -238,8 +235,7 @@ class UnitDedup(CollectionStage):
             classes[BAND]
             | "BucketPairs"
             >> SpillGroups(f"{spill}/bands", _unit_bucket_pairs, self.max_bucket_size, name, parts)
-            | "DistinctPairs" >> SpillGroups(f"{spill}/pairs", distinct_pairs)
-            | "PackPairs" >> beam.Map(pack)
+            | "DistinctPairs" >> SpillGroups(f"{spill}/pairs", _distinct_class_pairs)
         )
         edges = (
             pairs
@@ -423,43 +419,113 @@ def _take(column: np.ndarray | list, rows: np.ndarray) -> np.ndarray | list:
     return column[rows] if isinstance(column, np.ndarray) else [column[i] for i in rows.tolist()]
 
 
-def _gather(parts: list, rows: list[int]) -> list:
+def _gather(parts: list, rows: np.ndarray) -> list:
     """The values at `rows` of one node field split over several chunks, as Python values."""
     if all(isinstance(part, np.ndarray) for part in parts):
         return np.concatenate(parts)[rows].tolist()
-    flat = [value for part in parts for value in (part.tolist() if isinstance(part, np.ndarray) else part)]
-    return [flat[i] for i in rows]
+    ends = np.cumsum([len(part) for part in parts])
+    which = np.searchsorted(ends, rows, side="right")
+    within = rows - np.concatenate(([0], ends))[which]
+    lists = [part.tolist() if isinstance(part, np.ndarray) else part for part in parts]
+    return [lists[c][i] for c, i in zip(which.tolist(), within.tolist())]
 
 
 def _unit_bucket_pairs(
     _partition: int, blobs: Iterable[bytes], max_bucket_size: int, name: str, partitions: int
 ):
     """One band partition's chunks (band keys and, by column, the representatives' nodes, `multi`
-    flags and class keys) → its distinct linkable candidate pairs ((node, class key), (node,
-    class key)) as chunks by pair partition. Nodes are rebuilt only for shared buckets' members."""
+    flags and class keys) → its distinct linkable candidate pairs as one chunk per pair partition:
+    (pair partition, packed (ends, first end rows, second end rows)), an end being (node, class
+    key) and a pair's first end the one of smaller class key. Buckets and pairs are numpy arrays of
+    class numbers; a node tuple is rebuilt once per class in a shared bucket."""
     chunks = [unpack(blob) for blob in blobs]
-    buckets = list(shared_buckets(np.concatenate([chunk[0] for chunk in chunks])))
-    counts: Counter[str] = Counter()
-    pairs = set()
-    if buckets:
-        rows = sorted({row for bucket in buckets for row in bucket})
-        fields = len(chunks[0][1])
-        nodes = zip(*(_gather([chunk[1][f] for chunk in chunks], rows) for f in range(fields)))
-        multi = np.concatenate([chunk[2] for chunk in chunks])[rows].tolist()
-        keys = np.concatenate([chunk[3] for chunk in chunks])[rows].tolist()
-        entry = {row: (node, m, key) for row, node, m, key in zip(rows, nodes, multi, keys)}
-        for bucket in buckets:
-            members = sorted({entry[row] for row in bucket})
-            pairs.update(
-                link for pair in bucket_pairs(members, max_bucket_size, counts) for link in _linkable(pair)
-            )
+    rows, bucket = _shared_rows(np.concatenate([chunk[0] for chunk in chunks]))
+    if not rows.size:
+        return
+    class_keys, first, member = np.unique(
+        np.concatenate([chunk[3] for chunk in chunks])[rows], return_index=True, return_inverse=True
+    )
+    picked = rows[first]
+    fields = len(chunks[0][1])
+    nodes = list(zip(*(_gather([chunk[1][f] for chunk in chunks], picked) for f in range(fields))))
+    multi = np.concatenate([chunk[2] for chunk in chunks])[picked]
+    entries = list(zip(nodes, multi.tolist(), class_keys.tolist()))
+    counts: Counter[str] = Counter(shared_buckets=int(np.unique(bucket).size))
+    a, b = _member_pairs(bucket, member.ravel(), max_bucket_size, entries, counts)
+    doc = np.unique([node_doc(node) for node in nodes], return_inverse=True)[1].ravel()
+    linkable = multi[a] | multi[b] | (doc[a] != doc[b])  # not two classes of one document alone
+    a, b = a[linkable], b[linkable]
+    part = _class_pair_partition(class_keys[a], class_keys[b], partitions)
     report(name, counts)
-    yield from pairs_by_partition(pairs, partitions, _class_pair_partition)
+    for p in np.unique(part).tolist():
+        in_part = part == p
+        used, rows_of = np.unique(np.concatenate((a[in_part], b[in_part])), return_inverse=True)
+        half = int(in_part.sum())
+        ends = [(nodes[i], entries[i][2]) for i in used.tolist()]
+        yield p, pack((ends, rows_of[:half], rows_of[half:]))
 
 
-def _class_pair_partition(pair: tuple[tuple, tuple], partitions: int) -> int:
-    """The partition of a linkable pair, from its two class keys."""
-    return xxhash.xxh64_intdigest(f"{pair[0][1]}:{pair[1][1]}".encode()) % partitions
+def _shared_rows(band_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of `band_keys` in buckets (equal keys) of more than one row, and each one's bucket
+    number (buckets numbered in key order)."""
+    order = np.argsort(band_keys, kind="stable")
+    ordered = band_keys[order]
+    bucket = np.cumsum(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    shared = np.bincount(bucket)[bucket] > 1
+    return order[shared], bucket[shared]
+
+
+def _member_pairs(
+    bucket: np.ndarray, member: np.ndarray, max_bucket_size: int, entries: list, counts: Counter
+) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct candidate pairs (a, b), a < b, of class numbers over all buckets: every pair of
+    a bucket's distinct members, or, above `max_bucket_size` members, a star to the smallest by
+    `entries` (counted in `counts`)."""
+    order = np.lexsort((member, bucket))
+    bucket, member = bucket[order], member[order]
+    distinct = np.concatenate(([True], (bucket[1:] != bucket[:-1]) | (member[1:] != member[:-1])))
+    bucket, member = bucket[distinct], member[distinct]
+    starts = np.flatnonzero(np.concatenate(([True], bucket[1:] != bucket[:-1])))
+    sizes = np.diff(np.append(starts, bucket.size))
+    firsts, seconds = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]
+    for size in np.unique(sizes[(sizes > 1) & (sizes <= max_bucket_size)]).tolist():
+        i, j = np.triu_indices(size, 1)
+        at = starts[sizes == size][:, None]
+        firsts.append(member[at + i].ravel())
+        seconds.append(member[at + j].ravel())
+    oversized = sizes > max_bucket_size
+    for start, size in zip(starts[oversized].tolist(), sizes[oversized].tolist()):
+        members = member[start : start + size]
+        center = min(members.tolist(), key=entries.__getitem__)
+        others = members[members != center]
+        firsts.append(np.minimum(others, center))
+        seconds.append(np.maximum(others, center))
+    counts["oversized_buckets"] += int(oversized.sum())
+    counts["star_edges"] += int((sizes[oversized] - 1).sum())
+    span = len(entries)
+    codes = np.unique(np.concatenate(firsts) * span + np.concatenate(seconds))
+    return codes // span, codes % span
+
+
+def _class_pair_partition(first: np.ndarray, second: np.ndarray, partitions: int) -> np.ndarray:
+    """The partitions of pairs, from their two class keys (xxh64 values, so their xor is uniform)."""
+    return (first ^ second) % np.uint64(partitions)
+
+
+def _distinct_class_pairs(_partition: int, chunks: Iterable[bytes]):
+    """One pair partition's chunks of candidate pairs → each distinct pair once, packed ((node,
+    class key), (node, class key)) in node order: the form in which verification takes a pair."""
+    ends, firsts, seconds = {}, [], []
+    for chunk in chunks:
+        chunk_ends, first, second = unpack(chunk)
+        keys = np.array([key for _, key in chunk_ends], dtype=np.uint64)
+        ends.update(zip(keys.tolist(), chunk_ends))
+        firsts.append(keys[first])
+        seconds.append(keys[second])
+    pairs = np.unique(np.stack((np.concatenate(firsts), np.concatenate(seconds)), axis=1), axis=0)
+    for first, second in pairs.tolist():
+        a, b = ends[first], ends[second]
+        yield pack((a, b) if a < b else (b, a))
 
 
 def _class_endpoints(packed: bytes, partitions: int):
@@ -467,14 +533,6 @@ def _class_endpoints(packed: bytes, partitions: int):
     each. Pairs go through verification packed: one bytes object each in the side input and the
     shipped values, not nested tuples of nodes to encode and weigh."""
     return ((key % partitions, key) for _, key in unpack(packed))
-
-
-def _linkable(pair: tuple[tuple, tuple]):
-    """((node, multi, class key), (node, multi, class key)) → ((node, class key), (node, class
-    key)), unless both classes lie in one same document."""
-    (a, multi_a, key_a), (b, multi_b, key_b) = pair
-    if multi_a or multi_b or node_doc(a) != node_doc(b):
-        yield (a, key_a), (b, key_b)
 
 
 def _removals(_partition: int, values: Iterable, partitions: int):

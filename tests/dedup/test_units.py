@@ -283,7 +283,7 @@ def test_node_columns_restore_the_same_values_and_types():
 def _reference_pairs(entries: list[tuple], keys: list[int], max_bucket_size: int) -> tuple[set, dict]:
     """The candidate pairs and counters of the former per-bucket step: every shared bucket's
     sorted members, all pairs (or a star to the smallest above max_bucket_size), then the
-    linkable ones."""
+    linkable ones (either class has copies in several documents, or the two lie in different ones)."""
     buckets: dict[int, set] = {}
     entries_in: dict[int, int] = {}
     for key, entry in zip(keys, entries):
@@ -305,13 +305,17 @@ def _reference_pairs(entries: list[tuple], keys: list[int], max_bucket_size: int
             pairs = [(members[0], other) for other in members[1:]]
         else:
             pairs = [(a, b) for i, a in enumerate(members) for b in members[i + 1 :]]
-        found.update(link for pair in pairs for link in units_module._linkable(pair))
+        found.update(
+            ((a, key_a), (b, key_b))
+            for (a, multi_a, key_a), (b, multi_b, key_b) in pairs
+            if multi_a or multi_b or units_module.node_doc(a) != units_module.node_doc(b)
+        )
     return found, {name: value for name, value in counts.items() if value}
 
 
 @pytest.mark.parametrize("max_bucket_size", [2, 3, 100])
 def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, monkeypatch):
-    from dedup.minhash import distinct_pairs, pack, unpack
+    from dedup.minhash import pack, unpack
 
     reported = {}
     monkeypatch.setattr(units_module, "report", lambda name, counts: reported.update(counts))
@@ -344,9 +348,15 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, mo
     assert sorted({part for part, _ in chunks}) == sorted(
         part for part, _ in chunks
     )  # one chunk per partition
-    found = [pair for part, blob in chunks for pair in distinct_pairs(part, [blob])]
+    by_part = {  # each chunk twice, as from two band partitions: its pairs once
+        part: [unpack(packed) for packed in units_module._distinct_class_pairs(part, [blob, blob])]
+        for part, blob in chunks
+    }
+    found = [pair for pairs in by_part.values() for pair in pairs]
     assert all(
-        units_module._class_pair_partition(pair, 4) == part for part, blob in chunks for pair in unpack(blob)
+        units_module._class_pair_partition(np.uint64(a[1]), np.uint64(b[1]), 4) == part
+        for part, pairs in by_part.items()
+        for a, b in pairs
     )
     assert len(found) == len(set(found))
     reference, counts = _reference_pairs(entries, keys, max_bucket_size)
