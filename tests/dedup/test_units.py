@@ -7,6 +7,7 @@ import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from dedup import unit_candidates
 from dedup import units as units_module
 from dedup.kmeans import neighbour_pairs
 from dedup.units import UnitDedup, cut
@@ -269,14 +270,14 @@ def test_verification_sets_equal_one_set_at_a_time():
 
 def test_node_columns_restore_the_same_values_and_types():
     nodes = [(float("inf"), -120, "doc-b", 3), (-0.5, 0, "doc-a", 0), (2.0, -7, "doc-c", 11)]
-    columns = [units_module._column(field) for field in zip(*nodes)]
+    columns = [unit_candidates._column(field) for field in zip(*nodes)]
     assert [type(c).__name__ for c in columns] == ["ndarray", "ndarray", "list", "ndarray"]
     rows = np.array([2, 0])
-    taken = [units_module._take(column, rows) for column in columns]
-    rebuilt = list(zip(*(units_module._gather([part], [0, 1]) for part in taken)))
+    taken = [unit_candidates._take(column, rows) for column in columns]
+    rebuilt = list(zip(*(unit_candidates._gather([part], [0, 1]) for part in taken)))
     assert rebuilt == [nodes[2], nodes[0]]
     assert [type(v) for v in rebuilt[0]] == [float, int, str, int]
-    mixed = units_module._column((1, 2.0, 3))  # mixed types stay a list
+    mixed = unit_candidates._column((1, 2.0, 3))  # mixed types stay a list
     assert mixed == [1, 2.0, 3] and [type(v) for v in mixed] == [int, float, int]
 
 
@@ -308,7 +309,7 @@ def _reference_pairs(entries: list[tuple], keys: list[int], max_bucket_size: int
         found.update(
             ((a, key_a), (b, key_b))
             for (a, multi_a, key_a), (b, multi_b, key_b) in pairs
-            if multi_a or multi_b or units_module.node_doc(a) != units_module.node_doc(b)
+            if multi_a or multi_b or unit_candidates.node_doc(a) != unit_candidates.node_doc(b)
         )
     return found, {name: value for name, value in counts.items() if value}
 
@@ -318,7 +319,7 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, mo
     from dedup.minhash import pack, unpack
 
     reported = {}
-    monkeypatch.setattr(units_module, "report", lambda name, counts: reported.update(counts))
+    monkeypatch.setattr(unit_candidates, "report", lambda name, counts: reported.update(counts))
     rng = random.Random(7)
     entries, keys, blobs = [], [], []
     for chunk in range(3):  # three chunks, as from three class partitions (nodes are unique)
@@ -333,7 +334,7 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, mo
         nodes, multi, class_keys = nodes * 2, multi * 2, class_keys * 2
         entries += [(node, m, k) for node, m, k in zip(nodes, multi, class_keys)]
         keys += band
-        columns = [units_module._column(field) for field in zip(*nodes)]
+        columns = [unit_candidates._column(field) for field in zip(*nodes)]
         blobs.append(
             pack(
                 (
@@ -344,17 +345,17 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, mo
                 )
             )
         )
-    chunks = list(units_module._unit_bucket_pairs(0, blobs, max_bucket_size, "unit_dedup", 4))
+    chunks = list(unit_candidates.bucket_pairs(0, blobs, max_bucket_size, "unit_dedup", 4))
     assert sorted({part for part, _ in chunks}) == sorted(
         part for part, _ in chunks
     )  # one chunk per partition
     by_part = {  # each chunk twice, as from two band partitions: its pairs once
-        part: [unpack(packed) for packed in units_module._distinct_class_pairs(part, [blob, blob])]
+        part: [unpack(packed) for packed in unit_candidates.distinct_class_pairs(part, [blob, blob])]
         for part, blob in chunks
     }
     found = [pair for pairs in by_part.values() for pair in pairs]
     assert all(
-        units_module._class_pair_partition(np.uint64(a[1]), np.uint64(b[1]), 4) == part
+        unit_candidates._class_pair_partition(np.uint64(a[1]), np.uint64(b[1]), 4) == part
         for part, pairs in by_part.items()
         for a, b in pairs
     )
