@@ -136,6 +136,7 @@ def main() -> None:
     parser.add_argument("--log", type=Path, help="append every process's RSS per sample to this file")
     parser.add_argument("--shas", type=Path, help="write the sha256 of every output shard to this file")
     args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus
     if corpus is None or not corpus.exists():
         from benchmarks.dedup_minhash_speed import make_corpus

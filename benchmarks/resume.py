@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=16, help="input files the corpus is cut into")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()))
     args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus or args.work / f"memory-corpus-{args.docs}-3000.jsonl"
     if not corpus.exists():
         from benchmarks.dedup_minhash_speed import make_corpus
