@@ -117,73 +117,93 @@ static inline __attribute__((always_inline)) int push_line(Scratch *s, Py_ssize_
     return 0;
 }
 
-/* ASCII classes (Python's predicates restricted to ASCII). */
-enum { SPACE = 1, BREAK = 2, UPPER = 4, LOWER = 8, DIGIT = 16 };
-static unsigned char ascii_class[128];
+/* Character classes: what the counts need to know of a code point, from Python's predicates
+ * (a table for the first 256 code points, `wide_class` above them). UPPER and DIGIT are what the
+ * reference's regexes [A-Z] and \d count; LETTER makes a word "lettered" (ASCII letters, or a
+ * non-ASCII alphanumeric that is not a decimal digit); SPECIAL marks '.', '#' and U+2026. */
+enum { SPACE = 1, BREAK = 2, UPPER = 4, DIGIT = 8, LETTER = 16, SPECIAL = 32 };
+static unsigned char char_class[256];
+
+static unsigned wide_class(Py_UCS4 ch) {
+    unsigned c = 0;
+    if (Py_UNICODE_ISSPACE(ch)) c |= SPACE;
+    if (Py_UNICODE_ISLINEBREAK(ch)) c |= BREAK;
+    if (Py_UNICODE_ISDECIMAL(ch)) c |= DIGIT;
+    else if (Py_UNICODE_ISALNUM(ch)) c |= LETTER;
+    if (ch == 0x2026) c |= SPECIAL;
+    return c;
+}
 
 static void init_classes(void) {
-    for (int ch = 0; ch < 128; ch++) {
-        unsigned char c = 0;
-        if (Py_UNICODE_ISSPACE(ch)) c |= SPACE;
-        if (Py_UNICODE_ISLINEBREAK(ch)) c |= BREAK;
-        if (ch >= 'A' && ch <= 'Z') c |= UPPER;
-        if (ch >= 'a' && ch <= 'z') c |= LOWER;
-        if (ch >= '0' && ch <= '9') c |= DIGIT;
-        ascii_class[ch] = c;
+    for (int ch = 0; ch < 256; ch++) {
+        unsigned c = ch < 128 ? 0 : wide_class(ch);
+        if (ch < 128) {
+            if (Py_UNICODE_ISSPACE(ch)) c |= SPACE;
+            if (Py_UNICODE_ISLINEBREAK(ch)) c |= BREAK;
+            if (ch >= 'A' && ch <= 'Z') c |= UPPER | LETTER;
+            if (ch >= 'a' && ch <= 'z') c |= LETTER;
+            if (ch >= '0' && ch <= '9') c |= DIGIT;
+            if (ch == '.' || ch == '#') c |= SPECIAL;
+        }
+        char_class[ch] = (unsigned char)c;
     }
 }
 
-static inline int is_space(Py_UCS4 ch) { return ch < 128 ? ascii_class[ch] & SPACE : Py_UNICODE_ISSPACE(ch); }
+static inline __attribute__((always_inline)) unsigned class_of(Py_UCS4 ch) {
+    return ch < 256 ? char_class[ch] : wide_class(ch);
+}
 
-
-/* One pass over a text of one storage kind (inlined per kind, so PyUnicode_READ is a plain load). */
+/* One pass over a text of one storage kind (inlined per kind, so PyUnicode_READ is a plain load).
+ * The common path per character is one table load and a few counter updates; words end, lines
+ * end and '.', '#', U+2026 take the branches. */
 static inline __attribute__((always_inline)) int count_kind(int kind, const void *data, Py_ssize_t length,
                                                             int64_t *out, Scratch *s) {
     int64_t words = 0, word_chars = 0, lettered = 0, stop = 0, symbols = 0, upper = 0, digits = 0;
     int64_t end_punct = 0, bullets = 0, shorts = 0;
     Py_ssize_t nlines = 0, word_start = -1, line_start = 0, dots = 0;
-    int has_letter = 0;
+    unsigned has_letter = 0;
     for (Py_ssize_t i = 0; i <= length; i++) {
-        Py_UCS4 ch = i < length ? PyUnicode_READ(kind, data, i) : '\n';
-        int cls = ch < 128 ? ascii_class[ch] : 0;
-        if (ch < 128 ? !(cls & SPACE) : !Py_UNICODE_ISSPACE(ch)) {
+        Py_UCS4 ch = i < length ? PyUnicode_READ(kind, data, i) : '\n'; /* a final break ends all */
+        unsigned cls = class_of(ch);
+        if (!(cls & SPACE)) {
             if (word_start < 0) {
                 word_start = i;
                 has_letter = 0;
             }
             word_chars++;
-            if (ch < 128) {
-                has_letter |= (cls & (UPPER | LOWER)) != 0;
-                upper += (cls & UPPER) != 0;
-                digits += (cls & DIGIT) != 0;
-            } else if (Py_UNICODE_ISDECIMAL(ch)) {
-                digits++; /* re's \d; a decimal digit is not a letter for `\w` minus `[\d_]` */
-            } else if (Py_UNICODE_ISALNUM(ch)) {
-                has_letter = 1;
-            }
-        } else if (word_start >= 0) {
-            words++;
-            lettered += has_letter;
-            stop += is_stopword(kind, data, word_start, i - word_start);
-            word_start = -1;
-        }
-        if (ch == '.') {
-            dots++;
+            has_letter |= cls & LETTER;
+            upper += (cls & UPPER) != 0;
+            digits += (cls & DIGIT) != 0;
         } else {
-            symbols += dots / 3 + (ch == '#' || ch == 0x2026);
-            dots = 0;
-        }
-        if (ch < 128 ? cls & BREAK : Py_UNICODE_ISLINEBREAK(ch)) {
-            Py_ssize_t a = line_start, b = i;
-            while (a < b && is_space(PyUnicode_READ(kind, data, a))) a++;
-            while (b > a && is_space(PyUnicode_READ(kind, data, b - 1))) b--;
-            if (b > a) {
-                end_punct += ends_punct(PyUnicode_READ(kind, data, b - 1));
-                bullets += starts_bullet(PyUnicode_READ(kind, data, a));
-                shorts += b - a < SHORT_LINE;
-                if (push_line(s, &nlines, a, b - a, kind, data) < 0) return -1;
+            if (word_start >= 0) {
+                words++;
+                lettered += has_letter != 0;
+                stop += is_stopword(kind, data, word_start, i - word_start);
+                word_start = -1;
             }
-            line_start = i + 1;
+            if (cls & BREAK) {
+                Py_ssize_t a = line_start, b = i;
+                while (a < b && class_of(PyUnicode_READ(kind, data, a)) & SPACE) a++;
+                while (b > a && class_of(PyUnicode_READ(kind, data, b - 1)) & SPACE) b--;
+                if (b > a) {
+                    end_punct += ends_punct(PyUnicode_READ(kind, data, b - 1));
+                    bullets += starts_bullet(PyUnicode_READ(kind, data, a));
+                    shorts += b - a < SHORT_LINE;
+                    if (push_line(s, &nlines, a, b - a, kind, data) < 0) return -1;
+                }
+                line_start = i + 1;
+            }
+        }
+        if (cls & SPECIAL) {
+            if (ch == '.') {
+                dots++;
+            } else {
+                symbols += dots / 3 + 1;
+                dots = 0;
+            }
+        } else if (dots) {
+            symbols += dots / 3;
+            dots = 0;
         }
     }
     Py_ssize_t distinct = distinct_lines(s, nlines, kind, (const char *)data);
