@@ -1,10 +1,13 @@
 """Connected components of an edge list in Beam, by alternating large-star / small-star rounds.
 
 Why this algorithm: it is the distributed one from Kiveris et al., "Connected Components in
-MapReduce and Beyond" (SoCC 2014). Each operation is one GroupByKey of the edge list and keeps
-every edge inside its component; a round is large-star then small-star, and after O(log² n)
-rounds (O(log n) in practice) every component is a star whose centre is its smallest node. No
-worker ever holds more than one node's neighbourhood, never O(corpus) state.
+MapReduce and Beyond" (SoCC 2014). Each operation is one grouping of the edge list by node and
+keeps every edge inside its component; a round is large-star then small-star, and after O(log² n)
+rounds (O(log n) in practice) every component is a star whose centre is its smallest node. The
+groupings go through spill files by node partition (`pipeline.spill.SpillStepFn`), each step
+grouping one partition's values in memory: a worker holds 1/partitions of the edges, never
+O(corpus) state, and the local runner's driver holds only file names (it holds a GroupByKey's
+values in memory, which grew with the duplicates at millions of documents).
 
 - large-star, for node u with neighbours Γ(u) and m = min(Γ(u) ∪ {u}):
   replace every edge (u, v) with v > u by (v, m)  (links all larger neighbours to the minimum)
@@ -36,19 +39,20 @@ graphs.
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import apache_beam as beam
+import xxhash
 from apache_beam.metrics import Metrics
 
+from pipeline.decisions import spill_dir
+from pipeline.runners import reruns_steps
+from pipeline.spill import SpillByKeyFn, SpilledFile, SpillStepFn, run_key
+
 Edge = tuple[Any, Any]
-
-
-def _edge(a: Any, b: Any) -> Edge:
-    """An undirected edge, smaller endpoint first."""
-    return (a, b) if a < b else (b, a)
 
 
 def large_star(node: Any, neighbours: Iterable[Any]) -> tuple[list[Edge], int]:
@@ -74,6 +78,7 @@ def small_star(node: Any, smaller_neighbours: Iterable[Any]) -> tuple[list[Edge]
 
 DONE = None  # large-star grouping value: the key is the centre of a finished star
 EDGE, LEAF, CENTRE = 0, 1, 2  # tags of the small-star grouping's values
+LABELS = -1  # spill key of the finished stars' (node, label) pairs
 
 
 def large_round(node: Any, neighbours: set[Any]) -> tuple[list[tuple[Any, tuple[int, Any]]], int]:
@@ -162,40 +167,61 @@ def components_local(edges: Iterable[Edge], rounds: int) -> tuple[dict[Any, Any]
 class ConnectedComponents(beam.PTransform):
     """PCollection of edges (a, b) → PCollection of (node, label) for every node of an edge.
 
-    `rounds` large-star/small-star rounds are unrolled; finished components leave them. Metrics
-    in `namespace`: `cc_round_NN_changes` (edges changed in round NN; absent when nothing
-    changed), `cc_nodes` (nodes labelled), `cc_finished_nodes` (of them, nodes labelled when
-    their component finished before the last round) and `cc_unconverged_nodes` (nodes whose final
-    neighbourhood is not a star around the smallest node; 0 or absent means the components are
-    exact).
+    `rounds` large-star/small-star rounds are unrolled; finished components leave them. Every
+    grouping goes through spill files by node partition (`pipeline.spill.SpillStepFn`): each step
+    reads one partition's files and writes the next step's, so only file names are shuffled and no
+    PCollection of edges or labels lies between two steps (Beam's local runner would hold it in
+    the driver's memory). The labels of finished stars are written once, and their files ride
+    along the later groupings unread (key `LABELS`) to the last step. Spill files go under
+    `directory` (default: a new spill folder of the pipeline). Metrics in `namespace`:
+    `cc_round_NN_changes` (edges changed in round NN; absent when nothing changed), `cc_nodes`
+    (nodes labelled), `cc_finished_nodes` (of them, nodes labelled when their component finished
+    before the last round) and `cc_unconverged_nodes` (nodes whose final neighbourhood is not a
+    star around the smallest node; 0 or absent means the components are exact).
     """
 
-    def __init__(self, rounds: int = 20, namespace: str = "components") -> None:
+    def __init__(
+        self, rounds: int = 20, namespace: str = "components", partitions: int = 64, directory=None
+    ) -> None:
         super().__init__()
         self.rounds = rounds
         self.namespace = namespace
+        self.partitions = partitions
+        self.directory = directory
 
     def expand(self, edges):
-        ns = self.namespace
-        current = (
+        ns, parts = self.namespace, self.partitions
+        spill = self.directory or spill_dir(edges.pipeline, ns)
+        delete = not reruns_steps(edges.pipeline)
+        files = (
             edges
-            | "Normalize" >> beam.Map(lambda e: _edge(*e))
-            | "DropLoops" >> beam.Filter(lambda e: e[0] != e[1])
-            | "BothDirections" >> beam.FlatMap(_both_directions)
+            | "BothDirections" >> beam.FlatMap(_both_directions, parts)
+            | "SpillEdges" >> beam.ParDo(SpillByKeyFn(f"{spill}/edges")).with_output_types(SpilledFile)
         )
-        finished = []
         for i in range(1, self.rounds + 1):
             counter = f"cc_round_{i:02d}_changes"
-            grouped = current | f"R{i}LargeGroup" >> beam.GroupByKey()
-            finished.append(grouped | f"R{i}Finished" >> beam.FlatMap(_finished, ns))
-            current = (
-                grouped
-                | f"R{i}LargeStar" >> beam.FlatMap(_large_step, ns, counter)
-                | f"R{i}SmallGroup" >> beam.GroupByKey()
-                | f"R{i}SmallStar" >> beam.FlatMap(_small_step, ns, counter)
-            )
-        last = current | "FinalGroup" >> beam.GroupByKey() | "Label" >> beam.FlatMap(_label, ns)
-        return (*finished, last) | "AllLabels" >> beam.Flatten()
+            for half, step in (("large", _large_step), ("small", _small_step)):
+                files = (
+                    files
+                    | f"R{i}{half.title()}Group" >> beam.GroupByKey()
+                    | f"R{i}{half.title()}Star"
+                    >> beam.ParDo(
+                        _RoundFn(f"{spill}/r{i:02d}-{half}", delete, step, ns, counter, parts)
+                    ).with_output_types(SpilledFile)
+                )
+        return files | "FinalGroup" >> beam.GroupByKey() | "Label" >> beam.FlatMap(_final_labels, delete, ns)
+
+
+class _RoundFn(SpillStepFn):
+    """One half round of one node partition (a `SpillStepFn`); the finished labels' files (key
+    `LABELS`) are passed on unread."""
+
+    def process(self, item: tuple[int, Iterable[str]]) -> Iterator[SpilledFile]:
+        key, paths = item
+        if key == LABELS:
+            yield from ((LABELS, path) for path in paths)
+        else:
+            yield from super().process(item)
 
 
 def is_star_member(node: Any, neighbours: list[Any]) -> bool:
@@ -205,43 +231,78 @@ def is_star_member(node: Any, neighbours: list[Any]) -> bool:
     return min(neighbours) > node or len(neighbours) == 1
 
 
-def _label(item: tuple[Any, Iterable[Any]], namespace: str) -> Iterator[tuple[Any, Any]]:
-    node, values = item
-    nbrs = list({v for v in values if v is not DONE})
-    Metrics.counter(namespace, "cc_nodes").inc()
-    if not is_star_member(node, nbrs):
-        Metrics.counter(namespace, "cc_unconverged_nodes").inc()
-    yield node, component_label(node, nbrs)
+def _final_labels(item: tuple[int, Iterable[str]], delete: bool, namespace: str) -> Iterator[tuple[Any, Any]]:
+    """The last grouping of one key → (node, label): the finished stars' labels as written, or a
+    node partition's labels from its neighbourhood after the last round."""
+    if item[0] == LABELS:
+        return run_key(item, delete, _stored_labels)
+    return run_key(item, delete, _label, namespace)
 
 
-def _finished(item: tuple[Any, Iterable[Any]], namespace: str) -> list[tuple[Any, Any]]:
-    labels = finished_labels(*item)
-    if labels:
-        Metrics.counter(namespace, "cc_nodes").inc(len(labels))
-        Metrics.counter(namespace, "cc_finished_nodes").inc(len(labels))
+def _stored_labels(_key: int, labels: Iterable[tuple[Any, Any]]) -> Iterable[tuple[Any, Any]]:
     return labels
 
 
-def _large_step(item: tuple[Any, Iterable[Any]], namespace: str, counter: str) -> list:
-    """`large_round` of one grouped node that is not a finished centre; count the edges it changed."""
-    node, values = item
-    neighbours = set(values)
-    if DONE in neighbours:
-        return []
-    out, changed = large_round(node, neighbours)
+def _label(_partition: int, values: Iterable[tuple[Any, Any]], namespace: str) -> Iterator[tuple[Any, Any]]:
+    """A partition's nodes after the last round → (node, `component_label`)."""
+    nodes = 0
+    for node, neighbours in _grouped(values).items():
+        nbrs = list({v for v in neighbours if v is not DONE})
+        if not is_star_member(node, nbrs):
+            Metrics.counter(namespace, "cc_unconverged_nodes").inc()
+        nodes += 1
+        yield node, component_label(node, nbrs)
+    Metrics.counter(namespace, "cc_nodes").inc(nodes)
+
+
+def _large_step(_partition: int, values: Iterable, namespace: str, counter: str, partitions: int) -> Iterator:
+    """A partition's large-star grouping → (LABELS, (node, label)) for the finished stars' nodes
+    and `large_round`'s output keyed by node partition for every other node; count the edges changed."""
+    finished, changed = 0, 0
+    for node, neighbours in _grouped(values).items():
+        if DONE in neighbours:
+            labels = finished_labels(node, neighbours)
+            finished += len(labels)
+            yield from ((LABELS, label) for label in labels)
+            continue
+        step, n_changed = large_round(node, set(neighbours))
+        yield from _keyed(step, partitions)
+        changed += n_changed
+    if finished:
+        Metrics.counter(namespace, "cc_nodes").inc(finished)
+        Metrics.counter(namespace, "cc_finished_nodes").inc(finished)
     if changed:
         Metrics.counter(namespace, counter).inc(changed)
-    return out
 
 
-def _small_step(item: tuple[Any, Iterable[tuple[int, Any]]], namespace: str, counter: str) -> list:
-    """`small_round` of one grouped node; count the edges it changed."""
-    out, changed = small_round(*item)
+def _small_step(_partition: int, values: Iterable, namespace: str, counter: str, partitions: int) -> Iterator:
+    """A partition's small-star grouping → `small_round`'s output keyed by node partition; count
+    the edges changed."""
+    changed = 0
+    for node, tagged in _grouped(values).items():
+        step, n_changed = small_round(node, tagged)
+        yield from _keyed(step, partitions)
+        changed += n_changed
     if changed:
         Metrics.counter(namespace, counter).inc(changed)
-    return out
 
 
-def _both_directions(edge: Edge) -> Iterator[Edge]:
-    yield edge
-    yield (edge[1], edge[0])
+def _keyed(pairs: Iterable[tuple[Any, Any]], partitions: int) -> Iterator[tuple[int, tuple[Any, Any]]]:
+    """(node, value) pairs → (node's partition, pair)."""
+    return ((node_partition(pair[0], partitions), pair) for pair in pairs)
+
+
+def _both_directions(edge: Edge, partitions: int) -> Iterator[tuple[int, Edge]]:
+    """An edge → both of its directions keyed by node partition (loops dropped)."""
+    a, b = edge
+    if a != b:
+        yield from _keyed(((a, b), (b, a)), partitions)
+
+
+def node_partition(node: Any, partitions: int) -> int:
+    """The spill partition of a node (seedless xxh64 of its bytes: the same on every worker)."""
+    if isinstance(node, str):
+        data = node.encode("utf-8", "surrogatepass")
+    else:
+        data = pickle.dumps(node, protocol=pickle.HIGHEST_PROTOCOL)
+    return xxhash.xxh64_intdigest(data) % partitions

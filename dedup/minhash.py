@@ -64,6 +64,7 @@ from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, r
 
 NEAR_DUPLICATE = "near_duplicate"
 BANDS, SETS, ORDERS = "bands", "sets", "orders"  # the signature step's outputs
+LABEL = "label"  # a component label beside the survivor orders of its id partition
 MET, VERIFIED = "met", "verified"  # the verification step's outputs
 # Everything keyed by id partition declares this type, so grouped data and the side inputs read
 # by partition use the same key coder (VarInt); with inferred types an int key could be encoded
@@ -179,16 +180,22 @@ class MinHashDedup(CollectionStage):
             if verify
             else pairs
         )
-        labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, self.name)
-        labels_by_partition = labels | "LabelsByPartition" >> beam.Map(
-            lambda kv: (id_partition(kv[0], parts), kv)
-        ).with_output_types(PartitionKeyed)
+        labels = edges | "Components" >> ConnectedComponents(
+            self.cc_rounds, self.name, parts, f"{spill}/components"
+        )
         decisions = (
-            hashed[ORDERS]
-            | "AttachLabels"
-            >> SpillGroups(f"{spill}/orders", _attach_labels, beam.pvalue.AsMultiMap(labels_by_partition))
-            | "GroupClusters" >> beam.GroupByKey()
-            | "Survivors" >> beam.FlatMap(_survivors, self.name)
+            (
+                hashed[ORDERS]
+                | "TagOrders"
+                >> beam.MapTuple(lambda part, blob: (part, (ORDERS, blob))).with_output_types(PartitionKeyed),
+                labels
+                | "LabelsByPartition"
+                >> beam.Map(lambda kv: (id_partition(kv[0], parts), (LABEL, kv))).with_output_types(
+                    PartitionKeyed
+                ),
+            )
+            | "AttachLabels" >> SpillGroups(f"{spill}/orders", _attach_labels, parts)
+            | "Survivors" >> SpillGroups(f"{spill}/clusters", _survivors, self.name)
         )
         return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
             self.name, _doc_id, self.apply, parts
@@ -467,27 +474,35 @@ def _similarity(pair: tuple, sets: list[bytes], name: str) -> float:
     return jaccard(first, second)
 
 
-def _attach_labels(partition: int, chunks: Iterable[bytes], labels_by_partition):
-    """One id partition's survivor orders → (label, (order, id)) for each document in a cluster
-    (`labels_by_partition`: partition → (doc id, label), a multimap side input)."""
-    labels = dict(labels_by_partition[partition])
+def _attach_labels(_partition: int, values: Iterable[tuple[str, Any]], partitions: int):
+    """One id partition's survivor orders (ORDERS chunks) and component labels (LABEL (id, label))
+    → (label's partition, (label, (order, id))) for each document in a cluster."""
+    labels, chunks = {}, []
+    for kind, value in values:
+        if kind == LABEL:
+            labels[value[0]] = value[1]
+        else:
+            chunks.append(value)
     for chunk in chunks:
         for doc_id, order in unpack(chunk):
             if doc_id in labels:
-                yield labels[doc_id], (order, doc_id)
+                label = labels[doc_id]
+                yield id_partition(label, partitions), (label, (order, doc_id))
 
 
-def _survivors(item: tuple[str, Any], name: str):
-    """One cluster → (id, (cluster size, survivor id)) for every member but the survivor.
+def _survivors(_partition: int, values: Iterable[tuple[str, Any]], name: str):
+    """One partition's clusters → (id, (cluster size, survivor id)) for every member but the survivor.
 
     The survivor is the smallest survivor order (`dedup.survivor.survivor_key`, which ends with
     the id, so the choice is a total order whatever the input order)."""
-    _, members = item
-    members = list(members)  # compact (order, id) pairs, not documents
-    _, survivor = min(members)
-    Metrics.counter(name, "clusters").inc()
-    Metrics.distribution(name, "cluster_size").update(len(members))
-    for _, doc_id in members:
-        if doc_id != survivor:
-            Metrics.counter(name, "near_duplicates").inc()
-            yield doc_id, (len(members), survivor)
+    clusters: dict[str, list] = defaultdict(list)
+    for label, member in values:
+        clusters[label].append(member)  # compact (order, id) pairs, not documents
+    for members in clusters.values():
+        _, survivor = min(members)
+        Metrics.counter(name, "clusters").inc()
+        Metrics.distribution(name, "cluster_size").update(len(members))
+        for _, doc_id in members:
+            if doc_id != survivor:
+                Metrics.counter(name, "near_duplicates").inc()
+                yield doc_id, (len(members), survivor)

@@ -240,7 +240,9 @@ class UnitDedup(CollectionStage):
         if self.embedder:
             near = classes[VECTORS] | "EmbeddingPairs" >> _EmbeddingPairs(self)
             edges = (edges, near) | "AllEdges" >> beam.Flatten()
-        labels = edges | "Components" >> ConnectedComponents(self.cc_rounds, name)
+        labels = edges | "Components" >> ConnectedComponents(
+            self.cc_rounds, name, parts, f"{spill}/components"
+        )
         removals = (
             labels
             | "LabelOfClass"

@@ -35,6 +35,7 @@ LENGTH_BYTES = 8
 # buckets) or large values (minhash's packed chunks) the buffers would otherwise hold a share of the
 # corpus (the kept rows, text and all) until `finish_bundle`, or up to keys × CHUNK_VALUES blobs.
 HELD_BYTES = 16 * 1024 * 1024
+SpilledFile = tuple[int, str]  # (key, path of one of its spill files): what a spilling step yields
 
 
 def rough_size(value: Any) -> int:
@@ -114,6 +115,21 @@ class SpillByKeyFn(beam.DoFn):
             handle.close()
 
 
+class SpillStepFn(SpillByKeyFn):
+    """(key, its spill files' names, grouped) → the (key, value) pairs that `then(key, values,
+    *args)` yields, spilled under `directory` as `SpillByKeyFn` spills them (it yields (key, path)):
+    the step of a chain of groupings (GroupByKey, SpillStepFn, GroupByKey, ...) that shuffles only
+    file names, reading each key's files once and deleting them after, if `delete`."""
+
+    def __init__(self, directory: str, delete: bool, then, *args) -> None:
+        super().__init__(directory)
+        self.delete, self.then, self.args = delete, then, args
+
+    def process(self, item: tuple[int, Iterable[str]]) -> Iterator[SpilledFile]:
+        for pair in run_key(item, self.delete, self.then, *self.args):
+            yield from super().process(pair)
+
+
 def read_values(path: str) -> Iterator[Any]:
     """The values of one spill or checkpoint file, one chunk in memory at a time."""
     import zstandard
@@ -176,7 +192,7 @@ def _merged(paths: list[str], last: list, key: Callable) -> Iterator:
         FileSystems.delete(paths)
 
 
-def _run_key(item: tuple[int, Iterable[str]], delete: bool, then, *sides) -> Iterator:
+def run_key(item: tuple[int, Iterable[str]], delete: bool, then, *sides) -> Iterator:
     """What `then(key, values, *sides)` yields for one key's spilled values (an iterator over the
     files it was sent, never a folder listing, read one chunk at a time); the files are deleted
     after, if `delete`."""
@@ -207,8 +223,7 @@ class SpillGroups(beam.PTransform):
     def expand(self, pairs):
         parts = pairs if isinstance(pairs, tuple) else (pairs,)
         named = [
-            part
-            | f"Spill{index}" >> beam.ParDo(SpillByKeyFn(self.directory)).with_output_types(tuple[int, str])
+            part | f"Spill{index}" >> beam.ParDo(SpillByKeyFn(self.directory)).with_output_types(SpilledFile)
             for index, part in enumerate(parts)
         ]
         return (
@@ -216,5 +231,5 @@ class SpillGroups(beam.PTransform):
             | "AllFiles" >> beam.Flatten(pipeline=parts[0].pipeline)
             | "FilesByKey" >> beam.GroupByKey()
             # A runner that may run a step twice (Dask) keeps the files until the staging folder goes.
-            | "RunKey" >> beam.FlatMap(_run_key, not reruns_steps(parts[0].pipeline), self.then, *self.sides)
+            | "RunKey" >> beam.FlatMap(run_key, not reruns_steps(parts[0].pipeline), self.then, *self.sides)
         )
