@@ -165,7 +165,8 @@ def components_local(edges: Iterable[Edge], rounds: int) -> tuple[dict[Any, Any]
 
 
 class ConnectedComponents(beam.PTransform):
-    """PCollection of edges (a, b) → PCollection of (node, label) for every node of an edge.
+    """PCollection of edges (a, b), or a tuple of them → PCollection of (node, label) for every
+    node of an edge.
 
     `rounds` large-star/small-star rounds are unrolled; finished components leave them. Every
     grouping goes through spill files by node partition (`pipeline.spill.SpillStepFn`): each step
@@ -191,13 +192,19 @@ class ConnectedComponents(beam.PTransform):
 
     def expand(self, edges):
         ns, parts = self.namespace, self.partitions
-        spill = self.directory or spill_dir(edges.pipeline, ns)
-        delete = not reruns_steps(edges.pipeline)
-        files = (
-            edges
-            | "BothDirections" >> beam.FlatMap(_both_directions, parts)
-            | "SpillEdges" >> beam.ParDo(SpillByKeyFn(f"{spill}/edges")).with_output_types(SpilledFile)
-        )
+        edge_lists = edges if isinstance(edges, tuple) else (edges,)
+        pipeline = edge_lists[0].pipeline
+        spill = self.directory or spill_dir(pipeline, ns)
+        delete = not reruns_steps(pipeline)
+        # Each edge list is spilled where it is made (a Flatten of several would be held in memory).
+        spilled = [
+            made
+            | f"BothDirections{index}" >> beam.FlatMap(_both_directions, parts)
+            | f"SpillEdges{index}"
+            >> beam.ParDo(SpillByKeyFn(f"{spill}/edges")).with_output_types(SpilledFile)
+            for index, made in enumerate(edge_lists)
+        ]
+        files = tuple(spilled) | "AllEdgeFiles" >> beam.Flatten(pipeline=pipeline)
         for i in range(1, self.rounds + 1):
             counter = f"cc_round_{i:02d}_changes"
             for half, step in (("large", _large_step), ("small", _small_step)):

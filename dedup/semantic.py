@@ -350,8 +350,9 @@ class SemanticDedup(CollectionStage):
 
 
 class _SemanticDecisions(beam.PTransform):
-    """Documents → (content key, decision) of every removed or failed document: (REJECTED,
-    detail, survivor id) or (FAILED, failure record). Only compact members are shuffled."""
+    """Documents → two PCollections of (content key, decision), for the removed and the failed
+    documents: (REJECTED, detail, survivor id) and (FAILED, failure record). Only compact members
+    are shuffled."""
 
     def __init__(self, stage: SemanticDedup) -> None:
         super().__init__()
@@ -379,7 +380,7 @@ class _SemanticDecisions(beam.PTransform):
             iterations=stage.kmeans_iterations,
         )
         removed = embedded[EMBEDDED] | "Cluster" >> clustered
-        return (removed, embedded[FAILED]) | "AllDecisions" >> beam.Flatten()
+        return removed, embedded[FAILED]  # not flattened: `ApplyDecisions` spills each where it is made
 
 
 def _compared(doc: Document, languages: frozenset[str]) -> bool:

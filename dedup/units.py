@@ -238,8 +238,7 @@ class UnitDedup(CollectionStage):
             | "UnpackPairs" >> beam.Map(unpack)
         )
         if self.embedder:
-            near = classes[VECTORS] | "EmbeddingPairs" >> _EmbeddingPairs(self)
-            edges = (edges, near) | "AllEdges" >> beam.Flatten()
+            edges = (edges, classes[VECTORS] | "EmbeddingPairs" >> _EmbeddingPairs(self))
         labels = edges | "Components" >> ConnectedComponents(
             self.cc_rounds, name, parts, f"{spill}/components"
         )
@@ -253,8 +252,7 @@ class UnitDedup(CollectionStage):
             | "MembersOfClasses"
             >> beam.MapTuple(lambda part, blob: (part, (MEMBERS, blob))).with_output_types(PartitionKeyed),
         ) | "Removals" >> SpillGroups(f"{spill}/members", _removals, parts)
-        decisions = (removals, found[FAILED]) | "AllDecisions" >> beam.Flatten()
-        return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
+        return decision_inputs(docs, (removals, found[FAILED]), passthrough) | "Apply" >> ApplyDecisions(
             name, _doc_id, self.apply, parts
         )
 

@@ -173,8 +173,8 @@ class _JoinFn(beam.DoFn):
 
 
 class ApplyDecisions(beam.PTransform):
-    """(documents, decisions keyed by join key (or `DecisionChunk`s)[, passthrough documents]) →
-    StageOutputs, documents spilled, not shuffled; passthrough documents (None: none) come out
+    """(documents, decisions keyed by join key (or `DecisionChunk`s): a PCollection or a tuple of
+    them[, passthrough documents]) → StageOutputs, documents spilled, not shuffled; passthrough documents (None: none) come out
     kept, unchanged."""
 
     def __init__(self, stage: str, key: Callable[[Document], str], apply: Apply, partitions: int) -> None:
@@ -201,23 +201,30 @@ class ApplyDecisions(beam.PTransform):
                     PartitionKeyed
                 )
             )
-        decision_files = (
-            decisions
-            | "DecisionsByPartition"
-            >> beam.Map(
-                lambda kv: (
-                    (kv.partition, kv) if isinstance(kv, DecisionChunk) else (key_partition(kv[0], parts), kv)
+        # Each PCollection of decisions is spilled where it is made: a Flatten of several would be
+        # held in memory by the local runner.
+        for index, made in enumerate(decisions if isinstance(decisions, tuple) else (decisions,)):
+            files.append(
+                made
+                | f"DecisionsByPartition{index}"
+                >> beam.Map(
+                    lambda kv: (
+                        (kv.partition, kv)
+                        if isinstance(kv, DecisionChunk)
+                        else (key_partition(kv[0], parts), kv)
+                    )
+                ).with_output_types(PartitionKeyed)
+                | f"SpillDecisions{index}" >> beam.ParDo(SpillByKeyFn(f"{directory}/decisions"))
+                | f"MarkDecisions{index}"
+                >> beam.MapTuple(lambda part, path: (part, DecisionFile(path))).with_output_types(
+                    PartitionKeyed
                 )
-            ).with_output_types(PartitionKeyed)
-            | "SpillDecisions" >> beam.ParDo(SpillByKeyFn(f"{directory}/decisions"))
-            | "MarkDecisions"
-            >> beam.MapTuple(lambda part, path: (part, DecisionFile(path))).with_output_types(PartitionKeyed)
-        )
+            )
         markers = docs.pipeline | "Partitions" >> beam.Create(
             [(partition, None) for partition in range(parts)]
         ).with_output_types(PartitionKeyed)
         return (
-            (markers, decision_files, *files)
+            (markers, *files)
             | "AllDecisions" >> beam.Flatten()
             | "DecisionsOfPartition" >> beam.GroupByKey()
             | "Join" >> beam.ParDo(_JoinFn(self.key, self.apply, delete=not reruns_steps(docs.pipeline)))
