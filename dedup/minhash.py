@@ -11,15 +11,16 @@ Steps (each a Beam transform; no worker holds O(corpus) state):
    counted as `oversized_buckets` / `star_edges`); a partition's distinct pairs leave as one chunk
    per pair partition, spilled again, where each pair is kept once (`distinct_pairs`: no shuffled
    element per pair and its copies from other bands);
-3. verification (`VerifyPairs`): shingle sets are spilled by id partition; each partition reads
-   the pairs that want its sets (a multimap side input keyed by partition) and ships them to spill
-   files by pair partition, where the two sets of a pair meet, and the pair is kept if their
-   Jaccard similarity ≥ `jaccard_threshold`;
+3. verification (`VerifyPairs`): every candidate pair asks for its two shingle sets in their id
+   partitions; the asks and the sets are spilled by id partition, each partition reads its asks
+   first, streams its sets and ships the wanted ones to spill files by pair partition, where the
+   two sets of a pair meet, and the pair is kept if their Jaccard similarity ≥ `jaccard_threshold`;
 4. connected components of the verified pairs (`dedup.components`, large-star/small-star);
-5. survivor orders (score, length, id: `dedup.survivor.survivor_key`), spilled by id partition,
-   read their partition's component labels (a multimap side input keyed by partition) and are
-   grouped by cluster; the smallest order survives, every other member gets a decision
-   (cluster size, survivor id);
+5. survivor orders (score, length, id: `dedup.survivor.survivor_key`) and component labels are
+   spilled by id partition; each partition reads its labels first, streams its orders and sends
+   every clustered document's order to its cluster's partition, where they are grouped by
+   cluster; the smallest order survives, every other member gets a decision (cluster size,
+   survivor id);
 6. the decisions are joined to the documents by `pipeline.decisions.ApplyDecisions`: documents are
    spilled once to files partitioned by id and each partition streams its file against its own
    decisions; rejected members become `near_duplicate` with `duplicate_of` = the survivor's id.
@@ -30,8 +31,9 @@ driver's memory, so a shuffle of per-document keys still grows with the corpus. 
 only what grows with the duplicates (candidate pairs, labels, cluster members: ids, not sets) and
 the files' names. Writing per-partition chunks of a batch, not single items, keeps
 the number of elements small (Beam's per-element cost dominates otherwise). The small side
-(wants, labels) reaches the big side (sets, orders) as a side input rather than through a
-CoGroupByKey: Beam's local runner materializes every multi-input Flatten (as a CoGroupByKey has).
+(asks, labels) meets the big side (sets, orders) in the files of their partition, read in that
+order (`SpillGroups` of a tuple), not through a side input or a CoGroupByKey: Beam's local runner
+holds both in the driver (a side input, and the multi-input Flatten inside a CoGroupByKey).
 
 Verification error: none from sampling. The sets compared are the low 32 bits of the 64-bit
 n-gram hashes (half the shuffled bytes), so two distinct n-grams collide with probability 2**-32;
@@ -65,10 +67,10 @@ from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, r
 NEAR_DUPLICATE = "near_duplicate"
 BANDS, SETS, ORDERS = "bands", "sets", "orders"  # the signature step's outputs
 LABEL = "label"  # a component label beside the survivor orders of its id partition
+WANT = "want"  # a candidate pair that asks for a shingle set of its id partition
 MET, VERIFIED = "met", "verified"  # the verification step's outputs
-# Everything keyed by id partition declares this type, so grouped data and the side inputs read
-# by partition use the same key coder (VarInt); with inferred types an int key could be encoded
-# differently (pickled) and a lookup would miss.
+# Everything keyed by id partition declares this type (an int key, any value): Beam checks the key
+# where it is made, and a spill file is named by it.
 PartitionKeyed = tuple[int, Any]
 
 
@@ -185,14 +187,14 @@ class MinHashDedup(CollectionStage):
         )
         decisions = (
             (
-                hashed[ORDERS]
-                | "TagOrders"
-                >> beam.MapTuple(lambda part, blob: (part, (ORDERS, blob))).with_output_types(PartitionKeyed),
                 labels
                 | "LabelsByPartition"
                 >> beam.Map(lambda kv: (id_partition(kv[0], parts), (LABEL, kv))).with_output_types(
                     PartitionKeyed
                 ),
+                hashed[ORDERS]
+                | "TagOrders"
+                >> beam.MapTuple(lambda part, blob: (part, (ORDERS, blob))).with_output_types(PartitionKeyed),
             )
             | "AttachLabels" >> SpillGroups(f"{spill}/orders", _attach_labels, parts)
             | "Survivors" >> SpillGroups(f"{spill}/clusters", _survivors, self.name)
@@ -377,12 +379,12 @@ class VerifyPairs(beam.PTransform):
     """Candidate pairs → the pairs whose exact Jaccard similarity reaches `threshold`.
 
     `sets`: (id partition, packed [(id, set bytes)]) chunks; `endpoints(pair, partitions)` → the
-    (id partition, id) of each of the pair's two sets. Each pair asks for its sets in their id partitions (a
-    multimap side input read by each partition's spilled sets); the shipped (pair, set) values
-    are spilled again, by pair partition, and each pair partition meets and compares its pairs'
-    sets in memory (1/partitions of them). Grouping them in a GroupByKey instead would make
-    Beam's local runner hold every shipped set in the driver (2 sets per candidate pair: what
-    grows with the corpus). In-graph check: every distinct candidate pair meets its two sets.
+    (id partition, id) of each of the pair's two sets. Each pair asks for its sets in their id
+    partitions (spilled beside the sets and read before them; a side input would be held in the
+    driver); the shipped (pair, set) values are spilled again, by pair partition, and each pair
+    partition meets and compares its pairs' sets in memory (1/partitions of them). Grouping them
+    in a GroupByKey instead would make Beam's local runner hold every shipped set in the driver
+    (2 sets per candidate pair). In-graph check: every distinct candidate pair meets its two sets.
     """
 
     def __init__(self, sets, endpoints, threshold: float, name: str, partitions: int, spill: str) -> None:
@@ -393,12 +395,14 @@ class VerifyPairs(beam.PTransform):
     def expand(self, pairs):
         endpoints, parts = self.endpoints, self.partitions
         wants = pairs | "WantSets" >> beam.FlatMap(
-            lambda pair: ((part, (doc_id, pair)) for part, doc_id in endpoints(pair, parts))
+            lambda pair: ((part, (WANT, (doc_id, pair))) for part, doc_id in endpoints(pair, parts))
+        ).with_output_types(PartitionKeyed)
+        sets = self.sets | "TagSets" >> beam.MapTuple(
+            lambda part, blob: (part, (SETS, blob))
         ).with_output_types(PartitionKeyed)
         checked = (
-            self.sets
-            | "ShipSets"
-            >> SpillGroups(f"{self.spill}/sets", _ship_sets, beam.pvalue.AsMultiMap(wants), parts)
+            (wants, sets)
+            | "ShipSets" >> SpillGroups(f"{self.spill}/sets", _ship_sets, parts)
             | "MeetSets" >> SpillGroups(f"{self.spill}/met", _check_pairs, self.threshold, self.name)
             | SplitByTag((MET, VERIFIED))
         )
@@ -430,15 +434,16 @@ def pair_partition(pair: tuple, partitions: int) -> int:
     return xxhash.xxh64_intdigest(repr(pair).encode()) % partitions
 
 
-def _ship_sets(partition: int, chunks: Iterable[bytes], wants, partitions: int):
-    """One id partition's sets → (pair partition, (pair, shingle bytes)) for every pair that wants
-    a set stored here (`wants`: partition → (id, pair), a multimap side input read once per
-    partition)."""
+def _ship_sets(_partition: int, values: Iterable[tuple[str, Any]], partitions: int):
+    """One id partition's asks (WANT (id, pair), read first) and shingle sets (SETS chunks,
+    streamed) → (pair partition, (pair, shingle bytes)) for every pair that wants a set stored here."""
     wanted: dict[Any, list[tuple]] = defaultdict(list)
-    for doc_id, pair in wants[partition]:
-        wanted[doc_id].append(pair)
-    for chunk in chunks:
-        for doc_id, shingle_bytes in unpack(chunk):
+    for kind, value in values:
+        if kind == WANT:
+            doc_id, pair = value
+            wanted[doc_id].append(pair)
+            continue
+        for doc_id, shingle_bytes in unpack(value):
             for pair in wanted.get(doc_id, ()):
                 yield pair_partition(pair, partitions), (pair, shingle_bytes)
 
@@ -475,16 +480,14 @@ def _similarity(pair: tuple, sets: list[bytes], name: str) -> float:
 
 
 def _attach_labels(_partition: int, values: Iterable[tuple[str, Any]], partitions: int):
-    """One id partition's survivor orders (ORDERS chunks) and component labels (LABEL (id, label))
-    → (label's partition, (label, (order, id))) for each document in a cluster."""
-    labels, chunks = {}, []
+    """One id partition's component labels (LABEL (id, label), read first) and survivor orders
+    (ORDERS chunks, streamed) → (label's partition, (label, (order, id))) for each document in a cluster."""
+    labels = {}
     for kind, value in values:
         if kind == LABEL:
             labels[value[0]] = value[1]
-        else:
-            chunks.append(value)
-    for chunk in chunks:
-        for doc_id, order in unpack(chunk):
+            continue
+        for doc_id, order in unpack(value):
             if doc_id in labels:
                 label = labels[doc_id]
                 yield id_partition(label, partitions), (label, (order, doc_id))

@@ -213,7 +213,10 @@ class SpillGroups(beam.PTransform):
     The values are written to files by key in the step that produces them; only the files' names
     are grouped, and `then` runs in the step that reads a key's files back, so no PCollection of
     values lies between two steps and no multi-input Flatten gathers them (Beam's local runner
-    holds both in memory). `sides` are side inputs passed on to `then`.
+    holds both in memory). With a tuple, a key's values from the first PCollection come before
+    those from the second, and so on (each one's files lie in their own folder, and a key's files
+    are read in the order of their paths), so `then` can index the small side before it streams
+    the large one. `sides` are side inputs passed on to `then`.
     """
 
     def __init__(self, directory: str, then, *sides) -> None:
@@ -223,7 +226,9 @@ class SpillGroups(beam.PTransform):
     def expand(self, pairs):
         parts = pairs if isinstance(pairs, tuple) else (pairs,)
         named = [
-            part | f"Spill{index}" >> beam.ParDo(SpillByKeyFn(self.directory)).with_output_types(SpilledFile)
+            part
+            | f"Spill{index}"
+            >> beam.ParDo(SpillByKeyFn(f"{self.directory}/{index:02d}")).with_output_types(SpilledFile)
             for index, part in enumerate(parts)
         ]
         return (
