@@ -1,9 +1,11 @@
 import random
 
+import apache_beam as beam
 import pytest
+from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.document import Document
-from pipeline.spill import SpillByKeyFn, external_sort, read_values, rough_size, write_values
+from pipeline.spill import SpillByKeyFn, SpillGroups, external_sort, read_values, rough_size, write_values
 
 
 def test_write_values_round_trips_in_chunks(tmp_path):
@@ -64,3 +66,30 @@ def test_rough_size_counts_the_text_inside_rows_documents_and_blobs():
     text = "y" * 10_000
     for value in ({"id": "a", "text": text}, Document("a", text), (3, text.encode()), [text]):
         assert 10_000 < rough_size(value) < 10_600
+
+
+def _runs_of_kinds(key, values):
+    """A key's values' first elements as runs in arrival order: [(kind, how many in a row)]."""
+    runs: list[list] = []
+    for kind, _ in values:
+        if runs and runs[-1][0] == kind:
+            runs[-1][1] += 1
+        else:
+            runs.append([kind, 1])
+    yield key, [tuple(run) for run in runs]
+
+
+def test_spill_groups_of_a_tuple_reads_each_input_after_the_one_before(tmp_path):
+    """Minhash indexes a partition's asks before it streams its sets: a key's values from the
+    tuple's first PCollection come first, however the bundles interleave them."""
+    small = [(key, ("small", i)) for i in range(40) for key in range(3)]
+    large = [(key, ("large", i)) for i in range(300) for key in range(3)]
+    with beam.Pipeline() as pipeline:
+        first = pipeline | "Small" >> beam.Create(small, reshuffle=True)
+        second = pipeline | "Large" >> beam.Create(large, reshuffle=True)
+        in_order = (first, second) | "InOrder" >> SpillGroups(str(tmp_path / "in_order"), _runs_of_kinds)
+        reversed_ = (second, first) | "Reversed" >> SpillGroups(str(tmp_path / "reversed"), _runs_of_kinds)
+        small_first = [("small", 40), ("large", 300)]
+        assert_that(in_order, equal_to([(key, small_first) for key in range(3)]), label="SmallFirst")
+        large_first = small_first[::-1]
+        assert_that(reversed_, equal_to([(key, large_first) for key in range(3)]), label="LargeFirst")
