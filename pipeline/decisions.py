@@ -174,8 +174,8 @@ class _JoinFn(beam.DoFn):
 
 class ApplyDecisions(beam.PTransform):
     """(documents, decisions keyed by join key (or `DecisionChunk`s): a PCollection or a tuple of
-    them[, passthrough documents]) → StageOutputs, documents spilled, not shuffled; passthrough documents (None: none) come out
-    kept, unchanged."""
+    them[, passthrough documents]) → StageOutputs, documents spilled, not shuffled; passthrough
+    documents (None: none) come out kept, unchanged."""
 
     def __init__(self, stage: str, key: Callable[[Document], str], apply: Apply, partitions: int) -> None:
         super().__init__()
