@@ -59,7 +59,9 @@ def run_minhash(docs: list[Document] | Path, workers: int = 1, **params) -> dict
         seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
         kept = sorted(line for f in out.glob("kept*") for line in f.read_text().splitlines())
         rows = [json.loads(line) for f in out.glob("rejected*") for line in f.read_text().splitlines()]
-    counters = {c.key.metric.name: c.committed for c in run.metrics().query()["counters"]}
+    counters: dict[str, int] = {}
+    for c in run.metrics().query()["counters"]:  # a counter is reported per step: summed over steps
+        counters[c.key.metric.name] = counters.get(c.key.metric.name, 0) + c.committed
     return {
         "kept": kept,
         "duplicate_of": {doc_id: survivor for doc_id, survivor, _, _ in rows},
