@@ -117,7 +117,7 @@ class UnitDedup(CollectionStage):
         "rows": Param(int, 3, "MinHash values per band", min=1, max=32),
         "jaccard_threshold": Param(
             float,
-            0.5,
+            0.6,
             "two units are copies when the Jaccard similarity of their shingle sets reaches this "
             "(calibrated in benchmarks/results/units.md)",
             min=0.01,
