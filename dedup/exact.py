@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 import xxhash
 
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements
-from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
+from pipeline.spill import SortedGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 HASH_SEED = 0x6772697374  # "grist"
@@ -26,10 +28,11 @@ def normalize(text: str, lowercase: bool) -> str:
 class ExactDedup(CollectionStage):
     """Remove exact duplicates (after whitespace/Unicode normalization), keeping one per group.
 
-    GroupByKey of compact members (seeded 128-bit hash of the normalized text → survivor order
-    and content key; never the documents); the survivor is the smallest member under the shared
-    survivor order (score, then longest text or smallest id, then id). The decisions are joined
-    back to the spilled documents by `pipeline.decisions.ApplyDecisions`.
+    Groups compact members (seeded 128-bit hash of the normalized text → survivor order and
+    content key; never the documents) through files (`pipeline.spill.SortedGroups`: Beam's local
+    runner would hold a GroupByKey of one member per document in its driver); the survivor is the
+    smallest member under the shared survivor order (score, then longest text or smallest id, then
+    id). The decisions are joined back to the spilled documents by `pipeline.decisions.ApplyDecisions`.
     Reasons: `exact_duplicate` (`duplicate_of` = survivor id, `detail` = group size).
     """
 
@@ -48,12 +51,12 @@ class ExactDedup(CollectionStage):
         """(text hash, (survivor order, content key)): all a group needs, not the document."""
         return self.text_key(doc), (survivor_key(doc, self.prefer_score, self.tie_break), content_key(doc))
 
-    def resolve_group(self, members: list[tuple]):
+    def resolve_group(self, _text_key: bytes, members: Iterable[tuple]):
         """One text hash's members → (content key, decision) for each, if the group has several:
         None for the survivor, (group size, survivor id) for every other member."""
+        members = sorted(members)
         if len(members) == 1:
             return
-        members = sorted(members)
         survivor_order, survivor = members[0]
         yield survivor, None
         for _, key in members[1:]:
@@ -81,8 +84,8 @@ class ExactDedup(CollectionStage):
         decisions = (
             docs
             | "KeyByText" >> beam.Map(self.group_member)
-            | "GroupByText" >> beam.GroupByKey()
-            | "PickSurvivor" >> beam.FlatMap(lambda kv: self.resolve_group(list(kv[1])))
+            | "PickSurvivors"
+            >> SortedGroups(f"{spill_dir(docs.pipeline, self.name)}/groups", self.resolve_group, DEFAULT_PARTITIONS)
         )
         return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
             self.name, content_key, self.apply, DEFAULT_PARTITIONS

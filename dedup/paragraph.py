@@ -10,9 +10,10 @@ import xxhash
 
 from dedup.exact import HASH_SEED, normalize
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
-from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, decision_inputs
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
+from pipeline.spill import SortedGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 # Separators, captured so that a rebuilt text keeps the original line breaks (CRLF included).
@@ -50,9 +51,9 @@ class ParagraphDedup(CollectionStage):
     """Remove paragraphs repeated across documents, keeping each in one document (dolma-style).
 
     Paragraphs (blank-line or line separated) are hashed after normalization (NFC, whitespace
-    collapsed, optionally lowercased) with a seeded 64-bit xxh3; a GroupByKey on the hash picks,
-    for each repeated paragraph, the document that keeps it by the shared survivor order (only
-    hashes, orders and keys are shuffled), and `pipeline.decisions.ApplyDecisions` joins the
+    collapsed, optionally lowercased) with a seeded 64-bit xxh3; grouping by the hash through files
+    (`pipeline.spill.SortedGroups`: only hashes, orders and keys, and no shuffle held in memory)
+    picks, for each repeated paragraph, the document that keeps it by the shared survivor order, and `pipeline.decisions.ApplyDecisions` joins the
     removals to the spilled documents and rebuilds every other holder's text without it. Paragraphs
     shorter than `min_chars` are never touched; repeats inside one document are left alone
     (that is `gopher_repetition`'s job). Edited documents carry `metadata["paragraphs_removed"]`.
@@ -105,13 +106,12 @@ class ParagraphDedup(CollectionStage):
                 yield digest, (order, key, index)
 
     @staticmethod
-    def removals(values: Iterable[tuple]) -> Iterator[tuple[str, tuple[int, str]]]:
-        """For one paragraph hash: (doc key, (index, survivor id)) for each copy outside the survivor.
-
-        Two passes over the grouped values (a re-iterable on every runner), so a very common
-        paragraph does not have to fit in a list.
-        """
-        order, survivor = min((order, key) for order, key, _ in values)
+    def removals(_digest: int, values: Iterable[tuple]) -> Iterator[tuple[str, tuple[int, str]]]:
+        """For one paragraph hash, its values in sorted order (the survivor's first): (doc key,
+        (index, survivor id)) for each copy outside the survivor, in one pass, so a very common
+        paragraph does not have to fit in a list."""
+        values = iter(values)
+        order, survivor, _ = next(values)
         survivor_id = order[-1]  # the survivor order ends with the document id
         for _, key, index in values:
             if key != survivor:
@@ -152,8 +152,8 @@ class ParagraphDedup(CollectionStage):
         removed = (
             docs
             | "Paragraphs" >> beam.FlatMap(self.occurrences)
-            | "GroupByParagraph" >> beam.GroupByKey()
-            | "PickSurvivors" >> beam.FlatMap(lambda kv: self.removals(kv[1]))
+            | "PickSurvivors"
+            >> SortedGroups(f"{spill_dir(docs.pipeline, self.name)}/groups", self.removals, DEFAULT_PARTITIONS)
         )
         return decision_inputs(docs, removed, passthrough) | "Apply" >> ApplyDecisions(
             self.name, doc_key, self.apply, DEFAULT_PARTITIONS

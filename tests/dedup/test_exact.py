@@ -52,5 +52,5 @@ def test_prefer_score_beats_length():
 def test_smallest_id_tie_break_is_order_independent():
     stage = ExactDedup("dedup", tie_break="smallest_id")
     for documents in ([Document("z", "t"), Document("m", "t ")], [Document("m", "t "), Document("z", "t")]):
-        decisions = dict(stage.resolve_group([stage.group_member(d)[1] for d in documents]))
+        decisions = dict(stage.resolve_group(b"key", [stage.group_member(d)[1] for d in documents]))
         assert sorted(decisions.values(), key=str) == [(2, "m"), None]

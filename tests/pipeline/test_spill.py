@@ -5,7 +5,17 @@ import pytest
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.document import Document
-from pipeline.spill import SpillByKeyFn, SpillGroups, external_sort, read_values, rough_size, write_values
+import pipeline.spill
+from pipeline.spill import (
+    SortedGroups,
+    SpillByKeyFn,
+    SpillGroups,
+    external_sort,
+    hash_partition,
+    read_values,
+    rough_size,
+    write_values,
+)
 
 
 def test_write_values_round_trips_in_chunks(tmp_path):
@@ -93,3 +103,33 @@ def test_spill_groups_of_a_tuple_reads_each_input_after_the_one_before(tmp_path)
         assert_that(in_order, equal_to([(key, small_first) for key in range(3)]), label="SmallFirst")
         large_first = small_first[::-1]
         assert_that(reversed_, equal_to([(key, large_first) for key in range(3)]), label="LargeFirst")
+
+
+def _key_and_values(key, values):
+    yield key, list(values)
+
+
+@pytest.mark.parametrize("sort_bytes", [200, 64 * 1024 * 1024])
+@pytest.mark.parametrize("keys", [[b"a" * 16, b"b" * 16, b"c" * 16], [7, 2**62 + 5, 11]])
+def test_sorted_groups_gives_every_key_its_values_in_order(tmp_path, monkeypatch, sort_bytes, keys):
+    """Like a GroupByKey with sorted values, for bytes and int keys, whether or not each
+    partition's sort spills runs (a tiny budget: a run every few pairs)."""
+    monkeypatch.setattr(pipeline.spill, "GROUP_SORT_BYTES", sort_bytes)
+    rng = random.Random(5)
+    pairs = [(rng.choice(keys), (rng.randrange(5), f"d{i}")) for i in range(400)]
+    expected = {}
+    for key, value in pairs:
+        expected.setdefault(key, []).append(value)
+    with beam.Pipeline() as pipeline_:
+        groups = (
+            pipeline_
+            | beam.Create(pairs, reshuffle=True)
+            | SortedGroups(str(tmp_path / "groups"), _key_and_values, 3)
+        )
+        assert_that(groups, equal_to([(key, sorted(values)) for key, values in expected.items()]))
+
+
+def test_hash_partition_of_bytes_and_ints():
+    assert hash_partition((5).to_bytes(8, "little") + b"rest", 4) == 1
+    assert hash_partition(2**64 + 6, 4) == 2
+    assert {hash_partition(bytes([i]) * 16, 8) for i in range(64)} == set(range(8))
