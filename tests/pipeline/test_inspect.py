@@ -1,10 +1,12 @@
 import json
 
+import pyarrow as pa
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.cli import main
-from pipeline.inspect import FORMAT, BoundedSample
+from pipeline.inspect import BATCH_ROWS, FORMAT, BoundedSample, row_group_batches
 
 
 def _inspect(capsys, *args) -> tuple[int, str, str]:
@@ -92,3 +94,13 @@ def test_bounded_sample_is_exact_below_capacity_and_bounded_above():
     sample.extend(range(10, 1000))
     assert len(sample.values) <= 10 and sample.seen == 1000
     assert sample.quantiles()["count"] == 1000 and sample.quantiles()["max"] >= 896
+
+
+def test_row_group_batches_give_every_row_in_order_in_bounded_batches(tmp_path):
+    table = pa.table({"id": [f"d{i}" for i in range(10_000)], "n": list(range(10_000))})
+    pq.write_table(table, tmp_path / "t.parquet", row_group_size=6_000)
+    parquet = pq.ParquetFile(tmp_path / "t.parquet")
+    batches = list(row_group_batches(parquet, ["n"]))
+    assert [b.num_rows for b in batches] == [BATCH_ROWS, 6_000 - BATCH_ROWS, 4_000]
+    assert pa.Table.from_batches(batches).column("n").to_pylist() == list(range(10_000))
+    assert pa.Table.from_batches(list(row_group_batches(parquet))).equals(table)
