@@ -47,13 +47,31 @@ def rough_size(value: Any) -> int:
     if isinstance(value, (str, bytes, bytearray)):
         return 49 + len(value)
     if isinstance(value, dict):
-        return 64 + sum(map(rough_size, value.values()))
+        return 64 + _items_size(value.values())
     if isinstance(value, (list, tuple)):
-        return 56 + sum(map(rough_size, value))
+        return 56 + _items_size(value)
     slots = getattr(type(value), "__slots__", ())
     if slots and not isinstance(slots, str):
-        return 56 + sum(rough_size(getattr(value, name, None)) for name in slots)
+        return 56 + _items_size(getattr(value, name, None) for name in slots)
     return 32
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _items_size(items: Iterable) -> int:
+    """The sum of `rough_size` over `items`, with numbers and strings sized in the loop: every spilled
+    value is weighed, and a call per tuple field was a tenth of `unit_dedup`'s CPU."""
+    total = 0
+    for item in items:
+        kind = type(item)
+        if kind in _SCALARS:
+            total += 32
+        elif kind is str or kind is bytes:
+            total += 49 + len(item)
+        else:
+            total += rough_size(item)
+    return total
 
 
 def chunk_compressor():

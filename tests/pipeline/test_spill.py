@@ -78,6 +78,15 @@ def test_rough_size_counts_the_text_inside_rows_documents_and_blobs():
         assert 10_000 < rough_size(value) < 10_600
 
 
+def test_rough_size_of_numbers_strings_and_nested_containers():
+    class Label(str):
+        pass
+
+    assert rough_size((1, 2.0, None, True, "ab", b"c", (1,), [])) == 56 + 4 * 32 + 51 + 50 + (56 + 32) + 56
+    assert rough_size({"a": Label("xyz"), "b": bytearray(b"zz"), "c": {}}) == 64 + 52 + 51 + 64
+    assert rough_size(Document("a", "t", metadata={"n": 1})) == rough_size(Document("a", "t")) + 32
+
+
 def _runs_of_kinds(key, values):
     """A key's values' first elements as runs in arrival order: [(kind, how many in a row)]."""
     runs: list[list] = []
