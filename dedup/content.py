@@ -21,7 +21,9 @@ def units(text: str, min_words: int) -> list[tuple[int, int]]:
 
     Words are counted up to `min_words` only (`split` stops there), not split out of the whole line."""
     most = max(min_words - 1, 0)
-    return [(m.start(), m.end()) for m in _UNIT.finditer(text) if len(m.group().split(None, most)) >= min_words]
+    return [
+        (m.start(), m.end()) for m in _UNIT.finditer(text) if len(m.group().split(None, most)) >= min_words
+    ]
 
 
 def main_content(text: str, min_words: int) -> str:

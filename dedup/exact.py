@@ -85,7 +85,9 @@ class ExactDedup(CollectionStage):
             docs
             | "KeyByText" >> beam.Map(self.group_member)
             | "PickSurvivors"
-            >> SortedGroups(f"{spill_dir(docs.pipeline, self.name)}/groups", self.resolve_group, DEFAULT_PARTITIONS)
+            >> SortedGroups(
+                f"{spill_dir(docs.pipeline, self.name)}/groups", self.resolve_group, DEFAULT_PARTITIONS
+            )
         )
         return decision_inputs(docs, decisions, passthrough) | "Apply" >> ApplyDecisions(
             self.name, content_key, self.apply, DEFAULT_PARTITIONS

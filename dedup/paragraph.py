@@ -153,7 +153,9 @@ class ParagraphDedup(CollectionStage):
             docs
             | "Paragraphs" >> beam.FlatMap(self.occurrences)
             | "PickSurvivors"
-            >> SortedGroups(f"{spill_dir(docs.pipeline, self.name)}/groups", self.removals, DEFAULT_PARTITIONS)
+            >> SortedGroups(
+                f"{spill_dir(docs.pipeline, self.name)}/groups", self.removals, DEFAULT_PARTITIONS
+            )
         )
         return decision_inputs(docs, removed, passthrough) | "Apply" >> ApplyDecisions(
             self.name, doc_key, self.apply, DEFAULT_PARTITIONS

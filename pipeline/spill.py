@@ -297,5 +297,6 @@ class SortedGroups(beam.PTransform):
         return (
             pairs
             | "ByPartition" >> beam.Map(lambda pair: (hash_partition(pair[0], partitions), pair))
-            | "Groups" >> SpillGroups(f"{self.directory}/pairs", _sorted_groups, f"{self.directory}/sort", self.then)
+            | "Groups"
+            >> SpillGroups(f"{self.directory}/pairs", _sorted_groups, f"{self.directory}/sort", self.then)
         )

@@ -4,8 +4,8 @@ import apache_beam as beam
 import pytest
 from apache_beam.testing.util import assert_that, equal_to
 
-from pipeline.document import Document
 import pipeline.spill
+from pipeline.document import Document
 from pipeline.spill import (
     SortedGroups,
     SpillByKeyFn,
