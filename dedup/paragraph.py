@@ -53,9 +53,10 @@ class ParagraphDedup(CollectionStage):
     Paragraphs (blank-line or line separated) are hashed after normalization (NFC, whitespace
     collapsed, optionally lowercased) with a seeded 64-bit xxh3; grouping by the hash through files
     (`pipeline.spill.SortedGroups`: only hashes, orders and keys, and no shuffle held in memory)
-    picks, for each repeated paragraph, the document that keeps it by the shared survivor order, and `pipeline.decisions.ApplyDecisions` joins the
-    removals to the spilled documents and rebuilds every other holder's text without it. Paragraphs
-    shorter than `min_chars` are never touched; repeats inside one document are left alone
+    picks, for each repeated paragraph, the document that keeps it by the shared survivor order,
+    and `pipeline.decisions.ApplyDecisions` joins the removals to the spilled documents and
+    rebuilds every other holder's text without it. Paragraphs shorter than `min_chars` are never
+    touched; repeats inside one document are left alone
     (that is `gopher_repetition`'s job). Edited documents carry `metadata["paragraphs_removed"]`.
     Reasons: `duplicate_paragraphs`, when an edited document keeps fewer than
     `min_remaining_chars` characters or none of its eligible paragraphs (`detail` = duplicated/
