@@ -131,6 +131,9 @@ def main() -> None:
     parser.add_argument("--recipe", default="recipes/fineweb.toml")
     parser.add_argument("--corpus", type=Path, help="reuse this JSONL (written by an earlier run)")
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()), help="where output goes")
+    parser.add_argument(
+        "--output", type=Path, help="keep the run's output here (a rerun with the same path resumes it)"
+    )
     parser.add_argument("--interval", type=float, default=1.0)
     parser.add_argument("--checkpoints", default="auto", choices=("auto", "on", "off"))
     parser.add_argument("--log", type=Path, help="append every process's RSS per sample to this file")
@@ -148,7 +151,7 @@ def main() -> None:
         dups = make_corpus(corpus, args.docs, size=args.size)
         print(f"corpus: {corpus} ({corpus.stat().st_size / 1e9:.2f} GB, {args.docs} docs, {dups} near-dups)")
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
-        out = Path(tmp) / "out"
+        out = args.output or Path(tmp) / "out"
         command = [
             sys.executable,
             "-m",

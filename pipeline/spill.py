@@ -177,10 +177,16 @@ def write_values(path: str, values: list) -> None:
 
 
 def external_sort(
-    values: Iterable, key: Callable, directory: str, budget: int, size: Callable[[Any], int], on_run=None
+    values: Iterable,
+    key: Callable | None,
+    directory: str,
+    budget: int,
+    size: Callable[[Any], int],
+    on_run=None,
 ) -> Iterator:
-    """`values` in `key` order, as `sorted(values, key=key)` gives them (equal keys keep their input
-    order), holding about `budget` bytes (the sum of `size(value)`) at a time.
+    """`values` in `key` order (None: by the values themselves), as `sorted(values, key=key)` gives
+    them (equal keys keep their input order), holding about `budget` bytes (the sum of
+    `size(value)`) at a time.
 
     Values are cut into consecutive runs of `budget` bytes, each sorted in memory; every full
     run is written to `<directory>/run-<uuid>.pkl`, the last one stays in memory, and the runs are
@@ -204,7 +210,7 @@ def external_sort(
     return _merged(paths, run, key)
 
 
-def _merged(paths: list[str], last: list, key: Callable) -> Iterator:
+def _merged(paths: list[str], last: list, key: Callable | None) -> Iterator:
     from apache_beam.io.filesystems import FileSystems
 
     # heapq.merge breaks ties by the order of its inputs, and the runs are in input order: stable.
@@ -268,12 +274,8 @@ def hash_partition(key: bytes | int, partitions: int) -> int:
     return key % partitions
 
 
-def _pair(pair: tuple) -> tuple:
-    return pair
-
-
 def _sorted_groups(partition: int, pairs: Iterable[tuple], scratch: str, then) -> Iterator:
-    ordered = external_sort(pairs, _pair, f"{scratch}/p{partition:05d}", GROUP_SORT_BYTES, rough_size)
+    ordered = external_sort(pairs, None, f"{scratch}/p{partition:05d}", GROUP_SORT_BYTES, rough_size)
     for key, group in itertools.groupby(ordered, key=lambda pair: pair[0]):
         yield from then(key, (value for _, value in group))
 
