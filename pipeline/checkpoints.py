@@ -17,7 +17,7 @@ marker that does not check out is deleted and its work recomputed.
 
 Work area: `--work-dir`, default `<output>/.gristmill-work`; removed after a successful run
 unless `--keep-work`. Files are chunks of pickled (outcome, record) pairs, compressed like the
-spill files (`pipeline.spill.encode_chunk`, read back by `pipeline.spill.read_values`): they
+spill files (`pipeline.spill.ChunkEncoder`, read back by `pipeline.spill.read_values`): they
 round-trip every field of a record exactly (scores, metadata of any JSON shape), which a rerun
 must reproduce byte for byte; they are the run's scratch, not an output format.
 """
@@ -37,7 +37,7 @@ import apache_beam as beam
 
 from pipeline import fileio, gristmill_version
 from pipeline.outcomes import FAILED, KEPT, REJECTED
-from pipeline.spill import chunk_compressor, encode_chunk
+from pipeline.spill import ChunkEncoder
 from pipeline.stages import CollectionStage, Stage
 
 LOG = logging.getLogger("gristmill")
@@ -144,7 +144,7 @@ class ChunkWriter:
         self.sha = hashlib.sha256()
         self.size = 0
         self.buffer: list = []
-        self.compressor = chunk_compressor()
+        self.encode = ChunkEncoder()
 
     def add(self, pair: tuple[str, Any]) -> None:
         self.buffer.append(pair)
@@ -154,7 +154,7 @@ class ChunkWriter:
 
     def _flush(self) -> None:
         if self.buffer:
-            data = encode_chunk(self.buffer, self.compressor)
+            data = self.encode(self.buffer)
             self.handle.write(data)
             self.sha.update(data)
             self.size += len(data)

@@ -8,10 +8,12 @@ step that reads one key's files back runs a function on its values, streamed (`S
 that needs a key's values in order sorts them in bounded memory (`external_sort`: sorted runs
 spilled the same way, then a heap merge).
 
-A chunk on disk is its zstd-compressed pickle (level 1) behind an 8-byte little-endian length:
-pickled text takes about 2.3 times less disk (a run writes its text several times: checkpoints,
-each dedup stage's document spill, the kept rows), for about 6.5 CPU-seconds per GB to compress
-and 2.3 to read back (benchmarks/results/memory.md, wave 9).
+A chunk on disk is its pickle behind an 8-byte little-endian length, zstd-compressed (level 1)
+while that pays: pickled text takes about 2.3 times less disk (a run writes its text several
+times: checkpoints, each dedup stage's document spill, the kept rows), for about 6.5 CPU-seconds
+per GB to compress and 2.3 to read back (benchmarks/results/memory.md, wave 9); the dedup stages'
+hashes and signatures shrink by 5 % for more CPU than pickling them, so a writer whose first chunk
+does not shrink by `MIN_SAVING` writes the rest as plain pickles (`ChunkEncoder`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from pipeline.runners import reruns_steps
 GROUP_SORT_BYTES = 64 * 1024 * 1024
 CHUNK_VALUES = 256  # values per chunk (the unit read back at once)
 CHUNK_LEVEL = 1  # zstd level of a chunk: the fast end (level 3 wrote 40 % slower for 17 % less disk)
+MIN_SAVING = 0.2  # a writer compresses only if its first chunk shrinks by this much
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # a zstd frame's first bytes (a pickle starts with b"\x80")
 LENGTH_BYTES = 8
 # Bytes (`rough_size`) one SpillByKeyFn holds over all its keys before it writes them all out. A
 # bundle of the local runner is a worker's whole share of a step, so with many keys (1,024 order
@@ -74,17 +78,28 @@ def _items_size(items: Iterable) -> int:
     return total
 
 
-def chunk_compressor():
-    """A compressor for `encode_chunk`: one per writer (zstd compressors are not thread-safe)."""
-    import zstandard
+class ChunkEncoder:
+    """Lists of values → chunks of a spill or checkpoint file, read back by `read_values`. One per
+    writer (zstd compressors are not thread-safe). The first chunk decides: if zstd does not save
+    `MIN_SAVING` of its bytes, this and every later chunk is written as a plain pickle."""
 
-    return zstandard.ZstdCompressor(level=CHUNK_LEVEL)
+    def __init__(self) -> None:
+        import zstandard
 
+        self.compressor: Any = zstandard.ZstdCompressor(level=CHUNK_LEVEL)
+        self.decided = False
 
-def encode_chunk(values: list, compressor) -> bytes:
-    """`values` as one chunk of a spill or checkpoint file, read back by `read_values`."""
-    data = compressor.compress(pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL))
-    return len(data).to_bytes(LENGTH_BYTES, "little") + data
+    def __call__(self, values: list) -> bytes:
+        data = pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)
+        if self.compressor is not None:
+            packed = self.compressor.compress(data)
+            if not self.decided:
+                self.decided = True
+                if len(packed) > (1 - MIN_SAVING) * len(data):
+                    self.compressor = None
+            if len(packed) < len(data):
+                data = packed
+        return len(data).to_bytes(LENGTH_BYTES, "little") + data
 
 
 class SpillByKeyFn(beam.DoFn):
@@ -102,11 +117,11 @@ class SpillByKeyFn(beam.DoFn):
         self._buffers: dict[int, list] = defaultdict(list)
         self._sizes: dict[int, int] = defaultdict(int)
         self._held = 0
-        self._compressor = chunk_compressor()
+        self._encode = ChunkEncoder()
 
     def _write(self, key: int) -> None:
         self._held -= self._sizes.pop(key)
-        self._files[key].write(encode_chunk(self._buffers.pop(key), self._compressor))
+        self._files[key].write(self._encode(self._buffers.pop(key)))
 
     def _write_all(self) -> None:
         for key in list(self._buffers):
@@ -163,17 +178,17 @@ def read_values(path: str) -> Iterator[Any]:
             data = handle.read(size) if len(header) == LENGTH_BYTES else b""
             if len(data) < size or not data:
                 raise EOFError(f"{path}: truncated chunk")
-            yield from pickle.loads(decompressor.decompress(data))
+            yield from pickle.loads(decompressor.decompress(data) if data.startswith(ZSTD_MAGIC) else data)
 
 
 def write_values(path: str, values: list) -> None:
     """`values` as one spill file (chunks of `CHUNK_VALUES`), read back by `read_values`."""
     from apache_beam.io.filesystems import FileSystems
 
-    compressor = chunk_compressor()
+    encode = ChunkEncoder()
     with FileSystems.create(path) as handle:
         for start in range(0, len(values), CHUNK_VALUES):
-            handle.write(encode_chunk(values[start : start + CHUNK_VALUES], compressor))
+            handle.write(encode(values[start : start + CHUNK_VALUES]))
 
 
 def external_sort(

@@ -1,3 +1,4 @@
+import pickle
 import random
 
 import apache_beam as beam
@@ -7,6 +8,7 @@ from apache_beam.testing.util import assert_that, equal_to
 import pipeline.spill
 from pipeline.document import Document
 from pipeline.spill import (
+    ChunkEncoder,
     SortedGroups,
     SpillByKeyFn,
     SpillGroups,
@@ -32,6 +34,19 @@ def test_spilled_text_is_compressed_and_a_cut_file_is_refused(tmp_path):
     path.write_bytes(path.read_bytes()[:-10])
     with pytest.raises(EOFError, match="truncated chunk"):
         list(read_values(str(path)))
+
+
+def test_values_that_do_not_compress_are_written_as_plain_pickles(tmp_path):
+    hashes = [random.Random(i).randbytes(400) for i in range(600)]  # hashes, as the dedup stages spill
+    encode = ChunkEncoder()
+    first, later = encode(hashes[:256]), encode(hashes[256:])
+    assert first[8:] == pickle.dumps(hashes[:256], protocol=pickle.HIGHEST_PROTOCOL)
+    assert later[8:] == pickle.dumps(hashes[256:], protocol=pickle.HIGHEST_PROTOCOL)
+    assert encode.compressor is None  # decided by the first chunk: no more compressing
+    path = tmp_path / "mixed.pkl"
+    text = ["the same sentence, again and again. " * 20] * 300
+    path.write_bytes(first + ChunkEncoder()(text) + later)  # plain and compressed chunks in one file
+    assert list(read_values(str(path))) == hashes[:256] + text + hashes[256:]
 
 
 @pytest.mark.parametrize(
