@@ -8,6 +8,9 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define NCOUNTS 13
 #define SHORT_LINE 30
@@ -153,63 +156,206 @@ static inline __attribute__((always_inline)) unsigned class_of(Py_UCS4 ch) {
     return ch < 256 ? char_class[ch] : wide_class(ch);
 }
 
-/* One pass over a text of one storage kind (inlined per kind, so PyUnicode_READ is a plain load).
- * The common path per character is one table load and a few counter updates; words end, lines
- * end and '.', '#', U+2026 take the branches. */
-static inline __attribute__((always_inline)) int count_kind(int kind, const void *data, Py_ssize_t length,
-                                                            int64_t *out, Scratch *s) {
-    int64_t words = 0, word_chars = 0, lettered = 0, stop = 0, symbols = 0, upper = 0, digits = 0;
-    int64_t end_punct = 0, bullets = 0, shorts = 0;
-    Py_ssize_t nlines = 0, word_start = -1, line_start = 0, dots = 0;
-    unsigned has_letter = 0;
-    for (Py_ssize_t i = 0; i <= length; i++) {
-        Py_UCS4 ch = i < length ? PyUnicode_READ(kind, data, i) : '\n'; /* a final break ends all */
-        unsigned cls = class_of(ch);
-        if (!(cls & SPACE)) {
-            if (word_start < 0) {
-                word_start = i;
-                has_letter = 0;
-            }
-            word_chars++;
-            has_letter |= cls & LETTER;
-            upper += (cls & UPPER) != 0;
-            digits += (cls & DIGIT) != 0;
-        } else {
-            if (word_start >= 0) {
-                words++;
-                lettered += has_letter != 0;
-                stop += is_stopword(kind, data, word_start, i - word_start);
-                word_start = -1;
-            }
-            if (cls & BREAK) {
-                Py_ssize_t a = line_start, b = i;
-                while (a < b && class_of(PyUnicode_READ(kind, data, a)) & SPACE) a++;
-                while (b > a && class_of(PyUnicode_READ(kind, data, b - 1)) & SPACE) b--;
-                if (b > a) {
-                    end_punct += ends_punct(PyUnicode_READ(kind, data, b - 1));
-                    bullets += starts_bullet(PyUnicode_READ(kind, data, a));
-                    shorts += b - a < SHORT_LINE;
-                    if (push_line(s, &nlines, a, b - a, kind, data) < 0) return -1;
-                }
-                line_start = i + 1;
-            }
+/* The running counts of one text (COUNTS order is set when they are copied out). */
+typedef struct {
+    int64_t words, word_chars, lettered, stop, symbols, upper, digits, end_punct, bullets, shorts;
+    Py_ssize_t nlines, word_start, line_start, dots;
+    unsigned has_letter;
+} Counts;
+
+/* The line that a break at `i` ends: stripped, and counted if not empty. */
+static inline __attribute__((always_inline)) int end_line(Counts *c, int kind, const void *data, Py_ssize_t i,
+                                                          Scratch *s) {
+    Py_ssize_t a = c->line_start, b = i;
+    while (a < b && class_of(PyUnicode_READ(kind, data, a)) & SPACE) a++;
+    while (b > a && class_of(PyUnicode_READ(kind, data, b - 1)) & SPACE) b--;
+    c->line_start = i + 1;
+    if (b == a) return 0;
+    c->end_punct += ends_punct(PyUnicode_READ(kind, data, b - 1));
+    c->bullets += starts_bullet(PyUnicode_READ(kind, data, a));
+    c->shorts += b - a < SHORT_LINE;
+    return push_line(s, &c->nlines, a, b - a, kind, data);
+}
+
+/* One character `ch` at `i`. The common path is one table load and a few counter updates; words
+ * end, lines end and '.', '#', U+2026 take the branches. */
+static inline __attribute__((always_inline)) int count_char(Counts *c, int kind, const void *data, Py_ssize_t i,
+                                                            Py_UCS4 ch, Scratch *s) {
+    unsigned cls = class_of(ch);
+    if (!(cls & SPACE)) {
+        if (c->word_start < 0) {
+            c->word_start = i;
+            c->has_letter = 0;
         }
-        if (cls & SPECIAL) {
-            if (ch == '.') {
-                dots++;
-            } else {
-                symbols += dots / 3 + 1;
-                dots = 0;
-            }
-        } else if (dots) {
-            symbols += dots / 3;
-            dots = 0;
+        c->word_chars++;
+        c->has_letter |= cls & LETTER;
+        c->upper += (cls & UPPER) != 0;
+        c->digits += (cls & DIGIT) != 0;
+    } else {
+        if (c->word_start >= 0) {
+            c->words++;
+            c->lettered += c->has_letter != 0;
+            c->stop += is_stopword(kind, data, c->word_start, i - c->word_start);
+            c->word_start = -1;
+        }
+        if ((cls & BREAK) && end_line(c, kind, data, i, s) < 0) return -1;
+    }
+    if (cls & SPECIAL) {
+        if (ch == '.') {
+            c->dots++;
+        } else {
+            c->symbols += c->dots / 3 + 1;
+            c->dots = 0;
+        }
+    } else if (c->dots) {
+        c->symbols += c->dots / 3;
+        c->dots = 0;
+    }
+    return 0;
+}
+
+#if defined(__SSE2__)
+#define ASCII_BLOCK 16
+
+static inline __attribute__((always_inline)) unsigned mask_of(__m128i match) {
+    return (unsigned)_mm_movemask_epi8(match);
+}
+
+/* Set bits of a 16-bit mask (__builtin_popcount is a library call without -mpopcnt). */
+static inline __attribute__((always_inline)) int64_t bits16(unsigned x) {
+    x -= (x >> 1) & 0x5555;
+    x = (x & 0x3333) + ((x >> 2) & 0x3333);
+    x = (x + (x >> 4)) & 0x0F0F;
+    return (x + (x >> 8)) & 0x1F;
+}
+
+/* `is_stopword` of the block's word at bytes [first, end), from the block's bytes (zero-padded to 32)
+ * and its letter mask: a word of 2-4 letters, lower-cased by setting bit 5 of each letter. */
+static inline __attribute__((always_inline)) int block_stopword(const unsigned char *bytes, unsigned letter,
+                                                                int first, int end) {
+    int len = end - first;
+    if (len < 2 || len > 4 || ((letter >> first) & ((1u << len) - 1)) != (1u << len) - 1) return 0;
+    uint32_t key;
+    memcpy(&key, bytes + first, 4);
+    key = (key | 0x20202020u) & (uint32_t)(((uint64_t)1 << (8 * len)) - 1);
+    return key == PACK2('b', 'e') || key == PACK2('t', 'o') || key == PACK2('o', 'f') || key == PACK3('t', 'h', 'e') ||
+           key == PACK3('a', 'n', 'd') || key == PACK4('t', 'h', 'a', 't') || key == PACK4('h', 'a', 'v', 'e') ||
+           key == PACK4('w', 'i', 't', 'h');
+}
+
+/* Bytes in [lo, hi], for ASCII bytes (signed compares are exact below 0x80). */
+static inline __attribute__((always_inline)) __m128i in_range(__m128i v, char lo, char hi) {
+    return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)(lo - 1))),
+                         _mm_cmplt_epi8(v, _mm_set1_epi8((char)(hi + 1))));
+}
+
+/* `count_char` over the 16 ASCII bytes at `i` of a 1-byte text, from bit masks: 0 if a byte is not
+ * ASCII (nothing counted; the caller counts them one by one), 1 if counted, -1 out of memory.
+ * Words, lines and runs of dots are events between bits, taken in order; a word or a run of dots
+ * that reaches the block's end carries over in `c` as in `count_char`. */
+static inline __attribute__((always_inline)) int count_ascii_block(Counts *c, const unsigned char *data,
+                                                                   Py_ssize_t i, Scratch *s) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(data + i));
+    if (mask_of(v)) return 0;
+    unsigned char bytes[2 * ASCII_BLOCK];
+    _mm_storeu_si128((__m128i *)bytes, v);
+    _mm_storeu_si128((__m128i *)(bytes + ASCII_BLOCK), _mm_setzero_si128());
+    /* Python's ASCII whitespace: \t \n \v \f \r, \x1c-\x1f and ' '; breaks: \n \v \f \r \x1c-\x1e. */
+    unsigned space = mask_of(_mm_or_si128(_mm_or_si128(in_range(v, 9, 13), in_range(v, 0x1c, 0x1f)),
+                                          _mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+    unsigned breaks = mask_of(_mm_or_si128(in_range(v, 10, 13), in_range(v, 0x1c, 0x1e)));
+    unsigned upper = mask_of(in_range(v, 'A', 'Z'));
+    unsigned letter = upper | mask_of(in_range(v, 'a', 'z'));
+    unsigned dots = mask_of(_mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+    unsigned hashes = mask_of(_mm_cmpeq_epi8(v, _mm_set1_epi8('#')));
+    unsigned word = ~space & 0xFFFF;
+    unsigned before = (word << 1) | (c->word_start >= 0); /* the previous byte is in a word */
+    unsigned starts = word & ~before, ends = space & before;
+    c->word_chars += bits16(word);
+    c->upper += bits16(upper);
+    c->digits += bits16(mask_of(in_range(v, '0', '9')));
+    while (ends) {
+        int end = __builtin_ctz(ends);
+        ends &= ends - 1;
+        c->words++;
+        if (c->word_start >= 0) { /* the word carried in from before this block */
+            c->lettered += (c->has_letter | (letter & ((1u << end) - 1))) != 0;
+            c->stop += is_stopword(PyUnicode_1BYTE_KIND, data, c->word_start, i + end - c->word_start);
+            c->word_start = -1;
+        } else {
+            int first = __builtin_ctz(starts);
+            starts &= starts - 1;
+            c->lettered += (letter & ((1u << end) - (1u << first))) != 0;
+            c->stop += block_stopword(bytes, letter, first, end);
         }
     }
-    Py_ssize_t distinct = distinct_lines(s, nlines, kind, (const char *)data);
+    if (starts) { /* the last word runs on past the block */
+        int first = __builtin_ctz(starts);
+        c->word_start = i + first;
+        c->has_letter = letter >> first;
+    } else if (c->word_start >= 0) {
+        c->has_letter |= letter;
+    }
+    while (breaks) {
+        int at = __builtin_ctz(breaks);
+        breaks &= breaks - 1;
+        if (end_line(c, PyUnicode_1BYTE_KIND, data, i + at, s) < 0) return -1;
+    }
+    c->symbols += bits16(hashes);
+    if (c->dots) { /* a run of dots carried in ends at the block's first byte that is not a dot */
+        int run = __builtin_ctz(~dots);
+        if (run == ASCII_BLOCK) {
+            c->dots += run;
+            return 1;
+        }
+        c->symbols += (c->dots + run) / 3;
+        c->dots = 0;
+        dots &= ~((1u << run) - 1);
+    }
+    while (dots) {
+        int first = __builtin_ctz(dots);
+        int run = __builtin_ctz(~(dots >> first));
+        if (first + run == ASCII_BLOCK) {
+            c->dots = run;
+            break;
+        }
+        c->symbols += run / 3;
+        dots &= ~(((1u << run) - 1) << first);
+    }
+    return 1;
+}
+#endif
+
+/* One pass over a text of one storage kind (inlined per kind, so PyUnicode_READ is a plain load);
+ * 1-byte texts go 16 ASCII bytes at a time where SSE2 is there. */
+static inline __attribute__((always_inline)) int count_kind(int kind, const void *data, Py_ssize_t length,
+                                                            int64_t *out, Scratch *s) {
+    Counts c = {0};
+    c.word_start = -1;
+    Py_ssize_t i = 0;
+    while (i < length) {
+#if defined(__SSE2__)
+        if (kind == PyUnicode_1BYTE_KIND && i + ASCII_BLOCK <= length) {
+            int done = count_ascii_block(&c, (const unsigned char *)data, i, s);
+            if (done < 0) return -1;
+            Py_ssize_t end = i + ASCII_BLOCK;
+            if (done) {
+                i = end;
+                continue;
+            }
+            for (; i < end; i++)
+                if (count_char(&c, kind, data, i, PyUnicode_READ(kind, data, i), s) < 0) return -1;
+            continue;
+        }
+#endif
+        if (count_char(&c, kind, data, i, PyUnicode_READ(kind, data, i), s) < 0) return -1;
+        i++;
+    }
+    if (count_char(&c, kind, data, length, '\n', s) < 0) return -1; /* a final break ends all */
+    Py_ssize_t distinct = distinct_lines(s, c.nlines, kind, (const char *)data);
     if (distinct < 0) return -1;
-    int64_t values[NCOUNTS] = {words,    word_chars, lettered, stop,     symbols, nlines, end_punct,
-                               bullets,  shorts,     distinct, upper,    digits,  length};
+    int64_t values[NCOUNTS] = {c.words,    c.word_chars, c.lettered, c.stop,  c.symbols, c.nlines,   c.end_punct,
+                               c.bullets,  c.shorts,     distinct,   c.upper, c.digits,  length};
     memcpy(out, values, sizeof(values));
     return 0;
 }

@@ -228,6 +228,10 @@ def test_native_counts_equal_the_python_reference():
         for w in ("a", "é", "ā", "😀")
     ]
     texts += ["".join(rng.choice(FUZZ_ALPHABET) for _ in range(rng.randint(0, 80))) for _ in range(3000)]
+    # ASCII texts go 16 bytes at a time: words, lines and runs of dots across and inside blocks.
+    ascii_pieces = [piece for piece in FUZZ_ALPHABET if piece.isascii()]
+    texts += ["".join(rng.choice(ascii_pieces) for _ in range(rng.randint(16, 160))) for _ in range(3000)]
+    texts += [" " * shift + PROSE for shift in range(16)]
     counts = np.frombuffer(native.counts(texts), dtype=np.int64).reshape(len(texts), len(COUNTS))
     for text, row in zip(texts, counts.tolist()):
         assert tuple(row) == reference_counts(text), repr(text)
