@@ -11,9 +11,10 @@ spilled the same way, then a heap merge).
 A chunk on disk is its pickle behind an 8-byte little-endian length, zstd-compressed (level 1)
 while that pays: pickled text takes about 2.3 times less disk (a run writes its text several
 times: checkpoints, each dedup stage's document spill, the kept rows), for about 6.5 CPU-seconds
-per GB to compress and 2.3 to read back (benchmarks/results/memory.md, wave 9); the dedup stages'
-hashes and signatures shrink by 5 % for more CPU than pickling them, so a writer whose first chunk
-does not shrink by `MIN_SAVING` writes the rest as plain pickles (`ChunkEncoder`).
+per GB to compress and 2.3 to read back (benchmarks/results/memory.md, wave 9); spills of random
+64-bit hashes (the dedup stages' shingle sets) shrink by only 3-11 % for more CPU than pickling
+them, so a writer whose first chunk does not shrink by `MIN_SAVING` writes the rest as plain
+pickles (`ChunkEncoder`).
 """
 
 from __future__ import annotations
