@@ -22,6 +22,14 @@
 #define PACK3(a, b, c) (PACK2(a, b) | (uint32_t)(c) << 16)
 #define PACK4(a, b, c, d) (PACK3(a, b, c) | (uint32_t)(d) << 24)
 
+/* Whether a packed lower-case word is a stop word: compares without branches (a switch branches
+ * on every word, and mispredicts). */
+static inline __attribute__((always_inline)) int stopword_key(uint32_t key) {
+    return (key == PACK2('b', 'e')) | (key == PACK2('t', 'o')) | (key == PACK2('o', 'f')) |
+           (key == PACK3('t', 'h', 'e')) | (key == PACK3('a', 'n', 'd')) | (key == PACK4('t', 'h', 'a', 't')) |
+           (key == PACK4('h', 'a', 'v', 'e')) | (key == PACK4('w', 'i', 't', 'h'));
+}
+
 static inline __attribute__((always_inline)) int is_stopword(int kind, const void *data, Py_ssize_t start, Py_ssize_t len) {
     if (len < 2 || len > 4) return 0;
     uint32_t key = 0;
@@ -31,14 +39,7 @@ static inline __attribute__((always_inline)) int is_stopword(int kind, const voi
         if (ch < 'a' || ch > 'z') return 0;
         key |= (uint32_t)ch << (8 * i);
     }
-    switch (key) {
-    case PACK2('b', 'e'): case PACK2('t', 'o'): case PACK2('o', 'f'):
-    case PACK3('t', 'h', 'e'): case PACK3('a', 'n', 'd'):
-    case PACK4('t', 'h', 'a', 't'): case PACK4('h', 'a', 'v', 'e'): case PACK4('w', 'i', 't', 'h'):
-        return 1;
-    default:
-        return 0;
-    }
+    return stopword_key(key);
 }
 
 static int ends_punct(Py_UCS4 ch) {
@@ -237,10 +238,7 @@ static inline __attribute__((always_inline)) int block_stopword(const unsigned c
     if (len < 2 || len > 4 || ((letter >> first) & ((1u << len) - 1)) != (1u << len) - 1) return 0;
     uint32_t key;
     memcpy(&key, bytes + first, 4);
-    key = (key | 0x20202020u) & (uint32_t)(((uint64_t)1 << (8 * len)) - 1);
-    return key == PACK2('b', 'e') || key == PACK2('t', 'o') || key == PACK2('o', 'f') || key == PACK3('t', 'h', 'e') ||
-           key == PACK3('a', 'n', 'd') || key == PACK4('t', 'h', 'a', 't') || key == PACK4('h', 'a', 'v', 'e') ||
-           key == PACK4('w', 'i', 't', 'h');
+    return stopword_key((key | 0x20202020u) & (uint32_t)(((uint64_t)1 << (8 * len)) - 1));
 }
 
 /* Bytes in [lo, hi], for ASCII bytes (signed compares are exact below 0x80). */
