@@ -8,7 +8,7 @@ its index. Nodes travel between steps as columns (`_column`), one array or list 
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 
 import numpy as np
@@ -30,78 +30,127 @@ def node_doc(node: tuple) -> str:
     return node[-2]
 
 
+def unit_chunks(
+    keys: list[int],
+    nodes: list[tuple],
+    languages: list[str],
+    shingles: list[np.ndarray],
+    vectors: list[np.ndarray | None],
+    partitions: int,
+):
+    """A batch's units → one (class partition, packed chunk) per partition, by class key (the
+    hash of the unit's shingle set). A chunk holds its units by column: class keys, node fields
+    (`_column`), languages, the shingle hashes end to end and each unit's number of them, whether
+    each has a vector, and those float16 vectors (None when none has one)."""
+    if not keys:
+        return
+    class_keys = np.array(keys, dtype=np.uint64)
+    columns = [_column(field) for field in zip(*nodes)]
+    language = _column(languages)
+    sizes = np.array([hashes.size for hashes in shingles], dtype=np.int64)
+    has_vector = np.array([vector is not None for vector in vectors])
+    stacked = np.stack([vector for vector in vectors if vector is not None]) if has_vector.any() else None
+    vector_rows = np.cumsum(has_vector) - 1
+    part = class_keys % np.uint64(partitions)
+    order = np.argsort(part, kind="stable")
+    for rows in np.split(order, np.flatnonzero(np.diff(part[order])) + 1):
+        with_vector = has_vector[rows]
+        chunk_vectors = stacked[vector_rows[rows[with_vector]]] if with_vector.any() else None
+        chunk = (
+            class_keys[rows],
+            [column[rows] for column in columns],
+            language[rows],
+            np.concatenate([shingles[i] for i in rows.tolist()]),
+            sizes[rows],
+            with_vector,
+            chunk_vectors,
+        )
+        yield int(part[rows[0]]), pack(chunk)
+
+
 def unit_classes(
     partition: int, blobs: Iterable[bytes], bands: int, rows: int, seed: int, partitions: int, name: str
 ):
-    """One class partition's units → for each class (same shingle set) its representative (the
-    smallest node): band key chunks (BAND, (band partition, packed (keys, node fields as columns,
-    multi, class keys))), the representatives' verification sets (SETS, (partition, packed [(class key, set)])),
-    the classes of several units (MEMBERS, (partition, packed [(node, other nodes)])) and, with an
-    embedder, (VECTORS, (members, vectors)). `multi`: the class has units in several documents."""
-    classes: dict[int, list] = defaultdict(list)
-    for blob in blobs:
-        for key, *unit in unpack(blob):
-            classes[key].append(unit)
-    reps, embedded, members_of = [], [], []
-    for key in sorted(classes):
-        members = sorted(classes[key], key=lambda unit: unit[0])
-        multi = len({node_doc(unit[0]) for unit in members}) > 1
-        if len(members) > 1:
-            members_of.append((members[0][0], [unit[0] for unit in members[1:]]))
-        reps.append((members[0], multi, key))
-        vector = next((unit for unit in members if unit[3] is not None), None)  # its embedded copy
-        if vector is not None:
-            member = (members[0][0], multi, vector[1], key)
-            embedded.append((member, np.frombuffer(vector[3], dtype=np.float16)))
-    if not reps:
+    """One class partition's unit chunks (`unit_chunks`) → for each class (same shingle set) its
+    representative (the smallest node): band key chunks (BAND, (band partition, packed (keys, node
+    columns, multi, class keys))), the representatives' verification sets (SETS, (partition, packed
+    [(class key, set)])), the classes of several units (MEMBERS, (partition, packed [(node, other
+    nodes)])) and, with an embedder, (VECTORS, (members, vectors)). `multi`: the class has units in
+    several documents. Units are grouped by sorting their columns; node tuples are built only for
+    classes of several units and for embedded representatives."""
+    chunks = [unpack(blob) for blob in blobs]
+    if not chunks:
         return
+    keys, node_parts, language_parts, shingle_parts, size_parts, vector_flags, vector_parts = zip(*chunks)
+    keys = np.concatenate(keys)
+    columns = [np.concatenate(parts) for parts in zip(*node_parts)]
+    shingles = np.concatenate(shingle_parts)
+    ends = np.cumsum(np.concatenate(size_parts))
+    order = np.lexsort((*columns[::-1], keys))  # by class key, then node
+    ordered_keys = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered_keys[1:] != ordered_keys[:-1])))
+    sizes = np.diff(np.append(starts, keys.size))
+    reps, class_keys = order[starts], ordered_keys[starts]
+    docs = np.unique(columns[-2], return_inverse=True)[1].ravel()[order]
+    multi = np.minimum.reduceat(docs, starts) != np.maximum.reduceat(docs, starts)
     Metrics.counter(name, "unit_classes").inc(len(reps))
-    shingles = [np.frombuffer(unit[2], dtype=np.uint64) for unit, _, _ in reps]
-    sets = list(zip((key for _, _, key in reps), verification_sets(shingles)))
-    signatures = MinHasher(bands * rows, seed).signatures(shingles)
-    keys = band_keys(signatures, bands, rows, seed).ravel()
+    spans = zip((ends - np.concatenate(size_parts))[reps].tolist(), ends[reps].tolist())
+    rep_shingles = [shingles[start:end] for start, end in spans]
+    sets = list(zip(class_keys.tolist(), verification_sets(rep_shingles)))
+    signatures = MinHasher(bands * rows, seed).signatures(rep_shingles)
+    band = band_keys(signatures, bands, rows, seed).ravel()
     owner = np.repeat(np.arange(len(reps)), bands)
-    part = keys % np.uint64(partitions)
-    order = np.argsort(part, kind="stable")
-    columns = [_column(field) for field in zip(*(unit[0] for unit, _, _ in reps))]
-    multi = np.array([m for _, m, _ in reps], dtype=bool)
-    class_keys = np.array([key for _, _, key in reps], dtype=np.uint64)
-    for chunk in np.split(order, np.flatnonzero(np.diff(part[order])) + 1):
-        rows = owner[chunk]
-        nodes = [_take(column, rows) for column in columns]
-        yield BAND, (int(part[chunk[0]]), pack((keys[chunk], nodes, multi[rows], class_keys[rows])))
+    part = band % np.uint64(partitions)
+    by_part = np.argsort(part, kind="stable")
+    rep_columns = [column[reps] for column in columns]
+    for chunk in np.split(by_part, np.flatnonzero(np.diff(part[by_part])) + 1):
+        taken = owner[chunk]
+        nodes = [column[taken] for column in rep_columns]
+        yield BAND, (int(part[chunk[0]]), pack((band[chunk], nodes, multi[taken], class_keys[taken])))
     yield SETS, (partition, pack(sets))
-    if members_of:
-        yield MEMBERS, (partition, pack(members_of))
-    if embedded:
-        yield VECTORS, ([m for m, _ in embedded], np.stack([v for _, v in embedded]).astype(np.float32))
+    if (sizes > 1).any():
+        yield MEMBERS, (partition, pack(_members_of(columns, order, sizes)))
+    vectors = [part for part in vector_parts if part is not None]
+    if vectors:
+        has_vector = np.concatenate(vector_flags)
+        at = np.flatnonzero(has_vector[order])  # sorted positions of the units that have a vector
+        classes, first = np.unique(np.searchsorted(starts, at, side="right") - 1, return_index=True)
+        copies = order[at[first]]  # each class's first unit with a vector: its embedded copy
+        languages = np.concatenate(language_parts)[copies].tolist()
+        members = zip(
+            _nodes(columns, reps[classes]), multi[classes].tolist(), languages, class_keys[classes].tolist()
+        )
+        x = np.concatenate(vectors)[(np.cumsum(has_vector) - 1)[copies]].astype(np.float32)
+        yield VECTORS, (list(members), x)
 
 
-def _column(values: tuple) -> np.ndarray | list:
-    """One field of many nodes: a numpy array when every value is a float, or every one an int
-    that fits int64 (it pickles as one buffer and `tolist` restores the same values); else a list."""
+def _nodes(columns: list[np.ndarray], rows: np.ndarray) -> list[tuple]:
+    """The node tuples at `rows` of node columns, as Python values."""
+    return list(zip(*(column[rows].tolist() for column in columns)))
+
+
+def _members_of(columns: list[np.ndarray], order: np.ndarray, sizes: np.ndarray) -> list[tuple]:
+    """(representative node, [other nodes]) of each class of several units, in class order, from
+    the units sorted by (class, node) (`order`) and the class sizes."""
+    nodes = _nodes(columns, order[np.repeat(sizes > 1, sizes)])
+    classes, at = [], 0
+    for size in sizes[sizes > 1].tolist():
+        classes.append((nodes[at], nodes[at + 1 : at + size]))
+        at += size
+    return classes
+
+
+def _column(values: tuple) -> np.ndarray:
+    """One field of many nodes as an array: int64 or float64 when every value is a float, or every
+    one an int that fits int64 (it pickles as one buffer and `tolist` restores the same values);
+    else an object array of the values themselves."""
     kind = type(values[0])
     if kind in (float, int) and all(type(value) is kind for value in values):
         try:
             return np.array(values, dtype=np.float64 if kind is float else np.int64)
         except OverflowError:
             pass
-    return list(values)
-
-
-def _take(column: np.ndarray | list, rows: np.ndarray) -> np.ndarray | list:
-    return column[rows] if isinstance(column, np.ndarray) else [column[i] for i in rows.tolist()]
-
-
-def _gather(parts: list, rows: np.ndarray) -> list:
-    """The values at `rows` of one node field split over several chunks, as Python values."""
-    if all(isinstance(part, np.ndarray) for part in parts):
-        return np.concatenate(parts)[rows].tolist()
-    ends = np.cumsum([len(part) for part in parts])
-    which = np.searchsorted(ends, rows, side="right")
-    within = rows - np.concatenate(([0], ends))[which]
-    lists = [part.tolist() if isinstance(part, np.ndarray) else part for part in parts]
-    return [lists[c][i] for c, i in zip(which.tolist(), within.tolist())]
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, name: str, partitions: int):
@@ -118,8 +167,7 @@ def bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, 
         np.concatenate([chunk[3] for chunk in chunks])[rows], return_index=True, return_inverse=True
     )
     picked = rows[first]
-    fields = len(chunks[0][1])
-    nodes = list(zip(*(_gather([chunk[1][f] for chunk in chunks], picked) for f in range(fields))))
+    nodes = _nodes([np.concatenate(parts) for parts in zip(*(chunk[1] for chunk in chunks))], picked)
     multi = np.concatenate([chunk[2] for chunk in chunks])[picked]
     entries = list(zip(nodes, multi.tolist(), class_keys.tolist()))
     counts: Counter[str] = Counter(shared_buckets=int(np.unique(bucket).size))

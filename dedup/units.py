@@ -64,7 +64,7 @@ from dedup import kmeans
 from dedup.components import ConnectedComponents
 from dedup.content import units
 from dedup.lsh import curve_threshold
-from dedup.minhash import VerifyPairs, _doc_id, pack, unpack
+from dedup.minhash import VerifyPairs, _doc_id, unpack
 from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
 from dedup.signatures import shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
@@ -77,6 +77,7 @@ from dedup.unit_candidates import (
     class_endpoints,
     distinct_class_pairs,
     node_doc,
+    unit_chunks,
     unit_classes,
     unit_node,
 )
@@ -287,9 +288,8 @@ def cut(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 class _UnitsFn(beam.DoFn):
-    """A batch of documents → (UNIT, (class partition, packed [(class key, node, language, shingle
-    bytes, float16 vector bytes or None)])) chunks, keyed by the hash of each unit's shingle set
-    (bytes, not arrays: a chunk pickles and unpickles much faster); and (FAILED, (doc id,
+    """A batch of documents → (UNIT, (class partition, packed chunk)): its units by column
+    (`unit_candidates.unit_chunks`), keyed by the hash of each unit's shingle set; and (FAILED, (doc id,
     (FAILED, failure record))) per document whose units could not be embedded (its units are left
     out of the graph)."""
 
@@ -318,16 +318,17 @@ class _UnitsFn(beam.DoFn):
                     Metrics.counter(self.name, "embed_failed").inc()
                     yield FAILED, (batch[row].id, (FAILED, failure(batch[row], self.name, exc)))
                     found[row] = []
-        chunks: dict[int, list] = defaultdict(list)
+        keys, nodes, languages, shingles, unit_vectors = [], [], [], [], []
         for doc, units_of, doc_vectors in zip(batch, found, vectors):
-            for i, (node, _, shingles) in enumerate(units_of):
-                shingle_bytes = shingles.tobytes()
-                key = xxhash.xxh64_intdigest(shingle_bytes)
-                vector = None if doc_vectors is None else doc_vectors[i].tobytes()
-                chunks[key % self.partitions].append((key, node, doc.language or "", shingle_bytes, vector))
-        Metrics.counter(self.name, "units").inc(sum(map(len, chunks.values())))
-        for part in sorted(chunks):
-            yield UNIT, (part, pack(chunks[part]))
+            for i, (node, _, hashes) in enumerate(units_of):
+                keys.append(xxhash.xxh64_intdigest(hashes))
+                nodes.append(node)
+                languages.append(doc.language or "")
+                shingles.append(hashes)
+                unit_vectors.append(None if doc_vectors is None else doc_vectors[i])
+        Metrics.counter(self.name, "units").inc(len(keys))
+        for part, chunk in unit_chunks(keys, nodes, languages, shingles, unit_vectors, self.partitions):
+            yield UNIT, (part, chunk)
 
     def _units(self, doc: Document) -> list[tuple[tuple, str, np.ndarray]]:
         """(node, text, shingle hashes) of each unit of `doc` that has shingles."""

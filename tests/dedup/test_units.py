@@ -271,14 +271,14 @@ def test_verification_sets_equal_one_set_at_a_time():
 def test_node_columns_restore_the_same_values_and_types():
     nodes = [(float("inf"), -120, "doc-b", 3), (-0.5, 0, "doc-a", 0), (2.0, -7, "doc-c", 11)]
     columns = [unit_candidates._column(field) for field in zip(*nodes)]
-    assert [type(c).__name__ for c in columns] == ["ndarray", "ndarray", "list", "ndarray"]
-    rows = np.array([2, 0])
-    taken = [unit_candidates._take(column, rows) for column in columns]
-    rebuilt = list(zip(*(unit_candidates._gather([part], [0, 1]) for part in taken)))
+    assert [column.dtype.kind for column in columns] == ["f", "i", "O", "i"]
+    rebuilt = unit_candidates._nodes(columns, np.array([2, 0]))
     assert rebuilt == [nodes[2], nodes[0]]
     assert [type(v) for v in rebuilt[0]] == [float, int, str, int]
-    mixed = unit_candidates._column((1, 2.0, 3))  # mixed types stay a list
-    assert mixed == [1, 2.0, 3] and [type(v) for v in mixed] == [int, float, int]
+    mixed = unit_candidates._column((1, 2.0, 3))  # mixed types stay the values themselves
+    assert mixed.tolist() == [1, 2.0, 3] and [type(v) for v in mixed.tolist()] == [int, float, int]
+    huge = unit_candidates._column((2**70, 1))  # an int beyond int64 too
+    assert huge.dtype.kind == "O" and huge.tolist() == [2**70, 1]
 
 
 def _reference_pairs(entries: list[tuple], keys: list[int], max_bucket_size: int) -> tuple[set, dict]:
