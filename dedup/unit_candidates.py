@@ -144,10 +144,10 @@ def _column(values: tuple) -> np.ndarray:
     """One field of many nodes as an array: int64 or float64 when every value is a float, or every
     one an int that fits int64 (it pickles as one buffer and `tolist` restores the same values);
     else an object array of the values themselves."""
-    kind = type(values[0])
-    if kind in (float, int) and all(type(value) is kind for value in values):
+    kinds = set(map(type, values))
+    if kinds == {float} or kinds == {int}:
         try:
-            return np.array(values, dtype=np.float64 if kind is float else np.int64)
+            return np.array(values, dtype=np.float64 if float in kinds else np.int64)
         except OverflowError:
             pass
     return np.fromiter(values, dtype=object, count=len(values))
@@ -156,9 +156,9 @@ def _column(values: tuple) -> np.ndarray:
 def bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, name: str, partitions: int):
     """One band partition's chunks (band keys and, by column, the representatives' nodes, `multi`
     flags and class keys) → its distinct linkable candidate pairs as one chunk per pair partition:
-    (pair partition, packed (ends, first end rows, second end rows)), an end being (node, class
-    key) and a pair's first end the one of smaller class key. Buckets and pairs are numpy arrays of
-    class numbers; a node tuple is rebuilt once per class in a shared bucket."""
+    (pair partition, packed (node columns of the ends, their class keys, first end rows, second
+    end rows)), a pair's first end being the one of smaller class key. Buckets, pairs and ends
+    stay numpy arrays of class numbers and columns; no node tuple is built."""
     chunks = [unpack(blob) for blob in blobs]
     rows, bucket = _shared_rows(np.concatenate([chunk[0] for chunk in chunks]))
     if not rows.size:
@@ -167,12 +167,13 @@ def bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, 
         np.concatenate([chunk[3] for chunk in chunks])[rows], return_index=True, return_inverse=True
     )
     picked = rows[first]
-    nodes = _nodes([np.concatenate(parts) for parts in zip(*(chunk[1] for chunk in chunks))], picked)
+    columns = [np.concatenate(parts)[picked] for parts in zip(*(chunk[1] for chunk in chunks))]
     multi = np.concatenate([chunk[2] for chunk in chunks])[picked]
-    entries = list(zip(nodes, multi.tolist(), class_keys.tolist()))
+    rank = np.empty(len(picked), dtype=np.int64)  # each class's place in (node, multi, class key) order
+    rank[np.lexsort((class_keys, multi, *columns[::-1]))] = np.arange(len(picked))
     counts: Counter[str] = Counter(shared_buckets=int(np.unique(bucket).size))
-    a, b = _member_pairs(bucket, member.ravel(), max_bucket_size, entries, counts)
-    doc = np.unique([node_doc(node) for node in nodes], return_inverse=True)[1].ravel()
+    a, b = _member_pairs(bucket, member.ravel(), max_bucket_size, rank, counts)
+    doc = np.unique(columns[-2], return_inverse=True)[1].ravel()
     linkable = multi[a] | multi[b] | (doc[a] != doc[b])  # not two classes of one document alone
     a, b = a[linkable], b[linkable]
     part = _class_pair_partition(class_keys[a], class_keys[b], partitions)
@@ -181,8 +182,8 @@ def bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, 
         in_part = part == p
         used, rows_of = np.unique(np.concatenate((a[in_part], b[in_part])), return_inverse=True)
         half = int(in_part.sum())
-        ends = [(nodes[i], entries[i][2]) for i in used.tolist()]
-        yield p, pack((ends, rows_of[:half], rows_of[half:]))
+        ends = [column[used] for column in columns]
+        yield p, pack((ends, class_keys[used], rows_of[:half], rows_of[half:]))
 
 
 def _shared_rows(band_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,11 +197,11 @@ def _shared_rows(band_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _member_pairs(
-    bucket: np.ndarray, member: np.ndarray, max_bucket_size: int, entries: list, counts: Counter
+    bucket: np.ndarray, member: np.ndarray, max_bucket_size: int, rank: np.ndarray, counts: Counter
 ) -> tuple[np.ndarray, np.ndarray]:
     """The distinct candidate pairs (a, b), a < b, of class numbers over all buckets: every pair of
-    a bucket's distinct members, or, above `max_bucket_size` members, a star to the smallest by
-    `entries` (counted in `counts`)."""
+    a bucket's distinct members, or, above `max_bucket_size` members, a star to the one of smallest
+    `rank` (counted in `counts`)."""
     order = np.lexsort((member, bucket))
     bucket, member = bucket[order], member[order]
     distinct = np.concatenate(([True], (bucket[1:] != bucket[:-1]) | (member[1:] != member[:-1])))
@@ -216,13 +217,13 @@ def _member_pairs(
     oversized = sizes > max_bucket_size
     for start, size in zip(starts[oversized].tolist(), sizes[oversized].tolist()):
         members = member[start : start + size]
-        center = min(members.tolist(), key=entries.__getitem__)
+        center = members[np.argmin(rank[members])]
         others = members[members != center]
         firsts.append(np.minimum(others, center))
         seconds.append(np.maximum(others, center))
     counts["oversized_buckets"] += int(oversized.sum())
     counts["star_edges"] += int((sizes[oversized] - 1).sum())
-    span = len(entries)
+    span = len(rank)
     codes = np.unique(np.concatenate(firsts) * span + np.concatenate(seconds))
     return codes // span, codes % span
 
@@ -232,19 +233,21 @@ def _class_pair_partition(first: np.ndarray, second: np.ndarray, partitions: int
     return (first ^ second) % np.uint64(partitions)
 
 
-def distinct_class_pairs(_partition: int, chunks: Iterable[bytes]):
+def distinct_class_pairs(_partition: int, blobs: Iterable[bytes]):
     """One pair partition's chunks of candidate pairs → each distinct pair once, packed ((node,
     class key), (node, class key)) in node order: the form in which verification takes a pair."""
-    ends, firsts, seconds = {}, [], []
-    for chunk in chunks:
-        chunk_ends, first, second = unpack(chunk)
-        keys = np.array([key for _, key in chunk_ends], dtype=np.uint64)
-        ends.update(zip(keys.tolist(), chunk_ends))
-        firsts.append(keys[first])
-        seconds.append(keys[second])
-    pairs = np.unique(np.stack((np.concatenate(firsts), np.concatenate(seconds)), axis=1), axis=0)
-    for first, second in pairs.tolist():
-        a, b = ends[first], ends[second]
+    chunks = [unpack(blob) for blob in blobs]
+    columns = [np.concatenate(parts) for parts in zip(*(chunk[0] for chunk in chunks))]
+    keys = np.concatenate([chunk[1] for chunk in chunks])
+    firsts = np.concatenate([chunk[1][chunk[2]] for chunk in chunks])
+    seconds = np.concatenate([chunk[1][chunk[3]] for chunk in chunks])
+    pairs = np.unique(np.stack((firsts, seconds), axis=1), axis=0)
+    class_keys, row = np.unique(keys, return_index=True)  # one end per class: its representative
+    ends = row[np.searchsorted(class_keys, pairs.ravel())]
+    used, at = np.unique(ends, return_inverse=True)
+    nodes = list(zip(_nodes(columns, used), keys[used].tolist()))
+    for i, j in at.reshape(-1, 2).tolist():
+        a, b = nodes[i], nodes[j]
         yield pack((a, b) if a < b else (b, a))
 
 
