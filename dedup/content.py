@@ -7,23 +7,25 @@ than content: they neither represent a page nor make two pages duplicates.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from dedup.signatures import shingle_hasher
 
-_UNIT = re.compile(r"[^\r\n]+")
-
 
 def units(text: str, min_words: int) -> list[tuple[int, int]]:
-    """(start, end) character spans of the lines of `text` that have at least `min_words` words.
+    """(start, end) character spans of the lines of `text` (the maximal runs of characters other
+    than '\\r' and '\\n') that have at least `min_words` words.
 
-    Words are counted up to `min_words` only (`split` stops there), not split out of the whole line."""
+    Words are counted up to `min_words` only (`split` stops there), not split out of the whole line.
+    '\\r' becomes '\\n' one for one, so one `split` yields the lines and their offsets hold."""
     most = max(min_words - 1, 0)
-    return [
-        (m.start(), m.end()) for m in _UNIT.finditer(text) if len(m.group().split(None, most)) >= min_words
-    ]
+    spans, start = [], 0
+    for line in text.replace("\r", "\n").split("\n"):
+        end = start + len(line)
+        if line and len(line.split(None, most)) >= min_words:
+            spans.append((start, end))
+        start = end + 1
+    return spans
 
 
 def main_content(text: str, min_words: int) -> str:

@@ -43,17 +43,26 @@ LENGTH_BYTES = 8
 # buckets) or large values (minhash's packed chunks) the buffers would otherwise hold a share of the
 # corpus (the kept rows, text and all) until `finish_bundle`, or up to keys × CHUNK_VALUES blobs.
 HELD_BYTES = 16 * 1024 * 1024
+SIZE_SAMPLE = 16  # items weighed of a long list or tuple (`rough_size`)
+_GOLDEN = (5**0.5 - 1) / 2
 SpilledFile = tuple[int, str]  # (key, path of one of its spill files): what a spilling step yields
 
 
 def rough_size(value: Any) -> int:
     """About how many bytes `value` holds: strings and bytes by length, containers and slotted
-    objects (`Document`) by their contents; anything else 32."""
+    objects (`Document`) by their contents; anything else 32. A list or tuple of more than
+    4 × `SIZE_SAMPLE` items is weighed by a sample of them at golden-ratio steps, which no
+    periodic pattern of sizes aliases (a spilled chunk of decisions or a node's neighbour list
+    holds thousands of small tuples of one shape)."""
     if isinstance(value, (str, bytes, bytearray)):
         return 49 + len(value)
     if isinstance(value, dict):
         return 64 + _items_size(value.values())
     if isinstance(value, (list, tuple)):
+        if len(value) > 4 * SIZE_SAMPLE:
+            n = len(value)
+            sample = [value[int(n * (k * _GOLDEN % 1.0))] for k in range(SIZE_SAMPLE)]
+            return 56 + _items_size(sample) * n // SIZE_SAMPLE
         return 56 + _items_size(value)
     slots = getattr(type(value), "__slots__", ())
     if slots and not isinstance(slots, str):

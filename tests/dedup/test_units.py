@@ -1,5 +1,6 @@
 import json
 import random
+import re
 
 import apache_beam as beam
 import numpy as np
@@ -266,6 +267,22 @@ def test_verification_sets_equal_one_set_at_a_time():
     assert verification_sets(sets) == [verification_set(s) for s in sets]
     assert verification_sets(sets)[-1] == np.array([5, 7], dtype=np.uint32).tobytes()
     assert verification_sets([]) == []
+
+
+def test_unit_spans_are_the_lines_with_enough_words():
+    """`units` against its definition (runs of characters other than CR and LF, words by `split`)
+    on texts of mixed line ends and Unicode spaces."""
+    rng = random.Random(11)
+    pieces = ["word", "two words", " ", "\u3000", "\t", "\r", "\n", "\r\n", "\x0b", "\u2028", "é", "x" * 3]
+    for _ in range(2_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(40)))
+        for min_words in (1, 2, 3, 8):
+            expected = [
+                (m.start(), m.end())
+                for m in re.finditer(r"[^\r\n]+", text)
+                if len(m.group().split()) >= min_words
+            ]
+            assert units_module.units(text, min_words) == expected
 
 
 def test_node_columns_restore_the_same_values_and_types():

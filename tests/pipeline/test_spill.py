@@ -102,6 +102,18 @@ def test_rough_size_of_numbers_strings_and_nested_containers():
     assert rough_size(Document("a", "t", metadata={"n": 1})) == rough_size(Document("a", "t")) + 32
 
 
+def test_rough_size_of_a_long_list_from_a_sample_of_its_items():
+    same = [("doc-7", (3, "doc-1"))] * 1_000  # one shape: the sample gives the exact sum
+    assert rough_size(same) == 56 + 1_000 * rough_size(same[0])
+    rng = random.Random(5)
+    periodic = ["x" * (i % 100) for i in range(10_000)]  # an evenly spaced sample would see one length
+    varied = ["x" * rng.randrange(1_000) for _ in range(5_000)]
+    for values in (periodic, varied):
+        exact = 56 + sum(49 + len(s) for s in values)
+        assert 0.8 * exact < rough_size(values) < 1.2 * exact
+    assert rough_size(tuple(range(64))) == 56 + 64 * 32  # up to 4 × SIZE_SAMPLE items: each one
+
+
 def _runs_of_kinds(key, values):
     """A key's values' first elements as runs in arrival order: [(kind, how many in a row)]."""
     runs: list[list] = []
