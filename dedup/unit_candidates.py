@@ -3,7 +3,7 @@ one shingle set become one class with a representative, and representatives that
 LSH band bucket become candidate pairs, as numpy arrays of class numbers by pair partition.
 
 A unit is named in the graph by a node: its document's survivor order (ending with the id), then
-its index. Nodes travel between steps as columns (`_column`), one array or list per field.
+its index. Nodes travel between steps as columns (`_column`), one array per field.
 """
 
 from __future__ import annotations

@@ -12,14 +12,14 @@ shuffled, never documents; steps 2 and 3's lexical half are in `dedup.unit_candi
 1. units: the lines of a document with at least `min_words` words (`dedup.content.units`); each
    unit's word n-gram shingles (`dedup.signatures`) and, with an `embedder`, its vector;
 2. classes: units with the same shingle set are one class (grouped by the set's hash, in
-   per-partition chunks, through spill files: `pipeline.spill.SpillGroups`). Its representative is
-   its smallest node; only representatives go on, so a paragraph repeated on many pages costs one
-   unit below, not one per copy;
+   per-partition chunks of columns, through spill files: `pipeline.spill.SpillGroups`, and sorted
+   there). Its representative is its smallest node; only representatives go on, so a paragraph
+   repeated on many pages costs one unit below, not one per copy;
 3. candidates among representatives: MinHash LSH bands (a shared bucket gives candidate pairs; a
    bucket above `max_bucket_size` becomes a star to its first unit; band chunks carry the nodes
-   as columns, buckets and pairs are numpy arrays of class numbers, and a node tuple is rebuilt
-   once per class in a shared bucket; pairs travel as (ends, row arrays) chunks by pair
-   partition and are made distinct there, as in `minhash_dedup`), verified by the Jaccard
+   as columns, buckets and pairs are numpy arrays of class numbers; pairs travel as (end columns,
+   row arrays) chunks by pair partition and are made distinct there, as in `minhash_dedup`, where
+   a node tuple is built once per end), verified by the Jaccard
    similarity of the two shingle sets ≥ `jaccard_threshold` (each pair fetches the two
    representatives' sets, which the class step wrote out; the units are read once); with an
    `embedder`, also the `neighbours` nearest units by centered cosine within one (language,
