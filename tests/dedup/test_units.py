@@ -82,6 +82,19 @@ def test_prefer_score_decides_which_copy_survives():
         assert_that(kept, equal_to([("a", a.text, None), ("b", expected_b, [[1, "a"]])]))
 
 
+def test_int_float_and_missing_scores_order_the_copies():
+    """Scores of mixed types (an int, a float, none) make an object column of survivor orders: the
+    highest score still keeps the paragraph, and a document without the score ranks last."""
+    a = Document("a", f"{para('a1')}\n{para('s')}\n{para('a2')}\n{para('a3')}", scores={"q": 2})
+    b = Document("b", f"{para('b1')}\n{para('s')}\n{para('b2')}\n{para('b3')}", scores={"q": 0.5})
+    c = Document("c", f"{para('c1')}\n{para('s')}\n{para('c2')}\n{para('c3')}")
+    for kept, _, _ in run([c, b, a], prefer_score="q"):
+        cut = [
+            (d.id, f"{para(d.id + '1')}\n{para(d.id + '2')}\n{para(d.id + '3')}", [[1, "a"]]) for d in (b, c)
+        ]
+        assert_that(kept, equal_to([("a", a.text, None), *cut]))
+
+
 def test_too_short_after_cutting():
     a = Document("a", f"{para('a1')}\n{para('a2')}\n{para('a3')}")
     b = Document("b", f"{para('a1')}\n{para('a2')}\nshort tail of five words\n{para('b1', 8)}")
@@ -269,22 +282,6 @@ def test_verification_sets_equal_one_set_at_a_time():
     assert verification_sets([]) == []
 
 
-def test_unit_spans_are_the_lines_with_enough_words():
-    """`units` against its definition (runs of characters other than CR and LF, words by `split`)
-    on texts of mixed line ends and Unicode spaces."""
-    rng = random.Random(11)
-    pieces = ["word", "two words", " ", "\u3000", "\t", "\r", "\n", "\r\n", "\x0b", "\u2028", "é", "x" * 3]
-    for _ in range(2_000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(40)))
-        for min_words in (1, 2, 3, 8):
-            expected = [
-                (m.start(), m.end())
-                for m in re.finditer(r"[^\r\n]+", text)
-                if len(m.group().split()) >= min_words
-            ]
-            assert units_module.units(text, min_words) == expected
-
-
 def test_node_columns_restore_the_same_values_and_types():
     nodes = [(float("inf"), -120, "doc-b", 3), (-0.5, 0, "doc-a", 0), (2.0, -7, "doc-c", 11)]
     columns = [unit_candidates._column(field) for field in zip(*nodes)]
@@ -385,11 +382,16 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, mo
 
 @pytest.mark.parametrize("min_words", [1, 2, 3, 4, 8])
 def test_unit_lines_are_the_lines_with_enough_words_as_str_split_counts_them(min_words):
-    import re
-
+    """`units` against its definition (runs of characters other than CR and LF, words by `split`),
+    on a fixed text and on random texts of mixed line ends and Unicode spaces."""
     from dedup.content import units
 
-    text = "a b c\n  a\tb  c \n\u00a0a\u2028b c\r\nab c\r\n\nx y z w\n" + " ".join("w" * 3 for _ in range(8))
-    lines = [m for m in re.finditer(r"[^\r\n]+", text)]
-    assert units(text, min_words) == [m.span() for m in lines if len(m.group().split()) >= min_words]
-    assert units("", min_words) == []
+    rng = random.Random(min_words)
+    pieces = ["word", "two words", " ", "\u3000", "\t", "\r", "\n", "\r\n", "\x0b", "\u2028", "é", "xxx"]
+    fixed = "a b c\n  a\tb  c \n\u00a0a\u2028b c\r\nab c\r\n\nx y z w\n" + " ".join("w" * 3 for _ in range(8))
+    texts = [fixed, ""] + [
+        "".join(rng.choice(pieces) for _ in range(rng.randrange(40))) for _ in range(1_000)
+    ]
+    for text in texts:
+        lines = re.finditer(r"[^\r\n]+", text)
+        assert units(text, min_words) == [m.span() for m in lines if len(m.group().split()) >= min_words]
