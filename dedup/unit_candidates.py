@@ -84,8 +84,8 @@ def unit_classes(
     keys, node_parts, language_parts, shingle_parts, size_parts, vector_flags, vector_parts = zip(*chunks)
     keys = np.concatenate(keys)
     columns = [np.concatenate(parts) for parts in zip(*node_parts)]
-    shingles = np.concatenate(shingle_parts)
-    ends = np.cumsum(np.concatenate(size_parts))
+    shingles, shingle_counts = np.concatenate(shingle_parts), np.concatenate(size_parts)
+    ends = np.cumsum(shingle_counts)
     order = np.lexsort((*columns[::-1], keys))  # by class key, then node
     ordered_keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], ordered_keys[1:] != ordered_keys[:-1])))
@@ -94,7 +94,7 @@ def unit_classes(
     docs = np.unique(columns[-2], return_inverse=True)[1].ravel()[order]
     multi = np.minimum.reduceat(docs, starts) != np.maximum.reduceat(docs, starts)
     Metrics.counter(name, "unit_classes").inc(len(reps))
-    spans = zip((ends - np.concatenate(size_parts))[reps].tolist(), ends[reps].tolist())
+    spans = zip((ends - shingle_counts)[reps].tolist(), ends[reps].tolist())
     rep_shingles = [shingles[start:end] for start, end in spans]
     sets = list(zip(class_keys.tolist(), verification_sets(rep_shingles)))
     signatures = MinHasher(bands * rows, seed).signatures(rep_shingles)
@@ -110,7 +110,7 @@ def unit_classes(
     yield SETS, (partition, pack(sets))
     if (sizes > 1).any():
         yield MEMBERS, (partition, pack(_members_of(columns, order, sizes)))
-    vectors = [part for part in vector_parts if part is not None]
+    vectors = [chunk_vectors for chunk_vectors in vector_parts if chunk_vectors is not None]
     if vectors:
         has_vector = np.concatenate(vector_flags)
         at = np.flatnonzero(has_vector[order])  # sorted positions of the units that have a vector
