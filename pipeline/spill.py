@@ -51,9 +51,10 @@ SpilledFile = tuple[int, str]  # (key, path of one of its spill files): what a s
 def rough_size(value: Any) -> int:
     """About how many bytes `value` holds: strings and bytes by length, containers and slotted
     objects (`Document`) by their contents; anything else 32. A list or tuple of more than
-    4 × `SIZE_SAMPLE` items is weighed by a sample of them at golden-ratio steps, which no
-    periodic pattern of sizes aliases (a spilled chunk of decisions or a node's neighbour list
-    holds thousands of small tuples of one shape)."""
+    4 × `SIZE_SAMPLE` items is weighed by a sample of them at golden-ratio steps, which simple
+    periodic patterns of sizes do not alias as evenly spaced steps do (a spilled chunk of
+    decisions or a node's neighbour list holds thousands of small tuples of one shape); an
+    estimate, as the rest is."""
     if isinstance(value, (str, bytes, bytearray)):
         return 49 + len(value)
     if isinstance(value, dict):
