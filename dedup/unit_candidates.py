@@ -78,13 +78,15 @@ def unit_classes(
     nodes)])) and, with an embedder, (VECTORS, (members, vectors)). `multi`: the class has units in
     several documents. Units are grouped by sorting their columns; node tuples are built only for
     classes of several units and for embedded representatives."""
-    chunks = [unpack(blob) for blob in blobs]
-    if not chunks:
+    fields = list(zip(*map(unpack, blobs)))  # each field's parts, one per chunk
+    if not fields:
         return
-    keys, node_parts, language_parts, shingle_parts, size_parts, vector_flags, vector_parts = zip(*chunks)
+    keys, node_parts, language_parts, shingle_parts, size_parts, vector_flags, vector_parts = fields
+    del fields
+    shingles, shingle_counts = np.concatenate(shingle_parts), np.concatenate(size_parts)
+    del shingle_parts  # the largest field: its chunks' arrays are freed once joined
     keys = np.concatenate(keys)
     columns = [np.concatenate(parts) for parts in zip(*node_parts)]
-    shingles, shingle_counts = np.concatenate(shingle_parts), np.concatenate(size_parts)
     ends = np.cumsum(shingle_counts)
     order = np.lexsort((*columns[::-1], keys))  # by class key, then node
     ordered_keys = keys[order]
