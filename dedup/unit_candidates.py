@@ -52,8 +52,7 @@ def unit_chunks(
     stacked = np.stack([vector for vector in vectors if vector is not None]) if has_vector.any() else None
     vector_rows = np.cumsum(has_vector) - 1
     part = class_keys % np.uint64(partitions)
-    order = np.argsort(part, kind="stable")
-    for rows in np.split(order, np.flatnonzero(np.diff(part[order])) + 1):
+    for rows in _by_partition(part):
         with_vector = has_vector[rows]
         chunk_vectors = stacked[vector_rows[rows[with_vector]]] if with_vector.any() else None
         chunk = (
@@ -93,7 +92,7 @@ def unit_classes(
     starts = np.flatnonzero(np.concatenate(([True], ordered_keys[1:] != ordered_keys[:-1])))
     sizes = np.diff(np.append(starts, keys.size))
     reps, class_keys = order[starts], ordered_keys[starts]
-    docs = np.unique(columns[-2], return_inverse=True)[1].ravel()[order]
+    docs = _doc_codes(columns)[order]
     multi = np.minimum.reduceat(docs, starts) != np.maximum.reduceat(docs, starts)
     Metrics.counter(name, "unit_classes").inc(len(reps))
     spans = zip((ends - shingle_counts)[reps].tolist(), ends[reps].tolist())
@@ -103,9 +102,8 @@ def unit_classes(
     band = band_keys(signatures, bands, rows, seed).ravel()
     owner = np.repeat(np.arange(len(reps)), bands)
     part = band % np.uint64(partitions)
-    by_part = np.argsort(part, kind="stable")
     rep_columns = [column[reps] for column in columns]
-    for chunk in np.split(by_part, np.flatnonzero(np.diff(part[by_part])) + 1):
+    for chunk in _by_partition(part):
         taken = owner[chunk]
         nodes = [column[taken] for column in rep_columns]
         yield BAND, (int(part[chunk[0]]), pack((band[chunk], nodes, multi[taken], class_keys[taken])))
@@ -124,6 +122,17 @@ def unit_classes(
         )
         x = np.concatenate(vectors)[(np.cumsum(has_vector) - 1)[copies]].astype(np.float32)
         yield VECTORS, (list(members), x)
+
+
+def _by_partition(part: np.ndarray) -> list[np.ndarray]:
+    """Row numbers grouped by their value in `part`, in ascending partition order, rows in order."""
+    order = np.argsort(part, kind="stable")
+    return np.split(order, np.flatnonzero(np.diff(part[order])) + 1)
+
+
+def _doc_codes(columns: list[np.ndarray]) -> np.ndarray:
+    """A number per node of node columns for its document (the field `node_doc` reads), in id order."""
+    return np.unique(columns[-2], return_inverse=True)[1].ravel()
 
 
 def _nodes(columns: list[np.ndarray], rows: np.ndarray) -> list[tuple]:
@@ -175,7 +184,7 @@ def bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, 
     rank[np.lexsort((class_keys, multi, *columns[::-1]))] = np.arange(len(picked))
     counts: Counter[str] = Counter(shared_buckets=int(np.unique(bucket).size))
     a, b = _member_pairs(bucket, member.ravel(), max_bucket_size, rank, counts)
-    doc = np.unique(columns[-2], return_inverse=True)[1].ravel()
+    doc = _doc_codes(columns)
     linkable = multi[a] | multi[b] | (doc[a] != doc[b])  # not two classes of one document alone
     a, b = a[linkable], b[linkable]
     part = _class_pair_partition(class_keys[a], class_keys[b], partitions)
