@@ -3,7 +3,8 @@
 A static embedder's document vector is the mean of its token vectors, so it cannot see sentence
 order. The same token vectors, pooled per sentence (split at `.`, `!`, `?` tokens), can: in real
 prose adjacent sentences are more alike than distant ones, and every sentence is close to the
-document as a whole; shuffled or interleaved text loses both. The same holds, more sharply, for the
+document as a whole; shuffled or interleaved text loses both (`centered_adjacent_z` measures
+adjacency after removing the direction all of a document's sentences share). The same holds, more sharply, for the
 content words adjacent sentences share (`lexical_*`: overlap of content-token sets) and for words
 that are near in meaning (`aligned_adjacent_z`: each content token's best cosine in the other
 sentence). Truncation shows at the text's ends; shuffled dialogue leaves quotes opened twice or
@@ -26,6 +27,7 @@ FEATURES = (
     "distant_cos",
     "adjacent_minus_distant",
     "adjacent_z",
+    "centered_adjacent_z",
     "min_adjacent_cos",
     "doc_cos",
     "min_doc_cos",
@@ -138,7 +140,7 @@ def features(
     k = int(keep.sum())
     if k < 3:
         return np.array(
-            [np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges, 0.0, 0.0, 0.0, quotes],
+            [np.log1p(k), 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, *edges, 0.0, 0.0, 0.0, quotes],
             dtype=np.float32,
         )
     segments = np.add.reduceat(vectors, starts, axis=0)[keep]
@@ -153,6 +155,10 @@ def features(
     adjacent_mean, pairs_mean, distant_mean = adjacent.mean(), pairs.mean(), distant.mean()
     # Adjacent similarity against what a random order would give, in standard errors.
     z = (adjacent_mean - pairs_mean) / (pairs.std() + 1e-6) * np.sqrt(k - 1)
+    # The same against the document's mean direction: what all its sentences share (topic, register)
+    # no longer hides how much closer neighbours are.
+    centered = unit - unit.mean(axis=0)
+    centered /= np.maximum(np.sqrt(np.einsum("id,id->i", centered, centered)), 1e-12)[:, None]
     return np.array(
         [
             np.log1p(k),
@@ -161,6 +167,7 @@ def features(
             distant_mean,
             adjacent_mean - distant_mean,
             z,
+            _adjacent_z(np.einsum("id,jd->ij", centered, centered)),
             adjacent.min(),
             to_doc.mean(),
             to_doc.min(),

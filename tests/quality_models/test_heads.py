@@ -118,7 +118,7 @@ def test_lexical_features_see_which_sentences_share_words():
     assert content.tolist() == [True, False, False, False, False]
 
 
-def test_aligned_overlap_sees_related_words_and_quote_breaks_see_split_dialogue():
+def test_vector_and_aligned_overlap_see_related_words_and_quote_breaks_see_split_dialogue():
     features = features_in_and_out_of_order(
         [
             ("The volcano erupted at dawn.", "Lava and ash buried the crater slopes."),
@@ -126,8 +126,9 @@ def test_aligned_overlap_sees_related_words_and_quote_breaks_see_split_dialogue(
             ("The glacier has retreated for decades.", "Melting ice feeds the frozen lake."),
         ]
     )
-    aligned = coherence.FEATURES.index("aligned_adjacent_z")
-    assert features[0, aligned] > 0.0 > features[1, aligned]
+    for name in ("aligned_adjacent_z", "adjacent_z", "centered_adjacent_z"):
+        column = coherence.FEATURES.index(name)
+        assert features[0, column] > 0.0 > features[1, column], name
     dialogue = [
         '"We set out at dawn.',
         'The river was high," she said.',
