@@ -4,11 +4,11 @@ A static embedder's document vector is the mean of its token vectors, so it cann
 order. The same token vectors, pooled per sentence (split at `.`, `!`, `?` tokens), can: in real
 prose adjacent sentences are more alike than distant ones, and every sentence is close to the
 document as a whole; shuffled or interleaved text loses both (`centered_adjacent_z` measures
-adjacency after removing the direction all of a document's sentences share). The same holds, more sharply, for the
-content words adjacent sentences share (`lexical_*`: overlap of content-token sets) and for words
-that are near in meaning (`aligned_adjacent_z`: each content token's best cosine in the other
-sentence). Truncation shows at the text's ends; shuffled dialogue leaves quotes opened twice or
-closed before they open (`quote_breaks`).
+adjacency after removing the direction all of a document's sentences share). The same holds, more
+sharply, for the content words adjacent sentences share (`lexical_*`: overlap of content-token
+sets) and for words that are near in meaning (`aligned_adjacent_z`: each content token's best
+cosine in the other sentence). Truncation shows at the text's ends; shuffled dialogue leaves
+quotes opened twice or closed before they open (`quote_breaks`).
 """
 
 from __future__ import annotations
@@ -123,6 +123,11 @@ def _lexical(
     ]
 
 
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (zero rows stay zero)."""
+    return matrix / np.maximum(np.sqrt(np.einsum("id,id->i", matrix, matrix)), 1e-12)[:, None]
+
+
 def features(
     text: str, vectors: np.ndarray, ids: np.ndarray, boundary_ids: np.ndarray, content: np.ndarray
 ) -> np.ndarray:
@@ -144,7 +149,7 @@ def features(
             dtype=np.float32,
         )
     segments = np.add.reduceat(vectors, starts, axis=0)[keep]
-    unit = segments / np.maximum(np.sqrt(np.einsum("id,id->i", segments, segments)), 1e-12)[:, None]
+    unit = _unit_rows(segments)
     sim = np.einsum("id,jd->ij", unit, unit)
     adjacent = np.diagonal(sim, 1)
     upper = np.triu_indices(k, 1)
@@ -157,8 +162,7 @@ def features(
     z = (adjacent_mean - pairs_mean) / (pairs.std() + 1e-6) * np.sqrt(k - 1)
     # The same against the document's mean direction: what all its sentences share (topic, register)
     # no longer hides how much closer neighbours are.
-    centered = unit - unit.mean(axis=0)
-    centered /= np.maximum(np.sqrt(np.einsum("id,id->i", centered, centered)), 1e-12)[:, None]
+    centered = _unit_rows(unit - unit.mean(axis=0))
     return np.array(
         [
             np.log1p(k),
