@@ -29,6 +29,7 @@ from benchmarks.semantic_docs import SOURCES, sentences
 from dedup.semantic import SemanticDedup
 from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
+from pipeline.malloc import tune_malloc
 from pipeline.outcomes import OUTCOMES
 from pipeline.run import make_runner, pipeline_options
 
@@ -91,7 +92,9 @@ def _doc_id(doc: Document) -> str:
 def measure_stage(stage, source: Path, out: Path, workers: int, kept_row=_doc_id) -> tuple[float, float, int]:
     """Run one collection stage on a JSONL file with the local runner, writing ids of kept
     (or `kept_row` of each kept document), rejected and failed documents under `out`: (wall
-    seconds, CPU-seconds of the process tree, peak RSS bytes of the process tree)."""
+    seconds, CPU-seconds of the process tree, peak RSS bytes of the process tree). With glibc
+    malloc tuned as `gristmill run` tunes it, so the figures are what a run of the CLI gets."""
+    tune_malloc()
     peak = [0]
     cpu: dict[int, float] = {}
     done = threading.Event()
