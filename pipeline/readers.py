@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +32,9 @@ COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
 CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
+# A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 Record = Document | Rejection | Failure
 
@@ -218,7 +222,31 @@ def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputCon
         return Failure(where, source, READ_STAGE, "MalformedJson", _one_line(error))
     except RecursionError:  # without this, the file's remaining lines were lost with it
         return Failure(where, source, READ_STAGE, "TooDeeplyNested", "JSON nested too deeply to parse")
+    if _SURROGATE_ESCAPE.search(stripped) and (problem := _lone_surrogate(record)):
+        return Failure(where, source, READ_STAGE, "LoneSurrogate", problem)
     return record_to_document(record, source, str(line_number), config)
+
+
+def _lone_surrogate(record: Any) -> str | None:
+    """Why a decoded JSON object is not valid Unicode (a \\u escape left half of a surrogate pair), or None.
+
+    Such a string cannot be encoded as UTF-8, so no stage, coder or Parquet writer could carry it.
+    """
+    if not isinstance(record, dict):
+        return None  # record_to_document reports it as NotAnObject
+    try:
+        json.dumps(record, ensure_ascii=False).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass
+    for name, value in record.items():
+        found = _SURROGATE.search(json.dumps([name, value], ensure_ascii=False))
+        if found:
+            return (
+                f"field {name!r} holds a lone surrogate U+{ord(found.group()):04X} (half of a \\u escape pair):"
+                " not valid Unicode, so it cannot be written as UTF-8"
+            )
+    return None
 
 
 def _count_newlines(handle, end: int) -> int:
@@ -304,8 +332,13 @@ def _read_json_array(data: bytes, path: str, config: InputConfig) -> Iterator[Re
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         yield Failure(path, path, READ_STAGE, "MalformedJson", _one_line(error))
         return
+    escapes = bool(_SURROGATE_ESCAPE.search(data))
     for index, record in enumerate(records):
-        yield record_to_document(record, path, str(index), config)
+        problem = _lone_surrogate(record) if escapes else None
+        if problem:
+            yield Failure(f"{path}:{index}", path, READ_STAGE, "LoneSurrogate", problem)
+        else:
+            yield record_to_document(record, path, str(index), config)
 
 
 def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:

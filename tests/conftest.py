@@ -29,11 +29,13 @@ def write_jsonl(path: Path, records: list) -> Path:
 
 def write_bad_inputs(folder: Path, good: list) -> Path:
     """A folder of inputs that exercise every reader failure: bad UTF-8, malformed JSON, a missing
-    text, an empty file and a truncated gzip, next to `good` records."""
+    text, a lone surrogate escape, an empty file and a truncated gzip, next to `good` records."""
     folder.mkdir()
     write_jsonl(folder / "good.jsonl", good)
     (folder / "empty.jsonl").write_text("")
-    (folder / "bad.jsonl").write_bytes(b'{"id": "u", "text": "\xff"}\n{"id": 1\n{"id": "n", "text": null}\n')
+    (folder / "bad.jsonl").write_bytes(
+        b'{"id": "u", "text": "\xff"}\n{"id": 1\n{"id": "n", "text": null}\n{"id": "s", "text": "\\ud800"}\n'
+    )
     whole = gzip.compress(
         b"".join(json.dumps({"id": f"g{i}", "text": LONG_TEXT}).encode() + b"\n" for i in range(50))
     )

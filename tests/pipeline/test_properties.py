@@ -46,6 +46,14 @@ records = st.fixed_dictionaries(
     },
 )
 
+# Records whose strings hold code points around and inside the surrogate range, keys included.
+near_surrogates = st.lists(st.integers(0xD7F0, 0xE010).map(chr) | st.sampled_from("a😀"), max_size=6).map(
+    "".join
+)
+surrogate_records = st.dictionaries(
+    st.sampled_from(["id", "text", "url"]) | near_surrogates, near_surrogates | json_values, max_size=3
+)
+
 
 def read_file(path: Path, split_bytes: int = 64 << 20) -> list:
     """Every record read from `path` through its splits, as the pipeline reads it."""
@@ -89,6 +97,7 @@ def non_blank_lines(data: bytes) -> int:
             records.map(lambda r: json.dumps(r).encode()),
             st.binary(max_size=60).filter(lambda b: b"\n" not in b),  # invalid UTF-8, broken JSON
             st.integers(1, 5000).map(lambda depth: b"[" * depth + b"]" * depth),  # deep nesting
+            surrogate_records.map(lambda r: json.dumps(r).encode()),  # \uD800-style escapes, paired or not
         ),
         max_size=12,
     ),
@@ -107,6 +116,8 @@ def test_every_json_line_becomes_exactly_one_record(lines, split_bytes):
     for record in found:
         if isinstance(record, Document):
             assert isinstance(record.text, str) and (record.url is None or isinstance(record.url, str))
+            # Valid Unicode throughout: every stage, coder and writer encodes it as UTF-8.
+            json.dumps([record.id, record.text, record.url, record.metadata], ensure_ascii=False).encode()
 
 
 @SETTINGS

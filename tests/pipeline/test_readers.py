@@ -64,20 +64,27 @@ def test_bad_records_become_failures_and_the_rest_is_read(tmp_path):
         json.dumps({"id": "notext"}).encode(),
         json.dumps({"id": "num", "text": 12}).encode(),
         json.dumps([1, 2]).encode(),
+        b'{"id": "half", "text": "a broken emoji \\ud83d here"}',
+        b'{"id": "pair", "text": "a whole emoji \\ud83d\\ude00 and a literal \\\\udc00"}',
         json.dumps({"id": "ok2", "text": "also fine"}).encode(),
     ]
     path.write_bytes(b"\n".join(lines) + b"\n")
     records = read_all(path)
     docs = [r.id for r in records if isinstance(r, Document)]
     failures = {r.id: r.error for r in records if isinstance(r, Failure)}
-    assert docs == ["ok1", "ok2"]
+    assert docs == ["ok1", "pair", "ok2"]
     assert failures == {
         f"{path}:2": "MalformedJson",
         f"{path}:3": "InvalidUtf8",
         "notext": "MissingText",
         "num": "NonStringText",
         f"{path}:6": "NotAnObject",
+        f"{path}:7": "LoneSurrogate",
     }
+    message = next(r.message for r in records if isinstance(r, Failure) and r.error == "LoneSurrogate")
+    assert "'text'" in message and "U+D83D" in message
+    pair = next(r for r in records if isinstance(r, Document) and r.id == "pair")
+    assert pair.text == "a whole emoji \U0001f600 and a literal \\udc00"
 
 
 def test_empty_file_yields_nothing(tmp_path):
@@ -106,6 +113,11 @@ def test_zstd_and_json_array(tmp_path):
     array = tmp_path / "a.json"
     array.write_text(json.dumps([{"id": "a", "text": "aa"}, {"text": "bb"}]))
     assert [d.id for d in read_all(array)] == ["a", f"{array}:1"]
+    array.write_text('[{"id": "a", "text": "aa"}, {"id": "b", "text": "b\\udc00b"}]')
+    assert [(r.id, type(r).__name__) for r in read_all(array)] == [
+        ("a", "Document"),
+        (f"{array}:1", "Failure"),
+    ]
 
 
 def test_byte_range_splits_read_every_line_once_with_exact_line_numbers(tmp_path):
