@@ -5,7 +5,7 @@
 Scores the 200 judged pages (../shared/data/quality/dclm_human_judged_dev.jsonl) with fastText,
 the static-embedder heads, the two older single heads and the document statistics, prints the
 ROC-AUC of each against the human label, then fits an L2 logistic regression on standardized
-features. The dev set is also the only human-labelled data, so its AUC is reported by repeated
+features (each clipped to the range of the pages it was fitted on, as the stage clips them). The dev set is also the only human-labelled data, so its AUC is reported by repeated
 stratified 10-fold cross-validation (5 seeds): every page is scored by weights fitted without it.
 The L2 penalty is chosen from L2_GRID by 5-fold CV AUC; the reported figure is nested (the choice
 is made again inside every outer training fold), so it is not optimistic about that choice.
@@ -86,10 +86,11 @@ def folds_of(y: np.ndarray, folds: int, seed: int) -> np.ndarray:
 
 
 def fit_predict(x: np.ndarray, y: np.ndarray, test: np.ndarray, l2: float) -> np.ndarray:
-    """Logits for `test` from a model standardized and fitted on (x, y)."""
+    """Logits for `test` from a model standardized and fitted on (x, y), its features clipped to the
+    range of x as the `quality` stage clips them."""
     mean, scale = standardize(x)
     w, b = fit_logistic((x - mean) / scale, y, l2)
-    return ((test - mean) / scale) @ w + b
+    return ((np.clip(test, x.min(axis=0), x.max(axis=0)) - mean) / scale) @ w + b
 
 
 def cross_validated(
@@ -149,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
             "scale": scale.round(6).tolist(),
             "weight": w.round(6).tolist(),
             "bias": round(b, 6),
+            "low": x.min(axis=0).round(6).tolist(),
+            "high": x.max(axis=0).round(6).tolist(),
             "fitted_on": "dclm_human_judged_dev.jsonl (200 pages), L2 logistic, standardized features",
             "l2": l2,
             "nested_cv_auc_10fold_5seeds": {

@@ -3,7 +3,10 @@
 scores[<name>] = sigmoid(w · standardized features + b), features = the scores named in the
 weights file (e.g. `embedding_quality.informative`, `fasttext_quality`) and the STATS below. The
 weights file (JSON) holds feature names, means, scales, weights, bias and how they were fitted
-(benchmarks/quality_combine_fit.py; quality_models/models/quality-combined/README.md).
+(benchmarks/quality_combine_fit.py; quality_models/models/quality-combined/README.md), and
+optionally `low`/`high`: each feature is first clipped to the range of the pages it was fitted
+on, so a document unlike any of them (one 100,000-character "word", 200,000 words on one line)
+is not pushed to 0 or 1 by a linear term far outside what the fit saw.
 A batch is scored at once: the statistics' counts come from one C pass per text
 (`_stats_native.c`; `reference_counts` is the Python reference and fallback), the logit from a
 few array operations over the batch.
@@ -176,8 +179,12 @@ def load_weights(path) -> dict[str, Any]:
         float(model["bias"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise RuntimeError(f"quality weights {path}: missing or malformed ({exc})") from exc
+    if "low" in model or "high" in model:
+        sizes |= {len(model.get(k, ())) for k in ("low", "high")}
     if len(sizes) != 1:
-        raise RuntimeError(f"quality weights {path}: features, mean, scale and weight differ in length")
+        raise RuntimeError(
+            f"quality weights {path}: features, mean, scale, weight (low, high) differ in length"
+        )
     return model
 
 
@@ -185,12 +192,15 @@ def combine(model: dict[str, Any], docs: list[Document]) -> np.ndarray:
     """P(useful) for each document, as one batch; KeyError naming the first missing input score."""
     stats = stats_matrix([d.text for d in docs]) if not STATS_SET.isdisjoint(model["features"]) else None
     logit = np.full(len(docs), float(model["bias"]))
-    for name, mean, scale, weight in zip(model["features"], model["mean"], model["scale"], model["weight"]):
+    n = len(model["features"])
+    bounds = zip(model.get("low", [-math.inf] * n), model.get("high", [math.inf] * n))
+    columns = zip(model["features"], model["mean"], model["scale"], model["weight"], bounds)
+    for name, mean, scale, weight, (low, high) in columns:
         if name in STATS_SET:
             values = stats[:, STATS.index(name)]
         else:
             values = _input_score(name, [d.scores.get(name) for d in docs])
-        logit += weight * (values - mean) / scale
+        logit += weight * (np.clip(values, low, high) - mean) / scale
     return 1.0 / (1.0 + np.exp(-np.clip(logit, -60.0, 60.0)))
 
 

@@ -202,9 +202,26 @@ def test_quality_combines_earlier_scores_into_a_probability():
         stage.check(Document("m", PROSE, scores={k: v for k, v in scores.items() if k != "fasttext_quality"}))
 
 
+def test_quality_clips_each_feature_to_the_range_it_was_fitted_on():
+    stage = CombinedQuality("quality")
+    model = json.loads(combined.DEFAULT_WEIGHTS.read_text())
+    assert all(low <= high for low, high in zip(model["low"], model["high"]))
+    scores = {name: 0.5 for name in stage.required_scores()["model"]}
+    # One 100,000-character "word": its mean word length is ~200,000 scales above the fitted pages'.
+    word = stage.check(Document("w", "x" * 100_000, scores=scores)).doc.scores["quality"]
+    longer = stage.check(Document("l", "x" * 1_000_000, scores=scores)).doc.scores["quality"]
+    assert word == longer and word < 0.5
+    unclipped = {k: v for k, v in model.items() if k not in ("low", "high")}
+    assert combined.combine(unclipped, [Document("w", "x" * 100_000, scores=scores)])[0] > 0.99
+
+
 def test_quality_weights_file_errors(tmp_path):
     bad = tmp_path / "w.json"
     bad.write_text(json.dumps({"features": ["a"], "mean": [0], "scale": [1, 2], "weight": [1], "bias": 0}))
+    with pytest.raises(ConfigError, match="differ in length"):
+        CombinedQuality("quality", model=str(bad))
+    bounds = {"features": ["a"], "mean": [0], "scale": [1], "weight": [1], "bias": 0, "low": [0]}
+    bad.write_text(json.dumps(bounds))
     with pytest.raises(ConfigError, match="differ in length"):
         CombinedQuality("quality", model=str(bad))
     with pytest.raises(ConfigError, match="not found"):
