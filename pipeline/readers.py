@@ -173,13 +173,14 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
     if kind is None:
         if text is None:
             fields = ", ".join(sorted(map(str, record))) or "none"
-            return Failure(
-                doc_id,
-                source,
-                READ_STAGE,
-                "MissingText",
-                f"no {config.text_field!r} field; fields found: {fields}",
-            )
+            absent = f"no {config.text_field!r} field; fields found: {fields}"
+            why = f"{config.text_field!r} is null" if config.text_field in record else absent
+            return Failure(doc_id, source, READ_STAGE, "MissingText", why)
+        if isinstance(text, bytes):  # a Parquet binary column
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as error:
+                return Failure(doc_id, source, READ_STAGE, "InvalidUtf8", _one_line(error))
         if not isinstance(text, str):
             return Failure(
                 doc_id, source, READ_STAGE, "NonStringText", f"{config.text_field!r} is {type(text).__name__}"

@@ -21,6 +21,8 @@ OPS = {
     "!=": operator.ne,
 }
 KEYWORDS = ("and", "or", "not")
+# Longer expressions are refused: parsing and evaluation recurse once per level of nesting.
+MAX_TOKENS = 200
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)|(?P<op><=|>=|==|!=|<|>)"
     r"|(?P<paren>[()])|(?P<name>[A-Za-z_][\w.\-]*))"
@@ -56,6 +58,8 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = tokenize(text)
+        if len(self.tokens) > MAX_TOKENS:
+            raise ExprError(f"expression too long: {len(self.tokens)} tokens (at most {MAX_TOKENS})")
         self.i = 0
 
     def peek(self) -> str | None:

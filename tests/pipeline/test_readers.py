@@ -141,6 +141,16 @@ def test_parquet_row_groups_are_splits(tmp_path):
     assert docs[4].metadata == {"extra": 4}
 
 
+def test_parquet_binary_text_is_decoded_and_a_null_text_says_so(tmp_path):
+    path = tmp_path / "b.parquet"
+    texts = pa.array([b"caf\xc3\xa9", b"\xff\xfe", None], type=pa.binary())
+    pq.write_table(pa.table({"id": ["ok", "bad", "null"], "text": texts}), path)
+    records = {r.id: r for r in read_all(path)}
+    assert records["ok"].text == "café"
+    assert (records["bad"].error, records["null"].error) == ("InvalidUtf8", "MissingText")
+    assert records["null"].message == "'text' is null"
+
+
 def _warc_record(warc_type: str, block: bytes, length: int | None = None, uri="http://example.com/") -> bytes:
     head = (
         f"WARC/1.0\r\nWARC-Type: {warc_type}\r\nWARC-Target-URI: {uri}\r\n"

@@ -41,11 +41,21 @@ def test_parse_names_and_evaluate():
         ("1 < 2", "comparison of two numbers"),
         ("__import__('os') > 1", "unexpected"),
         ("a > 1 and", "expected a score name or a number"),
+        ("(" * 2000 + "a > 1" + ")" * 2000, "expression too long: 4003 tokens (at most 200)"),
     ],
 )
 def test_syntax_errors(text, message):
     with pytest.raises(score_expr.ExprError, match=message.replace("(", r"\(").replace(")", r"\)")):
         score_expr.parse(text)
+
+
+def test_the_longest_expression_parses_and_evaluates():
+    deepest = "(" * 98 + "a > 1" + ")" * 98  # 199 tokens
+    chain = " and ".join(["a > 0"] * 50)  # 199 tokens
+    for text in (deepest, chain, "not " * 197 + "a > 0"):
+        node = score_expr.parse(text)
+        assert score_expr.names(node) == ["a"]
+        assert score_expr.evaluate(node, {"a": 2.0}) in (True, False)
 
 
 def test_threshold_expression_mode_in_a_pipeline():
