@@ -5,8 +5,9 @@
 Scores the 200 judged pages (../shared/data/quality/dclm_human_judged_dev.jsonl) with fastText,
 the static-embedder heads, the two older single heads and the document statistics, prints the
 ROC-AUC of each against the human label, then fits an L2 logistic regression on standardized
-features (each clipped to the range of the pages it was fitted on, as the stage clips them). The dev set is also the only human-labelled data, so its AUC is reported by repeated
-stratified 10-fold cross-validation (5 seeds): every page is scored by weights fitted without it.
+features (each clipped to the range of the pages it was fitted on, as the stage clips them). The
+dev set is also the only human-labelled data, so its AUC is reported by repeated stratified
+10-fold cross-validation (5 seeds): every page is scored by weights fitted without it.
 The L2 penalty is chosen from L2_GRID by 5-fold CV AUC; the reported figure is nested (the choice
 is made again inside every outer training fold), so it is not optimistic about that choice.
 `--write` saves the weights fitted on all 200 pages to quality_models/models/quality-combined/.

@@ -244,8 +244,8 @@ def _lone_surrogate(record: Any) -> str | None:
         found = _SURROGATE.search(json.dumps([name, value], ensure_ascii=False))
         if found:
             return (
-                f"field {name!r} holds a lone surrogate U+{ord(found.group()):04X} (half of a \\u escape pair):"
-                " not valid Unicode, so it cannot be written as UTF-8"
+                f"field {name!r} holds a lone surrogate U+{ord(found.group()):04X}"
+                " (half of a \\u escape pair): not valid Unicode, so it cannot be written as UTF-8"
             )
     return None
 
