@@ -140,6 +140,11 @@ def test_reason_codes_for_wrong_code(stage):
         code("exits_early", "import os\nos._exit(0)", "assert False"),
         code("sys_exit", "import sys\nsys.exit(0)", "assert False"),
         code(
+            "exits_in_tests",  # the solution ends the run from inside a call: the later asserts never ran
+            "import sys\ndef f(x):\n    if x > 1:\n        sys.exit()\n    return x",
+            "assert f(1) == 1\nassert f(2) == 5",
+        ),
+        code(
             "check_fails", "def g(x):\n    return x", "def check(c):\n    assert c(1) == 2", entry_point="g"
         ),
         code(
@@ -159,8 +164,20 @@ def test_reason_codes_for_wrong_code(stage):
         "crashed",
         "tests_failed",
         "tests_failed",
+        "tests_failed",
         "unsupported",
     ]
+    exited = stage.check_batch([docs[8]])[0]
+    assert exited.detail == "tests: SystemExit: the solution raised SystemExit(None) during the tests"
+
+
+@needs_bwrap
+def test_tests_may_end_the_run_themselves(stage):
+    docs = [
+        code("tests_exit", "def f(x):\n    return x", "import sys\nassert f(1) == 1\nsys.exit(0)"),
+        code("tests_raise", "def f(x):\n    return x", "assert f(1) == 1\nraise SystemExit"),
+    ]
+    assert [v.keep for v in stage.check_batch(docs)] == [True, True]
 
 
 @needs_bwrap
