@@ -214,7 +214,7 @@ def sympy_equal(a: str, b: str) -> bool | str:
     diff = sympy.simplify(x - y)
     if diff == 0:
         return True
-    if not diff.free_symbols:
+    if not diff.free_symbols and not y.free_symbols:
         # Relative to the reference (absolute only against 0): 1/2004! is not 2/2004!.
         scale = sympy.Abs(sympy.N(y, 30)) or 1
         return bool(sympy.Abs(sympy.N(diff, 30)) <= scale / 10**9)

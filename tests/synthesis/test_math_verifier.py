@@ -89,6 +89,7 @@ def test_equivalent_answers(verifier, predicted, reference):
         ("Monday", "Tuesday"),
         ("-5", "5"),
         ("\\frac{2}{2004!}", "\\frac{1}{2004!}"),  # tiny values compare relatively (MATH test #2854)
+        ("x^2+2x", "(x+1)^2"),  # a constant difference from an expression (was a sympy TypeError)
     ],
 )
 def test_different_answers(verifier, predicted, reference):
