@@ -156,7 +156,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from apache_beam.io.filesystems import FileSystems
 
     from pipeline.checkpoints import CheckpointSettings
-    from pipeline.preflight import check_beam_options, check_inputs
+    from pipeline.preflight import check_beam_options, check_inputs, check_output
     from pipeline.progress import console_progress
     from pipeline.recipe import load_recipe
     from pipeline.run import PipelineFailed, RunFailed, pipeline_options, run_recipe
@@ -169,13 +169,14 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     fields = {"text_field": args.text_field, "id_field": args.id_field}
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
     check_inputs(recipe.input)
+    created = not os.path.exists(args.output)
+    check_output(args.output)
     if not args.quiet:
         print(
             f"gristmill: running {recipe.path} ({len(recipe.stages)} stages) into {args.output}",
             file=sys.stderr,
         )
     progress = None if args.quiet else console_progress(args.progress_interval)
-    created = not os.path.exists(args.output)
     try:
         checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
         result = run_recipe(recipe, args.output, beam_args, progress=progress, checkpoints=checkpoints)

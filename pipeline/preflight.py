@@ -7,9 +7,11 @@ misspelled option or a wrong field name stops the run in a second instead of aft
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import replace
 from itertools import islice
 
+from pipeline import fileio
 from pipeline.readers import InputConfig, InputError, detect_format, expand_paths, plan_splits, read_split
 
 PROBE_RECORDS = 20
@@ -61,6 +63,18 @@ def check_inputs(config: InputConfig) -> list[str]:
         check_text_field(matched[0], config)
         files.update(matched)
     return sorted(files)
+
+
+def check_output(folder: str) -> None:
+    """A local output folder can be created and written (an object store is checked by the run)."""
+    if not fileio.is_local(folder):
+        return
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"--output {folder}: cannot create the folder: {error.strerror}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--output {folder}: the folder is not writable")
 
 
 def check_text_field(path: str, config: InputConfig) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import re
 import zlib
 from collections.abc import Iterator
@@ -90,6 +91,10 @@ def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:
     files: set[str] = set()
     for pattern in patterns:
         matched = fileio.match(pattern)
+        if not matched and fileio.is_local(pattern) and os.path.isdir(pattern):
+            raise InputError(
+                f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
+            )
         if not matched:
             raise InputError(f"{pattern}: no input file matches")
         files.update(matched)

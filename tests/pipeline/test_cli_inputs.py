@@ -47,6 +47,25 @@ def test_a_glob_matching_nothing_names_it_and_leaves_no_folder(tmp_path, capsys,
     assert not out.exists()
 
 
+def test_a_folder_as_input_says_to_give_a_glob(tmp_path, capsys, three_files):
+    recipe, _ = three_files
+    folder = tmp_path / "data"
+    folder.mkdir()
+    code = main(["run", "--recipe", str(recipe), "--input", str(folder), "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{folder}: is a folder; give a glob of its files, e.g. '{folder}/*.jsonl'" in err
+
+
+def test_an_output_that_cannot_be_a_folder_is_an_error_before_the_run(tmp_path, capsys, three_files):
+    recipe, (a, _, _) = three_files
+    code = main(["run", "--recipe", str(recipe), "--input", a, "--output", a])  # a file
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [f"gristmill: error: --output {a}: cannot create the folder: File exists"]
+    code = main(["run", "--recipe", str(recipe), "--input", a, "--output", f"{a}/sub"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--output {a}/sub: cannot create the folder: Not a directory" in err
+
+
 def test_a_misspelled_option_is_an_error_naming_it(tmp_path, capsys, three_files):
     recipe, (a, _, _) = three_files
     code = main(["run", "--recipe", str(recipe), "--input", a, "--ouptut", str(tmp_path / "o")])
