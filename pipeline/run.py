@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +65,7 @@ OUTPUT_PARTS = ("kept", "rejected", "failed")
 FORMAT_VERSION = 1  # of the output folder; pipeline.dataset refuses versions it does not know
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "")
 WORK_FOLDER = ".gristmill-work"  # checkpoints, inside the output folder unless --work-dir
+LOCK_FILE = ".gristmill-lock"  # held by the run writing into the output folder
 
 
 class RunFailed(RuntimeError):
@@ -72,6 +74,10 @@ class RunFailed(RuntimeError):
 
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C: nothing was published; the message says what the work area keeps for a rerun."""
+
+
+class OutputInUse(ValueError):
+    """Another run is writing into the same local output folder."""
 
 
 class PipelineFailed(RuntimeError):
@@ -336,6 +342,41 @@ def plan_checkpoints(recipe: Recipe, work_root: str, fresh: bool) -> ResumePlan:
     return plan_resume(WorkArea.for_recipe(recipe, work_root, units, input_metadata(files)))
 
 
+@contextlib.contextmanager
+def _exclusive(output: str) -> Iterator[None]:
+    """Hold a local output folder for one run (an flock on LOCK_FILE, which holds the pid).
+
+    A second run into the same folder stops at once instead of deleting the first one's staging
+    area and sharing its checkpoints. The lock goes with the process, so a killed run leaves none
+    behind. Object stores have no lock.
+    """
+    if not fileio.is_local(output):
+        yield
+        return
+    import fcntl
+    import os
+
+    path = os.path.join(output, LOCK_FILE)
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise OutputInUse(
+                f"{output}: another gristmill run (pid {holder}) is writing into this folder; "
+                "wait for it to end or choose another --output"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            os.unlink(path)  # still held: a run waiting on this file would find it gone
+
+
 def _remove_stale_staging(output: str) -> None:
     """Staging folders left by runs that were killed: never published, never reused."""
     if fileio.is_local(output):
@@ -365,46 +406,47 @@ def run_recipe(
     options = pipeline_options(beam_args)
     FileSystems.set_options(options)  # object stores take credentials and endpoint from them
     fileio.make_folder(output)
-    _remove_stale_staging(output)
-    staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
-    started = time.time()
-    spill = options.view_as(SpillOptions)
-    spill.spill_dir = spill.spill_dir or fileio.join(staging, "spill")  # dedup stages' spilled documents
-    work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
-    resume = None
-    if checkpoints_enabled(checkpoints, options):
-        resume = plan_checkpoints(recipe, work_root, checkpoints.fresh)
-    try:
-        pipeline = beam.Pipeline(runner=make_runner(options), options=options)
-        channel = Channel.for_recipe(recipe, staging) if progress else None
-        build_pipeline(pipeline, recipe, staging, channel, resume)
-        if is_dask(options.view_as(StandardOptions).runner):
-            pipeline.replace_all(dask_overrides())
-        with _interrupts() as interrupted:
-            try:
-                with progress.running(channel) if progress else contextlib.nullcontext():
-                    result = pipeline.run()
-                    result.wait_until_finish()
-            except KeyboardInterrupt:
-                raise
-            except Exception as error:
-                if interrupted.is_set():  # the runner wrapped the KeyboardInterrupt in its own error
-                    raise KeyboardInterrupt from error
-                raise PipelineFailed(error_summary(error)) from error
-        metrics = _stage_metrics(result, recipe)
-        summary = resume.summary() if resume else None
-        manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args, summary)
-    except KeyboardInterrupt as interrupt:
-        kept = describe(work_root) if resume else "checkpoints were off, nothing was kept"
-        raise RunInterrupted(f"nothing was published; {kept}") from interrupt
-    finally:
-        fileio.delete_tree(staging)
-    problems = manifest["problems"]
-    if problems:  # published, but a rerun after fixing the recipe can still reuse the work
-        raise RunFailed("; ".join(problems))
-    if resume and not checkpoints.keep_work:
-        fileio.delete_tree(work_root)
-    return RunResult(output, manifest)
+    with _exclusive(output):
+        _remove_stale_staging(output)
+        staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
+        started = time.time()
+        spill = options.view_as(SpillOptions)
+        spill.spill_dir = spill.spill_dir or fileio.join(staging, "spill")  # dedup stages' spilled documents
+        work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
+        resume = None
+        if checkpoints_enabled(checkpoints, options):
+            resume = plan_checkpoints(recipe, work_root, checkpoints.fresh)
+        try:
+            pipeline = beam.Pipeline(runner=make_runner(options), options=options)
+            channel = Channel.for_recipe(recipe, staging) if progress else None
+            build_pipeline(pipeline, recipe, staging, channel, resume)
+            if is_dask(options.view_as(StandardOptions).runner):
+                pipeline.replace_all(dask_overrides())
+            with _interrupts() as interrupted:
+                try:
+                    with progress.running(channel) if progress else contextlib.nullcontext():
+                        result = pipeline.run()
+                        result.wait_until_finish()
+                except KeyboardInterrupt:
+                    raise
+                except Exception as error:
+                    if interrupted.is_set():  # the runner wrapped the KeyboardInterrupt in its own error
+                        raise KeyboardInterrupt from error
+                    raise PipelineFailed(error_summary(error)) from error
+            metrics = _stage_metrics(result, recipe)
+            summary = resume.summary() if resume else None
+            manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args, summary)
+        except KeyboardInterrupt as interrupt:
+            kept = describe(work_root) if resume else "checkpoints were off, nothing was kept"
+            raise RunInterrupted(f"nothing was published; {kept}") from interrupt
+        finally:
+            fileio.delete_tree(staging)
+        problems = manifest["problems"]
+        if problems:  # published, but a rerun after fixing the recipe can still reuse the work
+            raise RunFailed("; ".join(problems))
+        if resume and not checkpoints.keep_work:
+            fileio.delete_tree(work_root)
+        return RunResult(output, manifest)
 
 
 def read_bookkeeping(path: str) -> Any:

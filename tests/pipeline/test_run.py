@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.recipe import load_recipe
-from pipeline.run import RunFailed, run_recipe
+from pipeline.run import LOCK_FILE, OutputInUse, RunFailed, run_recipe
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_bad_inputs, write_jsonl, write_recipe
 
 STAGES = """
@@ -90,6 +90,33 @@ def test_run_writes_three_parts_and_a_conserving_manifest(shared_run):
         assert os.path.getsize(out / shard["file"]) == shard["bytes"]
     assert (out / "report.html").read_text().startswith("<!doctype html>")
     assert not [name for name in os.listdir(out) if name.startswith(".staging")]
+
+
+def test_a_second_run_into_a_folder_in_use_stops_without_touching_it(tmp_path, shared_run):
+    out = tmp_path / "out"
+    live_staging = out / ".staging-livebeef0000"  # what the first run is writing
+    live_staging.mkdir(parents=True)
+    holder = subprocess.Popen(  # another process runs into `out`: it holds the folder until stdin closes
+        [
+            sys.executable,
+            "-c",
+            f"from pipeline.run import _exclusive\nwith _exclusive({str(out)!r}):\n"
+            "    print('held', flush=True)\n    input()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(OutputInUse, match=rf"another gristmill run \(pid {holder.pid}\) is writing"):
+            run_recipe(load_recipe(shared_run.recipe), str(out), IN_PROCESS)
+        assert live_staging.is_dir() and not (out / "manifest.json").exists()
+    finally:
+        holder.communicate("\n", timeout=30)
+    result = run_recipe(load_recipe(shared_run.recipe), str(out), IN_PROCESS)
+    assert shard_hashes(result.manifest) == shard_hashes(shared_run.manifest)
+    assert not (out / LOCK_FILE).exists() and not live_staging.exists()  # stale once nobody holds it
 
 
 def test_rerun_replaces_previous_output(tmp_path, shared_run):
