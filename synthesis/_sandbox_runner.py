@@ -88,6 +88,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
     module = types.ModuleType("solution")
     module.__builtins__ = builtins
     namespace = module.__dict__
+    sys.modules["solution"] = module  # what pickle looks up for the solution's functions (multiprocessing)
     sys.argv = ["tests.py"]
     try:
         solution = compile(req["solution"], "<solution>", "exec")
@@ -183,7 +184,7 @@ class Clock:
         return (own_left, "timeout") if own_left <= wall_left else (wall_left, "backstop")
 
 
-def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
+def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable):
     """Run one sample and return the reply dict (status, exit, timing, captured output)."""
     scratch = os.path.join(scratch_root, f"s{seq}")
     os.mkdir(scratch, 0o700)
@@ -262,7 +263,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace):
     _kill_everything_else(pid, in_pid_namespace)
     for fd in buffers:
         os.close(fd)
-    clean = _wipe(scratch_root)
+    clean = all([_wipe(root) for root in (scratch_root, *other_writable)])
     try:
         status_report = json.loads(bytes(buffers[st_r]).decode())
     except ValueError:
@@ -320,6 +321,7 @@ def main():
         __import__(name)
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
+    other_writable = sys.argv[3:]  # emptied after every sample too (the sandbox's /dev/shm)
     requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open("/dev/null", os.O_RDWR)
@@ -331,7 +333,7 @@ def main():
     replies.write("ready\n")
     replies.flush()
     for seq, line in enumerate(requests):
-        reply = run_one(json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace)
+        reply = run_one(json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace, other_writable)
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
         if not reply["clean"]:

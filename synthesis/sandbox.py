@@ -4,7 +4,8 @@ Containment (`bubblewrap`, the default): new user, PID, network, IPC, UTS and cg
 (no network at all, no view of host processes), `/usr` bound read-only and nothing else of the host
 (no `/etc`, `/home`, `/root`, `/work`), the root and `/dev` remounted read-only, a private
 size-limited tmpfs on `/tmp` as the only writable place (a fresh scratch folder per sample, all of
-`/tmp` wiped after each), an empty environment, `--new-session`, `--die-with-parent`, and no nested
+`/tmp` wiped after each) besides a private 8 MB `/dev/shm` (multiprocessing's semaphores; wiped
+after each sample too), an empty environment, `--new-session`, `--die-with-parent`, and no nested
 user namespaces (bubblewrap >= 0.8). When the host runs as root, bubblewrap itself is started as
 `nobody` (65534) and builds an unprivileged user namespace: RLIMIT_NPROC is never enforced for
 uid 0, so this is what makes the process limit real. That needs unprivileged user namespaces (the
@@ -175,11 +176,25 @@ def bwrap_command(python: str, scratch_mb: int) -> list[str]:
     if not interpreter.startswith("/usr/"):
         cmd += ["--ro-bind", prefix, prefix]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
+    # multiprocessing's semaphores live in /dev/shm: a small private one (when max_processes allows).
+    cmd += ["--size", str(min(scratch_mb, 8) << 20), "--tmpfs", "/dev/shm"]
     # Only the size-limited /tmp stays writable: bubblewrap's root and /dev are unlimited tmpfs.
     cmd += ["--remount-ro", "/dev", "--remount-ro", "/"]
     if _bwrap_supports(bwrap, "--disable-userns"):  # bubblewrap >= 0.8: no nested user namespaces
         cmd += ["--disable-userns"]
-    cmd += ["--chdir", "/tmp", "--", interpreter, "-I", "-S", "-c", RUNNER_SOURCE, "/tmp", "pidns"]
+    cmd += [
+        "--chdir",
+        "/tmp",
+        "--",
+        interpreter,
+        "-I",
+        "-S",
+        "-c",
+        RUNNER_SOURCE,
+        "/tmp",
+        "pidns",
+        "/dev/shm",
+    ]
     return cmd
 
 

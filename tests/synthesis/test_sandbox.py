@@ -49,6 +49,23 @@ def test_nothing_carries_over_even_from_undeletable_files_outside_the_scratch_fo
 
 
 @needs_bwrap
+def test_multiprocessing_runs_when_the_process_limit_allows_and_dev_shm_is_private_and_bounded():
+    pool_program = (
+        "import multiprocessing\ndef square(x):\n    return x * x\ndef squares(xs):\n"
+        "    with multiprocessing.Pool(2) as workers:\n        return workers.map(square, xs)\n"
+    )
+    with SandboxPool(
+        "bubblewrap", workers=1, limits=Limits(max_processes=8)
+    ) as sandbox:  # 2 processes + 3 pool threads
+        assert sandbox.run(pool_program, "assert squares([1, 2, 3]) == [1, 4, 9]").passed
+        fill = sandbox.run("open('/dev/shm/big', 'wb').write(b'x' * (9 << 20))", "assert True")
+        assert fill.status["error"] == "OSError" and "No space left" in fill.status["message"]
+        assert sandbox.run("open('/dev/shm/left', 'w').write('x')", "assert True").passed
+        after = sandbox.run("import os\nprint(os.listdir('/dev/shm'))", "assert True")
+        assert after.stdout.strip() == "[]"
+
+
+@needs_bwrap
 def test_environment_is_empty_and_the_system_is_read_only(pool):
     result = pool.run(
         "import os\nprint(sorted(os.environ))\nprint(sorted(os.listdir('/')))\ntry:\n"
