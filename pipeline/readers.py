@@ -11,6 +11,7 @@ live on any filesystem Beam knows (local, `s3://`, `gs://`).
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import json
@@ -35,7 +36,9 @@ DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 # A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 Record = Document | Rejection | Failure
 
@@ -315,7 +318,7 @@ def _read_json_stream(path: str, fmt: str, compression: str | None, config: Inpu
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
             if head.lstrip().startswith(b"["):
-                yield from _read_json_array(handle.read(), path, config)
+                yield from _read_json_array(handle, path, config)
                 return
         line_number = 0
         try:
@@ -332,19 +335,102 @@ def _read_json_stream(path: str, fmt: str, compression: str | None, config: Inpu
             yield Failure(where, path, READ_STAGE, type(error).__name__, _one_line(error))
 
 
-def _read_json_array(data: bytes, path: str, config: InputConfig) -> Iterator[Record]:
-    try:
-        records = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        yield Failure(path, path, READ_STAGE, "MalformedJson", _one_line(error))
-        return
-    escapes = bool(_SURROGATE_ESCAPE.search(data))
-    for index, record in enumerate(records):
-        problem = _lone_surrogate(record) if escapes else None
-        if problem:
-            yield Failure(f"{path}:{index}", path, READ_STAGE, "LoneSurrogate", problem)
+class _JsonArray:
+    """The elements of one JSON array, parsed one at a time from a byte stream.
+
+    Memory is about the largest element, not the file. A malformed element or array raises
+    ValueError (JSONDecodeError, UnicodeDecodeError) after the elements before it were yielded.
+    """
+
+    def __init__(self, handle: io.BufferedIOBase) -> None:
+        self.handle = handle
+        self.decode = codecs.getincrementaldecoder("utf-8")().decode
+        self.decoder = json.JSONDecoder()
+        self.text = ""
+        self.pos = 0
+        self.eof = False
+
+    def _read(self, size: int) -> bool:
+        """Append the next `size` bytes to the text (dropping what was parsed); False at the end."""
+        if self.eof:
+            return False
+        data = self.handle.read(size)
+        self.eof = not data
+        self.text = self.text[self.pos :] + self.decode(data, final=self.eof)
+        self.pos = 0
+        return not self.eof
+
+    def _next_char(self) -> str:
+        """The next character that is not JSON whitespace ('' at the end), not consumed."""
+        while True:
+            self.pos = _JSON_SPACE.match(self.text, self.pos).end()
+            if self.pos < len(self.text):
+                return self.text[self.pos]
+            if not self._read(READ_CHUNK):
+                return ""
+
+    def _element(self) -> tuple[Any, str]:
+        """The next value and its JSON text, reading more (doubling) until it parses or the stream ends."""
+        size = READ_CHUNK
+        self._next_char()
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(self.text, self.pos)
+                if end < len(self.text) or self.eof:  # else a number may go on in the next chunk
+                    break
+            except json.JSONDecodeError:
+                if self.eof:
+                    raise
+            self._read(size)
+            size *= 2
+        source, self.pos = self.text[self.pos : end], end
+        return value, source
+
+    def __iter__(self) -> Iterator[tuple[Any, str]]:
+        if self._next_char() != "[":
+            raise ValueError("not a JSON array")
+        self.pos += 1
+        if self._next_char() == "]":
+            self.pos += 1
         else:
-            yield record_to_document(record, path, str(index), config)
+            while True:
+                yield self._element()
+                separator = self._next_char()
+                self.pos += 1
+                if separator == "]":
+                    break
+                if separator != ",":
+                    found = repr(separator) if separator else "the end of the file"
+                    raise ValueError(f"expected ',' or ']' after an element, found {found}")
+        if self._next_char():
+            raise ValueError("extra data after the array")
+
+
+def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) -> Iterator[Record]:
+    """Records of a `.json` file holding one array, element by element (see `_JsonArray`).
+
+    A malformed element ends the file with one failure naming it; the elements before it are read.
+    """
+    index = 0
+    try:
+        for record, source in _JsonArray(handle):
+            problem = _lone_surrogate(record) if _SURROGATE_ESCAPE_TEXT.search(source) else None
+            if problem:
+                yield Failure(f"{path}:{index}", path, READ_STAGE, "LoneSurrogate", problem)
+            else:
+                yield record_to_document(record, path, str(index), config)
+            index += 1
+    except UnicodeDecodeError as error:
+        yield Failure(f"{path}:{index}", path, READ_STAGE, "InvalidUtf8", _rest_unread(index, error))
+    except ValueError as error:
+        yield Failure(f"{path}:{index}", path, READ_STAGE, "MalformedJson", _rest_unread(index, error))
+    except (OSError, EOFError, zlib.error) as error:
+        yield Failure(f"{path}:{index}", path, READ_STAGE, "TruncatedInput", _rest_unread(index, error))
+
+
+def _rest_unread(index: int, error: Exception) -> str:
+    reason = error.msg if isinstance(error, json.JSONDecodeError) else _one_line(error)
+    return f"array element {index}: {reason}; the rest of the file is not read"
 
 
 def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:

@@ -139,6 +139,32 @@ def test_truncated_compressed_input_keeps_what_came_before_and_says_why(items, c
     assert len([r for r in found if not isinstance(r, Failure)]) <= len(items)
 
 
+@SETTINGS
+@given(items=st.lists(records, min_size=1, max_size=10), cut=st.floats(0, 1), compressed=st.booleans())
+def test_a_json_array_cut_anywhere_keeps_every_element_before_the_cut(items, cut, compressed):
+    texts = [json.dumps(item) for item in items]
+    data = ("[" + ", ".join(texts) + "]").encode()
+    kept = data[: int(len(data) * cut)]
+    path = write(".json.gz" if compressed else ".json", gzip.compress(kept) if compressed else kept)
+    try:
+        found = read_file(path)
+    finally:
+        path.unlink()
+    assert_well_formed(found)
+    ends = [
+        1 + sum(len(t.encode()) + 2 for t in texts[:i]) + len(texts[i].encode()) for i in range(len(texts))
+    ]
+    complete = sum(end <= len(kept) for end in ends)
+    if not kept:
+        assert found == []
+    elif kept == data:
+        assert len(found) == len(items)
+    else:  # one record per complete element, then one failure for the rest of the file
+        assert len(found) == complete + 1
+        assert isinstance(found[-1], Failure) and found[-1].error == "MalformedJson"
+        assert found[-1].message.endswith("the rest of the file is not read")
+
+
 def test_empty_files_give_no_records(tmp_path):
     for suffix in SUFFIXES:
         path = tmp_path / f"empty{suffix}"

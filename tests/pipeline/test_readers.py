@@ -120,6 +120,38 @@ def test_zstd_and_json_array(tmp_path):
     ]
 
 
+def test_a_json_array_is_read_element_by_element(tmp_path):
+    array = tmp_path / "a.json"
+    array.write_text(
+        '[{"id": "a", "text": "aa"}, {"id": "b", "text": "bb"}, {"id": "c", "text": b}, {"id": "d"}]'
+    )
+    found = read_all(array)
+    assert [(r.id, type(r).__name__) for r in found] == [
+        ("a", "Document"),
+        ("b", "Document"),
+        (f"{array}:2", "Failure"),
+    ]
+    assert found[-1].error == "MalformedJson"
+    assert found[-1].message == "array element 2: Expecting value; the rest of the file is not read"
+    array.write_text('[{"id": "a", "text": "aa"}, {"id": "b", "text": "bb"}')  # never closed
+    found = read_all(array)
+    assert [r.id for r in found] == ["a", "b", f"{array}:2"]
+    assert "found the end of the file" in found[-1].message
+    big = [
+        {"id": str(i), "text": "word " * (i % 50), "n": 10**15 + i} for i in range(20000)
+    ]  # several chunks
+    packed = gzip.compress(json.dumps(big).encode())
+    array = tmp_path / "big.json.gz"
+    array.write_bytes(packed)
+    assert [d.id for d in read_all(array)] == [r["id"] for r in big]
+    array.write_bytes(packed[: len(packed) // 2])  # truncated: the first half is still read
+    found = read_all(array)
+    assert 5000 < len(found) - 1 < 15000 and [d.id for d in found[:-1]] == [
+        r["id"] for r in big[: len(found) - 1]
+    ]
+    assert found[-1].error == "TruncatedInput"
+
+
 def test_byte_range_splits_read_every_line_once_with_exact_line_numbers(tmp_path):
     records = [{"text": f"document number {i} " * (i % 7 + 1)} for i in range(500)]
     path = write_jsonl(tmp_path / "big.jsonl", records)
