@@ -374,7 +374,7 @@ def _exclusive(output: str) -> Iterator[None]:
         try:
             yield
         finally:
-            os.unlink(path)  # still held: a run waiting on this file would find it gone
+            os.unlink(path)  # while still held, so the next run makes a fresh file
 
 
 def _remove_stale_staging(output: str) -> None:

@@ -176,26 +176,14 @@ def bwrap_command(python: str, scratch_mb: int) -> list[str]:
     if not interpreter.startswith("/usr/"):
         cmd += ["--ro-bind", prefix, prefix]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
-    # multiprocessing's semaphores live in /dev/shm: a small private one (when max_processes allows).
+    # multiprocessing's semaphores live in /dev/shm: a private one of 8 MB (or scratch_mb if smaller).
     cmd += ["--size", str(min(scratch_mb, 8) << 20), "--tmpfs", "/dev/shm"]
-    # Only the size-limited /tmp stays writable: bubblewrap's root and /dev are unlimited tmpfs.
+    # Only the size-limited /tmp and /dev/shm stay writable: bubblewrap's root and /dev are unlimited tmpfs.
     cmd += ["--remount-ro", "/dev", "--remount-ro", "/"]
     if _bwrap_supports(bwrap, "--disable-userns"):  # bubblewrap >= 0.8: no nested user namespaces
         cmd += ["--disable-userns"]
-    cmd += [
-        "--chdir",
-        "/tmp",
-        "--",
-        interpreter,
-        "-I",
-        "-S",
-        "-c",
-        RUNNER_SOURCE,
-        "/tmp",
-        "pidns",
-        "/dev/shm",
-    ]
-    return cmd
+    runner = [interpreter, "-I", "-S", "-c", RUNNER_SOURCE, "/tmp", "pidns", "/dev/shm"]  # wiped per sample
+    return cmd + ["--chdir", "/tmp", "--", *runner]
 
 
 class Runner:
