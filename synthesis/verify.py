@@ -53,7 +53,12 @@ class Verify(DocumentStage):
         ),
         "max_open_files": Param(int, 64, "open file descriptors per sample", min=16, max=65536),
         "max_file_mb": Param(int, 16, "largest file a sample may write, MiB", min=1),
-        "scratch_mb": Param(int, 64, "size of each sandbox's private tmpfs, MiB", min=1),
+        "scratch_mb": Param(
+            int,
+            64,
+            "size of each sandbox's private /tmp, MiB (its /dev/shm: 8 MiB, or this if smaller)",
+            min=1,
+        ),
         "workers": Param(int, 0, "sandboxed runners per Beam worker; 0 = one per CPU core", min=0, max=1024),
         "python": Param(
             str, "", "interpreter inside the sandbox; empty = /usr/bin/python3 as root, else this one"
