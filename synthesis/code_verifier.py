@@ -19,6 +19,7 @@ from synthesis.mutation import mutants
 from synthesis.sandbox import RunResult, SandboxPool
 
 CODE_REASONS = (
+    "no_solution",
     "tests_failed",
     "timeout",
     "memory_limit",
@@ -150,6 +151,13 @@ class CodeVerifier:
         language = str(doc.metadata.get("language") or "python").lower()
         if language not in ("python", "py", "python3"):
             return reject("unsupported", f"language={language}")
+        solution = doc.metadata.get("solution")
+        if not isinstance(solution, str) or not solution.strip():
+            what = "empty" if isinstance(solution, str) else f"{type(solution).__name__}, not a string"
+            return reject("no_solution", f"solution is {'missing' if solution is None else what}")
+        entry = doc.metadata.get("entry_point")
+        if entry not in (None, "") and not (isinstance(entry, str) and entry.isidentifier()):
+            return reject("unsupported", f"entry_point {entry!r} is not a Python name")
         if not has_tests(tests_text(doc)):
             return reject("no_tests", "tests are empty or contain no assertion")
         return KEEP

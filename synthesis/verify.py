@@ -23,7 +23,8 @@ class Verify(DocumentStage):
     math verifier (final answer up to symbolic equivalence, every checkable step). Admitted
     candidates get `text` = their training rendering and keep `kind`; documents without `kind` pass
     untouched. A sandbox fault (a runner that dies, hangs or cannot start) is retried on a fresh
-    runner; one that persists raises `SandboxError`, a failure record, never a rejection. Reasons: `tests_failed`, `timeout`, `memory_limit`, `crashed`, `syntax_error`,
+    runner; one that persists raises `SandboxError`, a failure record, never a rejection.
+    Reasons: `no_solution`, `tests_failed`, `timeout`, `memory_limit`, `crashed`, `syntax_error`,
     `no_tests`, `output_limit`, `weak_tests`, `unsupported`, `wrong_answer`, `bad_step`,
     `no_answer`, `unparseable`.
     """

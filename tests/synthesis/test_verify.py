@@ -151,6 +151,8 @@ def test_reason_codes_for_wrong_code(stage):
             "missing_entry", "def g(x):\n    return x", "def check(c):\n    assert c(1) == 1", entry_point="h"
         ),
         code("ruby", "puts 1", "assert true", language="ruby"),
+        code("no_solution", "  \n", "assert True"),  # trivially true tests admitted an empty solution
+        code("bad_entry", "def g(x):\n    return x", "def check(c):\n    assert c(1) == 1", entry_point=5),
     ]
     reasons = [v.reason for v in stage.check_batch(docs)]
     assert reasons == [
@@ -165,6 +167,8 @@ def test_reason_codes_for_wrong_code(stage):
         "tests_failed",
         "tests_failed",
         "tests_failed",
+        "unsupported",
+        "no_solution",
         "unsupported",
     ]
     exited = stage.check_batch([docs[8]])[0]
