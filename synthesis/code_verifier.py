@@ -91,6 +91,35 @@ def has_tests(tests: str) -> bool:
     return False
 
 
+def untested_names(program: str, tests: str, entry_point: str | None) -> list[str] | None:
+    """The names the program defines at top level when the tests use none of them, else None.
+
+    Tests that call nothing of the solution (`assert True`) verify nothing. A `check` run on
+    `entry_point`, or source that does not parse (the sandbox reports it), counts as using it.
+    """
+    try:
+        defined_tree, tests_tree = ast.parse(program), ast.parse(tests)
+    except (SyntaxError, ValueError):
+        return None
+    defined: set[str] = set()
+    for node in defined_tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            defined.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    used = {n.id for n in ast.walk(tests_tree) if isinstance(n, ast.Name)}
+    imports = [n for n in ast.walk(tests_tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    used.update(a.asname or a.name for n in imports for a in n.names)
+    used.update(n.module for n in imports if isinstance(n, ast.ImportFrom) and n.module)
+    checked = entry_point and any(  # the runner calls check(entry_point)
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "check" for n in tests_tree.body
+    )
+    if not defined or defined & used or "solution" in used or checked:  # `import solution` works too
+        return None
+    return sorted(defined)
+
+
 def classify(result: RunResult, timeout_s: float) -> Verdict:
     """Map a sandbox run to KEEP or a reason code.
 
@@ -158,6 +187,9 @@ class CodeVerifier:
         entry = doc.metadata.get("entry_point")
         if entry not in (None, "") and not (isinstance(entry, str) and entry.isidentifier()):
             return reject("unsupported", f"entry_point {entry!r} is not a Python name")
+        unused = untested_names(program(doc), tests_text(doc), entry or None)
+        if unused:
+            return reject("no_tests", f"the tests use nothing the solution defines ({', '.join(unused[:5])})")
         if not has_tests(tests_text(doc)):
             return reject("no_tests", "tests are empty or contain no assertion")
         return KEEP

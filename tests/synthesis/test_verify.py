@@ -83,7 +83,7 @@ def test_hostile_samples_are_contained_and_rejected_with_the_right_reason(
         "fork_bomb": (code("fork_bomb", "import os\nwhile True:\n    os.fork()\n"), "crashed"),
         "infinite_loop": (code("infinite_loop", "while True:\n    pass\n"), "timeout"),
         "memory_bomb": (
-            code("memory_bomb", "x = []\nwhile True:\n    x.append(' ' * 10**7)\n"),
+            code("memory_bomb", "x = []\nwhile True:\n    x.append(' ' * 10**7)\n", "assert x"),
             "memory_limit",
         ),
         "sleep": (code("sleep", "import time\ntime.sleep(30)\n"), "timeout"),
@@ -111,7 +111,7 @@ def test_hostile_samples_are_contained_and_rejected_with_the_right_reason(
         ),
         "segfault": (code("segfault", "import ctypes\nctypes.string_at(0)\n"), "crashed"),
         "fd_exhaustion": (
-            code("fd_exhaustion", "files = [open('/dev/null') for _ in range(100000)]\n"),
+            code("fd_exhaustion", "files = [open('/dev/null') for _ in range(100000)]\n", "assert files"),
             "crashed",
         ),
         "good": (code("good", "def add(a, b):\n    return a + b\n", "assert add(2, 3) == 5"), None),
@@ -152,6 +152,7 @@ def test_reason_codes_for_wrong_code(stage):
         ),
         code("ruby", "puts 1", "assert true", language="ruby"),
         code("no_solution", "  \n", "assert True"),  # trivially true tests admitted an empty solution
+        code("untested", "def f():\n    return 2", "assert 1 + 1 == 2"),  # the tests never call f
         code("bad_entry", "def g(x):\n    return x", "def check(c):\n    assert c(1) == 1", entry_point=5),
     ]
     reasons = [v.reason for v in stage.check_batch(docs)]
@@ -169,8 +170,10 @@ def test_reason_codes_for_wrong_code(stage):
         "tests_failed",
         "unsupported",
         "no_solution",
+        "no_tests",
         "unsupported",
     ]
+    assert stage.check_batch([docs[13]])[0].detail == "the tests use nothing the solution defines (f)"
     exited = stage.check_batch([docs[8]])[0]
     assert exited.detail == "tests: SystemExit: the solution raised SystemExit(None) during the tests"
 
