@@ -339,12 +339,14 @@ class _JsonArray:
     """The elements of one JSON array, parsed one at a time from a byte stream.
 
     Memory is about the largest element, not the file. A malformed element or array raises
-    ValueError (JSONDecodeError, UnicodeDecodeError) after the elements before it were yielded.
+    ValueError after the elements before it were yielded. Bytes that are not UTF-8 are decoded to
+    lone surrogates (`surrogateescape`), which valid JSON text never holds, so the caller can fail
+    just the element that has them.
     """
 
     def __init__(self, handle: io.BufferedIOBase) -> None:
         self.handle = handle
-        self.decode = codecs.getincrementaldecoder("utf-8")().decode
+        self.decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode
         self.decoder = json.JSONDecoder()
         self.text = ""
         self.pos = 0
@@ -409,23 +411,38 @@ class _JsonArray:
 def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) -> Iterator[Record]:
     """Records of a `.json` file holding one array, element by element (see `_JsonArray`).
 
-    A malformed element ends the file with one failure naming it; the elements before it are read.
+    An element with bytes that are not UTF-8 is one failure; a malformed element ends the file with
+    one failure naming it; the elements before it are read.
     """
     index = 0
     try:
         for record, source in _JsonArray(handle):
+            where = f"{path}:{index}"
             problem = _lone_surrogate(record) if _SURROGATE_ESCAPE_TEXT.search(source) else None
-            if problem:
-                yield Failure(f"{path}:{index}", path, READ_STAGE, "LoneSurrogate", problem)
+            if _not_utf8(source):
+                yield Failure(
+                    where, path, READ_STAGE, "InvalidUtf8", f"array element {index} is not valid UTF-8"
+                )
+            elif problem:
+                yield Failure(where, path, READ_STAGE, "LoneSurrogate", problem)
             else:
                 yield record_to_document(record, path, str(index), config)
             index += 1
-    except UnicodeDecodeError as error:
-        yield Failure(f"{path}:{index}", path, READ_STAGE, "InvalidUtf8", _rest_unread(index, error))
     except ValueError as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "MalformedJson", _rest_unread(index, error))
     except (OSError, EOFError, zlib.error) as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "TruncatedInput", _rest_unread(index, error))
+
+
+def _not_utf8(text: str) -> bool:
+    """Whether `text` holds lone surrogates (what `surrogateescape` makes of bytes that are not UTF-8)."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _rest_unread(index: int, error: Exception) -> str:

@@ -133,6 +133,14 @@ def test_a_json_array_is_read_element_by_element(tmp_path):
     ]
     assert found[-1].error == "MalformedJson"
     assert found[-1].message == "array element 2: Expecting value; the rest of the file is not read"
+    array.write_bytes(b'[{"id": "a", "text": "a"}, {"id": "b", "text": "\xff"}, {"id": "c", "text": "c"}]')
+    found = read_all(array)
+    assert [(r.id, type(r).__name__) for r in found] == [
+        ("a", "Document"),
+        (f"{array}:1", "Failure"),
+        ("c", "Document"),
+    ]
+    assert (found[1].error, found[1].message) == ("InvalidUtf8", "array element 1 is not valid UTF-8")
     array.write_text('[{"id": "a", "text": "aa"}, {"id": "b", "text": "bb"}')  # never closed
     found = read_all(array)
     assert [r.id for r in found] == ["a", "b", f"{array}:2"]
