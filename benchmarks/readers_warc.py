@@ -1,4 +1,4 @@
-"""The WARC reader (pipeline/readers.py, hand-written) against warcio on the shared WARC/WET files.
+"""The WARC reader (pipeline/warc.py, hand-written) against warcio on the shared WARC/WET files.
 
 Per file: documents and failures from gristmill's reader, response/conversion records warcio
 iterates (or the error it stops at), and CPU seconds for each over `--repeat` passes. Decides
@@ -14,7 +14,8 @@ from pathlib import Path
 from common import arguments
 
 from pipeline.document import Document, Failure
-from pipeline.readers import InputConfig, extract_html_text, plan_splits, read_split
+from pipeline.readers import InputConfig, plan_splits, read_split
+from pipeline.warc import extract_html_text
 
 
 def ours(path: Path) -> tuple[int, int]:

@@ -135,3 +135,12 @@ class Failure:
     stage: str
     error: str
     message: str
+
+
+Record = Document | Rejection | Failure  # what reading one input record gives
+READ_STAGE = "read"  # the stage of the records that reading the input makes
+
+
+def one_line(error: BaseException) -> str:
+    """A read failure's message: `error`'s text on one line, at most 500 characters (else its class)."""
+    return " ".join(str(error).split())[:500] or type(error).__name__

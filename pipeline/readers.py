@@ -24,23 +24,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline import fileio
-from pipeline.document import Document, Failure, Rejection
+from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.urls import normalize_url
+from pipeline.warc import read_warc
 
-READ_STAGE = "read"
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 FORMATS = ("jsonl", "json", "parquet", "warc", "wet")
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
 CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
+JSON_ARRAY_CHUNK = 1 << 20  # bytes read at a time from a JSON array
 # A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_TEXT = re.compile(_SURROGATE_ESCAPE.pattern.decode())
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
-
-Record = Document | Rejection | Failure
 
 
 class InputError(ValueError):
@@ -138,9 +137,10 @@ def read_split(split: Split, config: InputConfig) -> Iterator[Record]:
         elif fmt == "parquet":
             yield from _read_parquet(split, config)
         else:
-            yield from _read_warc(path, fmt, compression, config)
+            with _open_decompressed(path, compression) as stream:
+                yield from read_warc(stream, path, fmt, config.html_extractor)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
-        yield Failure(path, path, READ_STAGE, type(error).__name__, _one_line(error))
+        yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
 
 
 def iter_documents(
@@ -188,7 +188,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
             try:
                 text = text.decode("utf-8")
             except UnicodeDecodeError as error:
-                return Failure(doc_id, source, READ_STAGE, "InvalidUtf8", _one_line(error))
+                return Failure(doc_id, source, READ_STAGE, "InvalidUtf8", one_line(error))
         if not isinstance(text, str):
             return Failure(
                 doc_id, source, READ_STAGE, "NonStringText", f"{config.text_field!r} is {type(text).__name__}"
@@ -212,10 +212,6 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
     )
 
 
-def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())[:500] or type(error).__name__
-
-
 def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputConfig) -> Record | None:
     stripped = raw.strip()
     if not stripped:
@@ -224,11 +220,11 @@ def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputCon
     try:
         line = stripped.decode("utf-8")
     except UnicodeDecodeError as error:
-        return Failure(where, source, READ_STAGE, "InvalidUtf8", _one_line(error))
+        return Failure(where, source, READ_STAGE, "InvalidUtf8", one_line(error))
     try:
         record = json.loads(line)
     except json.JSONDecodeError as error:
-        return Failure(where, source, READ_STAGE, "MalformedJson", _one_line(error))
+        return Failure(where, source, READ_STAGE, "MalformedJson", one_line(error))
     except RecursionError:  # without this, the file's remaining lines were lost with it
         return Failure(where, source, READ_STAGE, "TooDeeplyNested", "JSON nested too deeply to parse")
     if _SURROGATE_ESCAPE.search(stripped) and (problem := _lone_surrogate(record)):
@@ -329,10 +325,10 @@ def _read_json_stream(path: str, fmt: str, compression: str | None, config: Inpu
                     yield record
         except (OSError, EOFError, zlib.error) as error:
             where = f"{path}:{line_number + 1}"
-            yield Failure(where, path, READ_STAGE, "TruncatedInput", _one_line(error))
+            yield Failure(where, path, READ_STAGE, "TruncatedInput", one_line(error))
         except Exception as error:  # zstd raises its own error types
             where = f"{path}:{line_number + 1}"
-            yield Failure(where, path, READ_STAGE, type(error).__name__, _one_line(error))
+            yield Failure(where, path, READ_STAGE, type(error).__name__, one_line(error))
 
 
 class _JsonArray:
@@ -368,12 +364,12 @@ class _JsonArray:
             self.pos = _JSON_SPACE.match(self.text, self.pos).end()
             if self.pos < len(self.text):
                 return self.text[self.pos]
-            if not self._read(READ_CHUNK):
+            if not self._read(JSON_ARRAY_CHUNK):
                 return ""
 
     def _element(self) -> tuple[Any, str]:
         """The next value and its JSON text, reading more (doubling) until it parses or the stream ends."""
-        size = READ_CHUNK
+        size = JSON_ARRAY_CHUNK
         self._next_char()
         while True:
             try:
@@ -418,12 +414,11 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
     try:
         for record, source in _JsonArray(handle):
             where = f"{path}:{index}"
-            problem = _lone_surrogate(record) if _SURROGATE_ESCAPE_TEXT.search(source) else None
             if _not_utf8(source):
                 yield Failure(
                     where, path, READ_STAGE, "InvalidUtf8", f"array element {index} is not valid UTF-8"
                 )
-            elif problem:
+            elif _SURROGATE_ESCAPE_TEXT.search(source) and (problem := _lone_surrogate(record)):
                 yield Failure(where, path, READ_STAGE, "LoneSurrogate", problem)
             else:
                 yield record_to_document(record, path, str(index), config)
@@ -446,7 +441,7 @@ def _not_utf8(text: str) -> bool:
 
 
 def _rest_unread(index: int, error: Exception) -> str:
-    reason = error.msg if isinstance(error, json.JSONDecodeError) else _one_line(error)
+    reason = error.msg if isinstance(error, json.JSONDecodeError) else one_line(error)
     return f"array element {index}: {reason}; the rest of the file is not read"
 
 
@@ -461,221 +456,3 @@ def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
             table = parquet.read_row_group(group)
             for offset, record in enumerate(table.to_pylist()):
                 yield record_to_document(record, split.path, str(first_row + offset), config)
-
-
-# --- WARC / WET -------------------------------------------------------------------------------
-
-WARC_MAGIC = b"WARC/"
-RECORD_START = b"\nWARC/"
-READ_CHUNK = 1 << 20
-
-
-class _Buffer:
-    """A forward-only byte buffer over a stream, with look-ahead for resynchronizing."""
-
-    def __init__(self, stream: io.BufferedIOBase) -> None:
-        self.stream = stream
-        self.data = b""
-        self.pos = 0  # position in `data`
-        self.base = 0  # stream offset of data[0]
-        self.eof = False
-
-    def fill(self, needed: int) -> bool:
-        """Make `needed` bytes available from `pos`; False at end of stream."""
-        while len(self.data) - self.pos < needed and not self.eof:
-            chunk = self.stream.read(max(READ_CHUNK, needed))
-            if not chunk:
-                self.eof = True
-                break
-            self.data = self.data[self.pos :] + chunk
-            self.base += self.pos
-            self.pos = 0
-        return len(self.data) - self.pos >= needed
-
-    def find(self, pattern: bytes, limit: int = 64 << 20) -> int:
-        """Index (relative to pos) of `pattern`, reading ahead up to `limit` bytes; -1 if absent."""
-        searched = 0
-        while True:
-            index = self.data.find(pattern, self.pos + max(0, searched - len(pattern)))
-            if index >= 0:
-                return index - self.pos
-            searched = len(self.data) - self.pos
-            if self.eof or searched > limit or not self.fill(searched + READ_CHUNK):
-                index = self.data.find(pattern, self.pos)
-                return index - self.pos if index >= 0 else -1
-
-    def take(self, count: int) -> bytes:
-        self.fill(count)
-        out = self.data[self.pos : self.pos + count]
-        self.pos += len(out)
-        return out
-
-    def offset(self) -> int:
-        return self.base + self.pos
-
-
-def _head_end(data: bytes, start: int = 0) -> tuple[int, int]:
-    """Index where a header block ends and the length of its terminator (CRLF CRLF or LF LF)."""
-    crlf, lf = data.find(b"\r\n\r\n", start), data.find(b"\n\n", start)
-    if crlf >= 0 and (lf < 0 or crlf <= lf + 1):
-        return crlf, 4
-    return lf, 2
-
-
-def _parse_headers(block: bytes) -> dict[str, str]:
-    headers = {}
-    for line in block.split(b"\n")[1:]:
-        name, sep, value = line.partition(b":")
-        if sep:
-            headers[name.strip().decode("latin-1").lower()] = value.strip().decode("latin-1")
-    return headers
-
-
-def _read_warc(path: str, fmt: str, compression: str | None, config: InputConfig) -> Iterator[Record]:
-    """WARC response (HTML → main text) or WET conversion records; survives bad Content-Length."""
-    with _open_decompressed(path, compression) as stream:
-        buffer = _Buffer(stream)
-        try:
-            yield from _warc_records(buffer, path, fmt, config)
-        except (OSError, EOFError, zlib.error) as error:
-            where = f"{path}@{buffer.offset()}"
-            yield Failure(where, path, READ_STAGE, "TruncatedInput", _one_line(error))
-
-
-def _warc_records(buffer: _Buffer, path: str, fmt: str, config: InputConfig) -> Iterator[Record]:
-    while True:
-        buffer.fill(len(WARC_MAGIC))
-        if buffer.pos >= len(buffer.data) and buffer.eof:
-            return
-        start = buffer.offset()
-        buffer.find(b"\n\n")  # reads ahead far enough to see the whole header block
-        header_end, terminator = _head_end(buffer.data, buffer.pos)
-        header_end -= buffer.pos
-        if not buffer.data.startswith(WARC_MAGIC, buffer.pos) or header_end < 0:
-            skip = buffer.find(RECORD_START)
-            if skip < 0:
-                rest = len(buffer.take(1 << 62))
-                if rest and buffer.data.strip():
-                    yield Failure(f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", "no WARC header")
-                return
-            yield Failure(
-                f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", f"{skip} bytes without a WARC header"
-            )
-            buffer.take(skip + 1)
-            continue
-        headers = _parse_headers(buffer.take(header_end))
-        buffer.take(terminator)
-        try:
-            length = int(headers.get("content-length", ""))
-        except ValueError:
-            length = -1
-        # A record is well formed when its block is followed by two line ends and the next record (or EOF).
-        gap = 0
-        if length >= 0:
-            buffer.fill(length + 4 + len(WARC_MAGIC))
-            after = buffer.data[buffer.pos + length : buffer.pos + length + 4 + len(WARC_MAGIC)]
-            rest = after.lstrip(b"\r\n")
-            gap = len(after) - len(rest)
-        if length < 0 or gap < 2 or not (rest.startswith(WARC_MAGIC) or (not rest and buffer.eof)):
-            next_record = buffer.find(RECORD_START)
-            if _is_document_record(headers, fmt):
-                yield Failure(
-                    f"{path}@{start}",
-                    path,
-                    READ_STAGE,
-                    "BadContentLength",
-                    f"Content-Length {headers.get('content-length')!r} does not end at a record boundary",
-                )
-            if next_record < 0:
-                return
-            buffer.take(next_record + 1)
-            continue
-        block = buffer.take(length)
-        buffer.take(gap)
-        record = _warc_block_to_record(headers, block, path, start, fmt, config)
-        if record is not None:
-            yield record
-
-
-def _is_document_record(headers: dict[str, str], fmt: str) -> bool:
-    """Conversion records (WET) and response records (WARC) are documents; the rest are not."""
-    return headers.get("warc-type", "") in (("conversion",) if fmt == "wet" else ("conversion", "response"))
-
-
-def _warc_block_to_record(
-    headers: dict[str, str], block: bytes, path: str, offset: int, fmt: str, config: InputConfig
-) -> Record | None:
-    warc_type = headers.get("warc-type", "")
-    url = normalize_url(headers.get("warc-target-uri"))
-    doc_id = headers.get("warc-record-id", "").strip("<>") or f"{path}@{offset}"
-    metadata = {"warc_date": headers.get("warc-date"), "warc_offset": offset}
-    if not _is_document_record(headers, fmt):
-        return None  # warcinfo, request, metadata, revisit: not documents
-    if warc_type == "conversion":
-        text = block.decode("utf-8", errors="replace")
-        return Document(doc_id, text, source=path, url=url, metadata=metadata)
-    status_end, terminator = _head_end(block)
-    if status_end < 0:
-        return Failure(doc_id, path, READ_STAGE, "BadHttpResponse", "no end of HTTP headers")
-    http_headers = _parse_headers(block[:status_end])
-    payload = block[status_end + terminator :]
-    content_type = http_headers.get("content-type", "").lower()
-    doc = Document(doc_id, "", source=path, url=url, metadata=metadata)
-    if "html" not in content_type and not payload.lstrip()[:15].lower().startswith(
-        (b"<!doctype html", b"<html")
-    ):
-        return Rejection(doc, READ_STAGE, "not_html", f"content-type={content_type or 'none'}")
-    try:
-        payload = _decode_transfer(payload, http_headers)
-    except (zlib.error, ValueError, EOFError, OSError) as error:
-        return Failure(doc_id, path, READ_STAGE, "BadHttpEncoding", _one_line(error))
-    text = extract_html_text(payload, content_type, config.html_extractor)
-    if not text.strip():
-        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(payload)} bytes of HTML")
-    return doc.with_text(text)
-
-
-def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:
-    if "chunked" in http_headers.get("transfer-encoding", "").lower():
-        payload = _dechunk(payload)
-    encoding = http_headers.get("content-encoding", "").lower()
-    if encoding not in ("gzip", "x-gzip", "deflate"):
-        return payload
-    try:
-        return zlib.decompress(payload, 47)  # 47: gzip or zlib header, detected
-    except zlib.error:
-        if payload.lstrip()[:1] == b"<":  # crawlers often store the decoded body, header unchanged
-            return payload
-        return zlib.decompress(payload, -zlib.MAX_WBITS)
-
-
-def _dechunk(payload: bytes) -> bytes:
-    out, pos = bytearray(), 0
-    while pos < len(payload):
-        line_end = payload.find(b"\r\n", pos)
-        if line_end < 0:
-            break
-        size = int(payload[pos:line_end].split(b";")[0] or b"0", 16)
-        if size == 0:
-            break
-        out += payload[line_end + 2 : line_end + 2 + size]
-        pos = line_end + 2 + size + 2
-    return bytes(out)
-
-
-def extract_html_text(html: bytes, content_type: str, extractor: str) -> str:
-    """Main text of an HTML page with resiliparse (fast) or trafilatura (recipe choice)."""
-    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
-
-    charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
-    try:
-        markup = bytes_to_str(html, charset)
-    except (LookupError, ValueError):
-        markup = bytes_to_str(html, detect_encoding(html))
-    if extractor == "trafilatura":
-        import trafilatura
-
-        return trafilatura.extract(markup, include_comments=False, include_tables=False) or ""
-    from resiliparse.extract.html2text import extract_plain_text
-
-    return extract_plain_text(markup, main_content=True)

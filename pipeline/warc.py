@@ -1,0 +1,231 @@
+"""WARC and WET records as documents: HTML responses reduced to their main text, WET conversions as is.
+
+Reads one decompressed stream record by record through a forward-only buffer, and resynchronizes
+on the next `WARC/` header when a record's Content-Length does not end at a record boundary (a
+`failed` record names it; the records around it are read). Non-document records (warcinfo,
+request, metadata, revisit) are skipped; a response that is not HTML is a `read` rejection.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+from collections.abc import Iterator
+
+from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
+from pipeline.urls import normalize_url
+
+WARC_MAGIC = b"WARC/"
+RECORD_START = b"\nWARC/"
+READ_CHUNK = 1 << 20
+
+
+class _Buffer:
+    """A forward-only byte buffer over a stream, with look-ahead for resynchronizing."""
+
+    def __init__(self, stream: io.BufferedIOBase) -> None:
+        self.stream = stream
+        self.data = b""
+        self.pos = 0  # position in `data`
+        self.base = 0  # stream offset of data[0]
+        self.eof = False
+
+    def fill(self, needed: int) -> bool:
+        """Make `needed` bytes available from `pos`; False at end of stream."""
+        while len(self.data) - self.pos < needed and not self.eof:
+            chunk = self.stream.read(max(READ_CHUNK, needed))
+            if not chunk:
+                self.eof = True
+                break
+            self.data = self.data[self.pos :] + chunk
+            self.base += self.pos
+            self.pos = 0
+        return len(self.data) - self.pos >= needed
+
+    def find(self, pattern: bytes, limit: int = 64 << 20) -> int:
+        """Index (relative to pos) of `pattern`, reading ahead up to `limit` bytes; -1 if absent."""
+        searched = 0
+        while True:
+            index = self.data.find(pattern, self.pos + max(0, searched - len(pattern)))
+            if index >= 0:
+                return index - self.pos
+            searched = len(self.data) - self.pos
+            if self.eof or searched > limit or not self.fill(searched + READ_CHUNK):
+                index = self.data.find(pattern, self.pos)
+                return index - self.pos if index >= 0 else -1
+
+    def take(self, count: int) -> bytes:
+        self.fill(count)
+        out = self.data[self.pos : self.pos + count]
+        self.pos += len(out)
+        return out
+
+    def offset(self) -> int:
+        return self.base + self.pos
+
+
+def _head_end(data: bytes, start: int = 0) -> tuple[int, int]:
+    """Index where a header block ends and the length of its terminator (CRLF CRLF or LF LF)."""
+    crlf, lf = data.find(b"\r\n\r\n", start), data.find(b"\n\n", start)
+    if crlf >= 0 and (lf < 0 or crlf <= lf + 1):
+        return crlf, 4
+    return lf, 2
+
+
+def _parse_headers(block: bytes) -> dict[str, str]:
+    headers = {}
+    for line in block.split(b"\n")[1:]:
+        name, sep, value = line.partition(b":")
+        if sep:
+            headers[name.strip().decode("latin-1").lower()] = value.strip().decode("latin-1")
+    return headers
+
+
+def read_warc(stream: io.BufferedIOBase, path: str, fmt: str, html_extractor: str) -> Iterator[Record]:
+    """WARC response (HTML → main text) or WET conversion records of one decompressed stream;
+    survives bad Content-Length."""
+    buffer = _Buffer(stream)
+    try:
+        yield from _warc_records(buffer, path, fmt, html_extractor)
+    except (OSError, EOFError, zlib.error) as error:
+        where = f"{path}@{buffer.offset()}"
+        yield Failure(where, path, READ_STAGE, "TruncatedInput", one_line(error))
+
+
+def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> Iterator[Record]:
+    while True:
+        buffer.fill(len(WARC_MAGIC))
+        if buffer.pos >= len(buffer.data) and buffer.eof:
+            return
+        start = buffer.offset()
+        buffer.find(b"\n\n")  # reads ahead far enough to see the whole header block
+        header_end, terminator = _head_end(buffer.data, buffer.pos)
+        header_end -= buffer.pos
+        if not buffer.data.startswith(WARC_MAGIC, buffer.pos) or header_end < 0:
+            skip = buffer.find(RECORD_START)
+            if skip < 0:
+                rest = len(buffer.take(1 << 62))
+                if rest and buffer.data.strip():
+                    yield Failure(f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", "no WARC header")
+                return
+            yield Failure(
+                f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", f"{skip} bytes without a WARC header"
+            )
+            buffer.take(skip + 1)
+            continue
+        headers = _parse_headers(buffer.take(header_end))
+        buffer.take(terminator)
+        try:
+            length = int(headers.get("content-length", ""))
+        except ValueError:
+            length = -1
+        # A record is well formed when its block is followed by two line ends and the next record (or EOF).
+        gap = 0
+        if length >= 0:
+            buffer.fill(length + 4 + len(WARC_MAGIC))
+            after = buffer.data[buffer.pos + length : buffer.pos + length + 4 + len(WARC_MAGIC)]
+            rest = after.lstrip(b"\r\n")
+            gap = len(after) - len(rest)
+        if length < 0 or gap < 2 or not (rest.startswith(WARC_MAGIC) or (not rest and buffer.eof)):
+            next_record = buffer.find(RECORD_START)
+            if _is_document_record(headers, fmt):
+                yield Failure(
+                    f"{path}@{start}",
+                    path,
+                    READ_STAGE,
+                    "BadContentLength",
+                    f"Content-Length {headers.get('content-length')!r} does not end at a record boundary",
+                )
+            if next_record < 0:
+                return
+            buffer.take(next_record + 1)
+            continue
+        block = buffer.take(length)
+        buffer.take(gap)
+        record = _warc_block_to_record(headers, block, path, start, fmt, html_extractor)
+        if record is not None:
+            yield record
+
+
+def _is_document_record(headers: dict[str, str], fmt: str) -> bool:
+    """Conversion records (WET) and response records (WARC) are documents; the rest are not."""
+    return headers.get("warc-type", "") in (("conversion",) if fmt == "wet" else ("conversion", "response"))
+
+
+def _warc_block_to_record(
+    headers: dict[str, str], block: bytes, path: str, offset: int, fmt: str, html_extractor: str
+) -> Record | None:
+    warc_type = headers.get("warc-type", "")
+    url = normalize_url(headers.get("warc-target-uri"))
+    doc_id = headers.get("warc-record-id", "").strip("<>") or f"{path}@{offset}"
+    metadata = {"warc_date": headers.get("warc-date"), "warc_offset": offset}
+    if not _is_document_record(headers, fmt):
+        return None  # warcinfo, request, metadata, revisit: not documents
+    if warc_type == "conversion":
+        text = block.decode("utf-8", errors="replace")
+        return Document(doc_id, text, source=path, url=url, metadata=metadata)
+    status_end, terminator = _head_end(block)
+    if status_end < 0:
+        return Failure(doc_id, path, READ_STAGE, "BadHttpResponse", "no end of HTTP headers")
+    http_headers = _parse_headers(block[:status_end])
+    payload = block[status_end + terminator :]
+    content_type = http_headers.get("content-type", "").lower()
+    doc = Document(doc_id, "", source=path, url=url, metadata=metadata)
+    if "html" not in content_type and not payload.lstrip()[:15].lower().startswith(
+        (b"<!doctype html", b"<html")
+    ):
+        return Rejection(doc, READ_STAGE, "not_html", f"content-type={content_type or 'none'}")
+    try:
+        payload = _decode_transfer(payload, http_headers)
+    except (zlib.error, ValueError, EOFError, OSError) as error:
+        return Failure(doc_id, path, READ_STAGE, "BadHttpEncoding", one_line(error))
+    text = extract_html_text(payload, content_type, html_extractor)
+    if not text.strip():
+        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(payload)} bytes of HTML")
+    return doc.with_text(text)
+
+
+def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:
+    if "chunked" in http_headers.get("transfer-encoding", "").lower():
+        payload = _dechunk(payload)
+    encoding = http_headers.get("content-encoding", "").lower()
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        return payload
+    try:
+        return zlib.decompress(payload, 47)  # 47: gzip or zlib header, detected
+    except zlib.error:
+        if payload.lstrip()[:1] == b"<":  # crawlers often store the decoded body, header unchanged
+            return payload
+        return zlib.decompress(payload, -zlib.MAX_WBITS)
+
+
+def _dechunk(payload: bytes) -> bytes:
+    out, pos = bytearray(), 0
+    while pos < len(payload):
+        line_end = payload.find(b"\r\n", pos)
+        if line_end < 0:
+            break
+        size = int(payload[pos:line_end].split(b";")[0] or b"0", 16)
+        if size == 0:
+            break
+        out += payload[line_end + 2 : line_end + 2 + size]
+        pos = line_end + 2 + size + 2
+    return bytes(out)
+
+
+def extract_html_text(html: bytes, content_type: str, extractor: str) -> str:
+    """Main text of an HTML page with resiliparse (fast) or trafilatura (recipe choice)."""
+    from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+
+    charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
+    try:
+        markup = bytes_to_str(html, charset)
+    except (LookupError, ValueError):
+        markup = bytes_to_str(html, detect_encoding(html))
+    if extractor == "trafilatura":
+        import trafilatura
+
+        return trafilatura.extract(markup, include_comments=False, include_tables=False) or ""
+    from resiliparse.extract.html2text import extract_plain_text
+
+    return extract_plain_text(markup, main_content=True)
