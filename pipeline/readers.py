@@ -214,6 +214,8 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 
 def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputConfig) -> Record | None:
     stripped = raw.strip()
+    if line_number == 1:  # a byte-order mark, as Windows tools write, is not part of the first record
+        stripped = stripped.removeprefix(codecs.BOM_UTF8).lstrip()
     if not stripped:
         return None
     where = f"{source}:{line_number}"
@@ -313,6 +315,9 @@ def _read_json_stream(path: str, fmt: str, compression: str | None, config: Inpu
     with _open_decompressed(path, compression) as handle:
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
+            if head.startswith(codecs.BOM_UTF8):
+                handle.read(len(codecs.BOM_UTF8))
+                head = head[len(codecs.BOM_UTF8) :]
             if head.lstrip().startswith(b"["):
                 yield from _read_json_array(handle, path, config)
                 return

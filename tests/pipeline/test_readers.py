@@ -93,6 +93,19 @@ def test_empty_file_yields_nothing(tmp_path):
     assert read_all(path) == []
 
 
+@pytest.mark.parametrize("name", ["b.jsonl", "b.jsonl.gz", "lines.json", "array.json"])
+def test_a_byte_order_mark_before_the_first_record_is_skipped(tmp_path, name):
+    records = [{"id": "a", "text": "aa"}, {"id": "b", "text": "bb"}]
+    if name == "array.json":
+        body = json.dumps(records).encode()
+    else:
+        body = "".join(json.dumps(r) + "\r\n" for r in records).encode()
+    data = b"\xef\xbb\xbf" + body
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert [(type(r).__name__, r.id) for r in read_all(path)] == [("Document", "a"), ("Document", "b")]
+
+
 def test_truncated_gzip_keeps_the_records_before_the_damage(tmp_path):
     path = tmp_path / "t.jsonl.gz"
     data = gzip.compress(
