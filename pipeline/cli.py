@@ -21,6 +21,26 @@ def _default_recipe() -> str:
     return str(local if local.exists() else DEFAULT_RECIPE)
 
 
+def _positive_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0:  # also NaN; 0 printed a progress line every poll
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {value!r}")
+    return seconds
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number, 0 or more, not {value!r}")
+    return number
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gristmill",
@@ -50,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no progress; print only the summary")
     run.add_argument(
         "--progress-interval",
-        type=float,
+        type=_positive_seconds,
         default=None,
         metavar="SECONDS",
         help="seconds between progress lines when output is not a terminal (default 30)",
@@ -77,7 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--failed", action="store_true", help="show failed records")
     inspect.add_argument("--kept", action="store_true", help="show kept documents")
     inspect.add_argument("--id", dest="doc_id", metavar="ID", help="one document's fate")
-    inspect.add_argument("--sample", type=int, default=5, help="how many examples (default 5)")
+    inspect.add_argument("--sample", type=_count, default=5, help="how many examples (default 5)")
     inspect.add_argument("--json", action="store_true", help="machine-readable output (docs/inspect.md)")
     report = commands.add_parser("report", help="(re)write DIR/report.html")
     report.add_argument("directory")

@@ -66,6 +66,21 @@ def test_errors_are_one_clear_line_and_non_zero(tmp_path, capsys):
     assert main(["inspect", str(tmp_path)]) == 2
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "--progress-interval", "0"], "--progress-interval: must be a number of seconds above 0"),
+        (["run", "--progress-interval", "-5"], "--progress-interval: must be a number of seconds above 0"),
+        (["run", "--progress-interval", "nan"], "--progress-interval: must be a number of seconds above 0"),
+        (["inspect", "out", "--sample", "-1"], "--sample: must be a whole number, 0 or more, not '-1'"),
+    ],
+)
+def test_numeric_options_out_of_range_exit_2_before_anything_runs(argv, message, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_validate_prints_the_resolved_recipe(tmp_path, capsys):
     recipe = write_recipe(tmp_path / "r.toml", ["x.jsonl"], STAGES)
     assert main(["validate", str(recipe)]) == 0
