@@ -194,6 +194,7 @@ def sympy_equal(a: str, b: str) -> bool | str:
 
     transformations = standard_transformations + (implicit_multiplication_application, convert_xor)
     names = {"e": sympy.E, "i": sympy.I, "pi": sympy.pi, "oo": sympy.oo}
+    not_finite = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
 
     def parse(src: str):
         if "=" in src:
@@ -214,6 +215,8 @@ def sympy_equal(a: str, b: str) -> bool | str:
     diff = sympy.simplify(x - y)
     if diff == 0:
         return True
+    if diff.has(*not_finite) or y.has(*not_finite):
+        return False  # not a small difference: oo - 5 is oo, and -oo - oo is -oo
     if not diff.free_symbols and not y.free_symbols:
         # Relative to the reference (absolute only against 0): 1/2004! is not 2/2004!.
         scale = sympy.Abs(sympy.N(y, 30)) or 1

@@ -64,6 +64,7 @@ def test_extract_answer(solution, expected):
         ("(1, 2)", "(1,2)"),
         ("[2, 5)", "[2,5)"),
         ("(-\\infty, 3]", "(-\\infty,3]"),
+        ("+\\infty", "\\infty"),
         ("2, -3", "-3, 2"),
         ("1 \\pm \\sqrt{19}", "1-\\sqrt{19}, 1+\\sqrt{19}"),
         ("\\sqrt{8}", "2\\sqrt{2}"),
@@ -90,6 +91,10 @@ def test_equivalent_answers(verifier, predicted, reference):
         ("-5", "5"),
         ("\\frac{2}{2004!}", "\\frac{1}{2004!}"),  # tiny values compare relatively (MATH test #2854)
         ("x^2+2x", "(x+1)^2"),  # a constant difference from an expression (was a sympy TypeError)
+        ("5", "\\infty"),  # every number was within oo/1e9 of oo
+        ("0", "\\infty"),
+        ("-\\infty", "\\infty"),
+        ("(2, -\\infty)", "(2, \\infty)"),
     ],
 )
 def test_different_answers(verifier, predicted, reference):
