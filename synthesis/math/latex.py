@@ -10,6 +10,7 @@ class NotArithmetic(ValueError):
 
 
 _FRAC_COMMANDS = ("\\dfrac", "\\tfrac", "\\cfrac", "\\frac")
+_BINOM_COMMANDS = ("\\dbinom", "\\tbinom", "\\binom")
 _MAX_NESTING = 40  # deeper LaTeX or parentheses are not read (no real step nests this deep)
 DROPPED_COMMANDS = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|limits)(?![A-Za-z])")
 SPACING = re.compile(r"(?<!\\)\\[,;: ]|~|\\quad|\\qquad")
@@ -47,7 +48,7 @@ def _read_arg(s: str, i: int) -> tuple[str, int]:
 
 
 def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
-    """Rewrite LaTeX arithmetic (`\\frac`, `\\sqrt`, `\\cdot`, `^{}`, groups) in plain syntax.
+    """Rewrite LaTeX arithmetic (`\\frac`, `\\sqrt`, `\\binom`, `\\cdot`, `^{}`, groups) in plain syntax.
 
     `2\\frac{1}{2}` becomes the mixed number `(2+1/2)` if `mixed`, else an ambiguous `\\juxt`
     (it is a product in `80\\frac{1}{2}\\frac{1}{5}`). Unknown commands are left in place.
@@ -76,6 +77,12 @@ def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
                     out.append(f"({digits}+{num.strip()}/{den.strip()})")
                 else:
                     out.append(f"(({delatex(num, mixed, _depth + 1)})/({delatex(den, mixed, _depth + 1)}))")
+                continue
+            binom = next((b for b in _BINOM_COMMANDS if s.startswith(b, i)), None)
+            if binom and not s[i + len(binom) : i + len(binom) + 1].isalpha():
+                top, i = _read_arg(s, i + len(binom))
+                bottom, i = _read_arg(s, i)
+                out.append(f"binomial({delatex(top, mixed, _depth + 1)},{delatex(bottom, mixed, _depth + 1)})")
                 continue
             if s.startswith("\\sqrt", i) and not s[i + 5 : i + 6].isalpha():
                 i += 5

@@ -65,6 +65,8 @@ def test_extract_answer(solution, expected):
         ("[2, 5)", "[2,5)"),
         ("(-\\infty, 3]", "(-\\infty,3]"),
         ("+\\infty", "\\infty"),
+        ("\\binom{5}{2}", "10"),  # was unparseable
+        ("\\dbinom{n}{2}", "\\frac{n(n-1)}{2}"),
         ("2, -3", "-3, 2"),
         ("1 \\pm \\sqrt{19}", "1-\\sqrt{19}, 1+\\sqrt{19}"),
         ("\\sqrt{8}", "2\\sqrt{2}"),
@@ -91,6 +93,7 @@ def test_equivalent_answers(verifier, predicted, reference):
         ("-5", "5"),
         ("\\frac{2}{2004!}", "\\frac{1}{2004!}"),  # tiny values compare relatively (MATH test #2854)
         ("x^2+2x", "(x+1)^2"),  # a constant difference from an expression (was a sympy TypeError)
+        ("\\binom{10}{3}", "121"),
         ("5", "\\infty"),  # every number was within oo/1e9 of oo
         ("0", "\\infty"),
         ("-\\infty", "\\infty"),
