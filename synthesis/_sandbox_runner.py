@@ -65,6 +65,58 @@ def _raised_in_solution(exc):
     return False
 
 
+def _takes_no_arguments(function, bound=0):
+    code = function.__code__
+    required = code.co_argcount - bound - len(function.__defaults__ or ())
+    return required <= 0 and code.co_kwonlyargcount <= len(function.__kwdefaults__ or {})
+
+
+def _referenced_names(tests):
+    """Every name and attribute the tests' source mentions (a `def` or `class` line mentions none)."""
+    import ast
+
+    nodes = list(ast.walk(ast.parse(tests)))
+    return {n.id for n in nodes if isinstance(n, ast.Name)} | {n.attr for n in nodes if isinstance(n, ast.Attribute)}
+
+
+def _run_defined_tests(namespace, before, tests):
+    """Run the tests that the tests' code only defined, as pytest and unittest would collect them.
+
+    Top-level `test*` functions that take no arguments, `test*` methods of `Test*` classes (no
+    `__init__`), and unittest.TestCase subclasses, in definition order. Without this, a wrong
+    solution passed tests that were defined and never called. What the tests' source mentions
+    (`test1()` at the end, `unittest.main(exit=False)`) is theirs to run: running a test twice can
+    fail when tests share state. Tests that end themselves (SystemExit) never get here.
+    """
+    if "def test" not in tests and "class " not in tests:
+        return
+    mentioned = _referenced_names(tests)
+    cases = []
+    for name, value in namespace.items():
+        if before.get(name) is value or name in mentioned:
+            continue
+        if isinstance(value, types.FunctionType):
+            if name.startswith("test") and value.__code__.co_filename == "<tests>" and _takes_no_arguments(value):
+                value()
+        elif isinstance(value, type) and value.__module__ == "__main__":
+            unittest = sys.modules.get("unittest")
+            if unittest is not None and issubclass(value, unittest.TestCase):
+                cases.append(value)
+            elif name.startswith("Test") and "__init__" not in vars(value):
+                instance = value()
+                for method_name, method in vars(value).items():
+                    test = method_name.startswith("test") and isinstance(method, types.FunctionType)
+                    if test and _takes_no_arguments(method, bound=1):
+                        getattr(instance, method_name)()
+    if cases and "main" not in mentioned:
+        unittest = sys.modules["unittest"]
+        suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(case) for case in cases)
+        result = unittest.TextTestRunner(stream=sys.stderr, verbosity=0).run(suite)
+        if not result.wasSuccessful():
+            test, trace = (result.errors + result.failures)[0]
+            raise AssertionError(f"{test.id()}: {trace.strip().splitlines()[-1]}")
+
+
 def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
     """In the forked child: isolate, limit, then run solution, tests and check(entry_point)."""
     os.chdir(scratch)
@@ -99,8 +151,10 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
         phase = "tests"
         namespace["__name__"] = "__main__"
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up
+        before = dict(namespace)
         try:
             exec(tests, namespace)
+            _run_defined_tests(namespace, before, req["tests"])
         except SystemExit as exit_:
             if exit_.code not in (0, None):
                 raise

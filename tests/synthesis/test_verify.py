@@ -300,6 +300,32 @@ def test_solution_main_blocks_do_not_run_but_unittest_tests_do(stage):
 
 
 @needs_bwrap
+def test_tests_that_are_only_defined_are_run_as_pytest_and_unittest_would(stage):
+    """A wrong solution passed tests that defined test functions or classes and never called them."""
+    defined_only = {
+        "functions": "def test_add():\n    assert add(1, 2) == 3\n\ndef test_helper(n):\n    assert n == 'never'\n",
+        "classes": "class TestAdd:\n    def test_add(self):\n        assert add(1, 2) == 3\n",
+        "testcase": (
+            "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n"
+            "        self.assertEqual(add(1, 2), 3)\n"
+        ),
+        # Tests that call their own test functions run them once: a second run would see the state
+        # the first one left (QuixBugs' detect_cycle tests are written so).
+        "called": "calls = []\n\ndef test_once():\n    calls.append(1)\n    assert add(len(calls), 1) == 2\n\ntest_once()\n",
+    }
+    docs = [
+        code(f"{name}-{which}", f"def add(a, b):\n    return a {operator} b\n", tests)
+        for name, tests in defined_only.items()
+        for which, operator in (("right", "+"), ("wrong", "-"))
+    ]
+    verdicts = stage.check_batch(docs)
+    assert [(doc.id, v.reason) for doc, v in zip(docs, verdicts)] == [
+        (doc.id, None if doc.id.endswith("right") else "tests_failed") for doc in docs
+    ]
+    assert verdicts[5].detail == "tests: AssertionError: __main__.T.test_add: AssertionError: -1 != 3"
+
+
+@needs_bwrap
 def test_teardown_stops_the_runners_setup_started():
     verify = Verify("verify", timeout_s=1.0, workers=1)
     with pytest.raises(RuntimeError, match="used before setup"):
