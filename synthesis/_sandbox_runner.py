@@ -65,10 +65,15 @@ def _raised_in_solution(exc):
     return False
 
 
-def _takes_no_arguments(function, bound=0):
+def _call_test(function, *bound):
+    """Call a collected test; one that needs arguments (pytest fixtures) cannot run, so it fails."""
     code = function.__code__
-    required = code.co_argcount - bound - len(function.__defaults__ or ())
-    return required <= 0 and code.co_kwonlyargcount <= len(function.__kwdefaults__ or {})
+    required = code.co_argcount - len(bound) - len(function.__defaults__ or ())
+    if required > 0 or code.co_kwonlyargcount > len(function.__kwdefaults__ or {}):
+        raise TypeError(
+            f"{function.__qualname__} takes arguments (pytest fixtures?) and the tests never call it"
+        )
+    function(*bound)
 
 
 def _referenced_names(tests):
@@ -76,15 +81,17 @@ def _referenced_names(tests):
     import ast
 
     nodes = list(ast.walk(ast.parse(tests)))
-    return {n.id for n in nodes if isinstance(n, ast.Name)} | {n.attr for n in nodes if isinstance(n, ast.Attribute)}
+    return {n.id for n in nodes if isinstance(n, ast.Name)} | {
+        n.attr for n in nodes if isinstance(n, ast.Attribute)
+    }
 
 
 def _run_defined_tests(namespace, before, tests):
     """Run the tests that the tests' code only defined, as pytest and unittest would collect them.
 
-    Top-level `test*` functions that take no arguments, `test*` methods of `Test*` classes (no
-    `__init__`), and unittest.TestCase subclasses, in definition order. Without this, a wrong
-    solution passed tests that were defined and never called. What the tests' source mentions
+    Top-level `test*` functions, `test*` methods of `Test*` classes (no `__init__`), and
+    unittest.TestCase subclasses, in definition order; one that needs arguments fails. Without
+    this, a wrong solution passed tests that were defined and never called. What the tests' source mentions
     (`test1()` at the end, `unittest.main(exit=False)`) is theirs to run: running a test twice can
     fail when tests share state. Tests that end themselves (SystemExit) never get here.
     """
@@ -96,8 +103,8 @@ def _run_defined_tests(namespace, before, tests):
         if before.get(name) is value or name in mentioned:
             continue
         if isinstance(value, types.FunctionType):
-            if name.startswith("test") and value.__code__.co_filename == "<tests>" and _takes_no_arguments(value):
-                value()
+            if name.startswith("test") and value.__code__.co_filename == "<tests>":
+                _call_test(value)
         elif isinstance(value, type) and value.__module__ == "__main__":
             unittest = sys.modules.get("unittest")
             if unittest is not None and issubclass(value, unittest.TestCase):
@@ -105,9 +112,9 @@ def _run_defined_tests(namespace, before, tests):
             elif name.startswith("Test") and "__init__" not in vars(value):
                 instance = value()
                 for method_name, method in vars(value).items():
-                    test = method_name.startswith("test") and isinstance(method, types.FunctionType)
-                    if test and _takes_no_arguments(method, bound=1):
-                        getattr(instance, method_name)()
+                    test = method_name.startswith("test") and method_name not in mentioned
+                    if test and isinstance(method, types.FunctionType):
+                        _call_test(method, instance)
     if cases and "main" not in mentioned:
         unittest = sys.modules["unittest"]
         suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(case) for case in cases)

@@ -82,7 +82,9 @@ def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
             if binom and not s[i + len(binom) : i + len(binom) + 1].isalpha():
                 top, i = _read_arg(s, i + len(binom))
                 bottom, i = _read_arg(s, i)
-                out.append(f"binomial({delatex(top, mixed, _depth + 1)},{delatex(bottom, mixed, _depth + 1)})")
+                out.append(
+                    f"binomial({delatex(top, mixed, _depth + 1)},{delatex(bottom, mixed, _depth + 1)})"
+                )
                 continue
             if s.startswith("\\sqrt", i) and not s[i + 5 : i + 6].isalpha():
                 i += 5

@@ -303,7 +303,7 @@ def test_solution_main_blocks_do_not_run_but_unittest_tests_do(stage):
 def test_tests_that_are_only_defined_are_run_as_pytest_and_unittest_would(stage):
     """A wrong solution passed tests that defined test functions or classes and never called them."""
     defined_only = {
-        "functions": "def test_add():\n    assert add(1, 2) == 3\n\ndef test_helper(n):\n    assert n == 'never'\n",
+        "functions": "def test_add():\n    assert add(1, 2) == 3\n\ndef test_zero(n=0):\n    assert add(n, n) == 0\n",
         "classes": "class TestAdd:\n    def test_add(self):\n        assert add(1, 2) == 3\n",
         "testcase": (
             "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n"
@@ -323,6 +323,12 @@ def test_tests_that_are_only_defined_are_run_as_pytest_and_unittest_would(stage)
         (doc.id, None if doc.id.endswith("right") else "tests_failed") for doc in docs
     ]
     assert verdicts[5].detail == "tests: AssertionError: __main__.T.test_add: AssertionError: -1 != 3"
+    fixture = code(
+        "fixture", "def add(a, b):\n    return a + b\n", "def test_add(a):\n    assert add(a, 0) == a\n"
+    )
+    assert stage.check_batch([fixture])[0].detail == (
+        "tests: TypeError: test_add takes arguments (pytest fixtures?) and the tests never call it"
+    )
 
 
 @needs_bwrap
