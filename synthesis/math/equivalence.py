@@ -217,6 +217,8 @@ def sympy_equal(a: str, b: str) -> bool | str:
         return True
     if diff.has(*not_finite) or y.has(*not_finite):
         return False  # not a small difference: oo - 5 is oo, and -oo - oo is -oo
+    if diff.is_Rational:
+        return False  # an exact nonzero difference: 100! + 1 is not 100!, however close relatively
     if not diff.free_symbols and not y.free_symbols:
         # Relative to the reference (absolute only against 0): 1/2004! is not 2/2004!.
         scale = sympy.Abs(sympy.N(y, 30)) or 1

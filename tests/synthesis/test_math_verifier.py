@@ -94,6 +94,8 @@ def test_equivalent_answers(verifier, predicted, reference):
         ("\\frac{2}{2004!}", "\\frac{1}{2004!}"),  # tiny values compare relatively (MATH test #2854)
         ("x^2+2x", "(x+1)^2"),  # a constant difference from an expression (was a sympy TypeError)
         ("\\binom{10}{3}", "121"),
+        ("100!+1", "100!"),  # within 1e-9 relative, but an exact difference is not a rounding error
+        ("\\binom{100}{50}", "\\binom{100}{50}+1"),
         ("5", "\\infty"),  # every number was within oo/1e9 of oo
         ("0", "\\infty"),
         ("-\\infty", "\\infty"),
