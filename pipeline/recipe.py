@@ -235,9 +235,15 @@ def _check_score_names(stages: list, path: str) -> None:
         for key, names in required.items():
             unknown = [n for n in names if n not in known]
             if unknown:
+                owner, _, head = unknown[0].rpartition(".")
+                hint = (
+                    f"; add {head!r} to the heads of stage {owner!r}"
+                    if any(s.name == owner and hasattr(s, "heads") for s in stages[: index - 1])
+                    else ""
+                )
                 raise ConfigError(
                     f"{path}: stage {index} ({stage.name}): {key}: unknown score {unknown[0]!r} "
-                    f"(no earlier stage writes it; known: {', '.join(sorted(known)) or 'none'})"
+                    f"(no earlier stage writes it; known: {', '.join(sorted(known)) or 'none'}{hint})"
                 )
         known.update(stage.score_names() if hasattr(stage, "score_names") else [stage.name])
 

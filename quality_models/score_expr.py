@@ -68,7 +68,8 @@ class _Parser:
     def take(self, kind: str) -> str:
         if self.peek() != kind:
             found = self.tokens[self.i][1] if self.i < len(self.tokens) else "end of expression"
-            raise ExprError(f"expected {kind}, found {found!r}")
+            wanted = f"a comparison ({' '.join(OPS)})" if kind == "op" else kind
+            raise ExprError(f"expected {wanted}, found {found!r}")
         self.i += 1
         return self.tokens[self.i - 1][1]
 

@@ -35,7 +35,7 @@ def test_parse_names_and_evaluate():
     [
         ("", "empty expression"),
         ("quality >=", "expected a score name or a number, found 'end of expression'"),
-        ("quality 0.5", "expected op"),
+        ("quality 0.5", "expected a comparison (< <= > >= == !=), found '0.5'"),
         ("(a > 1", "missing ')'"),
         ("a > 1 b", "unexpected 'b' after a complete expression"),
         ("1 < 2", "comparison of two numbers"),
@@ -109,6 +109,7 @@ def test_recipe_rejects_scores_no_earlier_stage_writes():
     assert str(error.value).startswith(
         "r.toml: stage 2 (score_threshold): expr: unknown score 'embedding_quality.depth'"
     )
+    assert str(error.value).endswith("; add 'depth' to the heads of stage 'embedding_quality')")
     with pytest.raises(ConfigError, match="stage 1 \\(score_threshold\\): expr: unknown score 'q'"):
         build_recipe(recipe([{"use": "score_threshold", "expr": "q > 0.5"}, heads]), "r.toml")
     with pytest.raises(ConfigError, match="stage 1 \\(quality\\): model: unknown score 'fasttext_quality'"):
