@@ -24,6 +24,16 @@ def test_normalization_is_one_lowercased_line():
     assert normalize_for_fasttext("Hello, World!\nIt's 2024.\r\n") == "hello, world! it's 2024.  "
 
 
+def test_words_joined_by_unicode_spaces_score_as_with_plain_spaces():
+    """Text whose words are joined by no-break spaces (`&nbsp;`) scored 0: fastText saw one token."""
+    stage = FastTextQuality("ft")
+    stage.setup()
+    plain = " ".join(GOOD)
+    docs = [Document(str(i), plain.replace(" ", space)) for i, space in enumerate(" \u00a0\u2009\u3000")]
+    scores = [v.doc.scores["ft"] for v in stage.check_batch(docs)]
+    assert scores[0] > 0.5 and scores == [scores[0]] * 4
+
+
 def test_scores_prose_above_spam_and_chat_and_never_rejects():
     stage = FastTextQuality("ft")
     stage.setup()
