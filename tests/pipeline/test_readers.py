@@ -5,6 +5,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline import readers
 from pipeline.document import Document, Failure, Rejection
 from pipeline.readers import (
     InputConfig,
@@ -183,7 +184,7 @@ def test_byte_range_splits_read_every_line_once_with_exact_line_numbers(tmp_path
     assert split[-1].id == f"{path}:500"
 
 
-def test_parquet_row_groups_are_splits(tmp_path):
+def test_parquet_row_groups_are_splits(tmp_path, monkeypatch):
     path = tmp_path / "p.parquet"
     table = pa.table({"text": [f"t{i}" for i in range(10)], "extra": list(range(10))})
     pq.write_table(table, path, row_group_size=3)
@@ -192,6 +193,10 @@ def test_parquet_row_groups_are_splits(tmp_path):
     docs = read_all(path)
     assert [d.id for d in docs] == [f"{path}:{i}" for i in range(10)]
     assert docs[4].metadata == {"extra": 4}
+    # Row groups are read in batches smaller than themselves; each split numbers its rows exactly.
+    monkeypatch.setattr(readers, "PARQUET_BATCH_ROWS", 2)
+    by_split = [[d.id for d in read_split(split, config)] for split in plan_splits(str(path), config)]
+    assert by_split == [[f"{path}:{i}" for i in range(start, min(start + 3, 10))] for start in (0, 3, 6, 9)]
 
 
 def test_parquet_binary_text_is_decoded_and_a_null_text_says_so(tmp_path):
