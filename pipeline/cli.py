@@ -208,7 +208,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         print(summary(read_manifest(args.output), args.output))
         print(f"gristmill: run failed: {error}", file=sys.stderr)
         return EXIT_RUN_FAILED
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, ValueError):  # interrupted, or refused before anything ran
         _remove_if_empty(args.output, created)
         raise
     print(summary(result.manifest, args.output))

@@ -35,6 +35,7 @@ from pipeline.checkpoints import (
     ResumePlan,
     WorkArea,
     WritePhase,
+    check_work_root,
     cut_phases,
     describe,
     input_metadata,
@@ -415,6 +416,7 @@ def run_recipe(
         work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
         resume = None
         if checkpoints_enabled(checkpoints, options):
+            check_work_root(work_root, output)
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh)
         try:
             pipeline = beam.Pipeline(runner=make_runner(options), options=options)

@@ -196,6 +196,28 @@ def test_fresh_ignores_earlier_checkpoints(setup):
     assert manifest["checkpoints"]["work_dir"] == str(folder / "elsewhere")
 
 
+def test_a_work_dir_holding_anything_but_checkpoints_is_refused_and_kept(setup, capsys):
+    """The work area is deleted after a successful run: `--work-dir` on a folder with other files
+    deleted them, and `--work-dir .` the current folder."""
+    from pipeline.cli import main
+
+    folder, recipe, reference = setup
+    scratch = folder / "scratch"
+    scratch.mkdir()
+    (scratch / "precious.txt").write_text("keep me")
+    run = ["run", "--quiet", "--recipe", str(recipe), "--output"]
+    assert main([*run, str(folder / "refused"), "--work-dir", str(scratch)]) == 2
+    assert "holds 'precious.txt' besides checkpoints" in capsys.readouterr().err
+    assert (scratch / "precious.txt").read_text() == "keep me" and not (folder / "refused").exists()
+    assert main([*run, str(folder / "inside"), "--work-dir", str(folder)]) == 2
+    assert "the output folder would be inside the work area" in capsys.readouterr().err
+    # A work area an earlier run kept (only its phase folders) is reused, then deleted.
+    kept = copy_of_kept_work(folder, "kept-again") / ".gristmill-work"
+    assert main([*run, str(folder / "reuse"), "--work-dir", str(kept)]) == 0
+    assert json.loads((folder / "reuse" / "manifest.json").read_text())["checkpoints"]["units_reused"] > 0
+    assert not kept.exists()
+
+
 def _cli(recipe: Path, out: Path) -> subprocess.Popen:
     command = [sys.executable, "-m", "pipeline.cli", "run", "--quiet", "--recipe", str(recipe)]
     return subprocess.Popen(
