@@ -19,7 +19,6 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +45,13 @@ from pipeline.document import Document
 from pipeline.kept_output import WriteKept
 from pipeline.manifest_figures import kept_output_figures, stage_figures
 from pipeline.outcomes import SplitOutcomes
+from pipeline.output_folder import (
+    OUTPUT_PARTS,
+    check_replaceable,
+    exclusive,
+    mark_output,
+    remove_stale_staging,
+)
 from pipeline.progress import Channel, ConsoleProgress
 from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import expand_paths, plan_splits
@@ -62,11 +68,9 @@ from pipeline.writers import (
 )
 
 LOG = logging.getLogger("gristmill")
-OUTPUT_PARTS = ("kept", "rejected", "failed")
 FORMAT_VERSION = 1  # of the output folder; pipeline.dataset refuses versions it does not know
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "")
 WORK_FOLDER = ".gristmill-work"  # checkpoints, inside the output folder unless --work-dir
-LOCK_FILE = ".gristmill-lock"  # held by the run writing into the output folder
 
 
 class RunFailed(RuntimeError):
@@ -75,10 +79,6 @@ class RunFailed(RuntimeError):
 
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C: nothing was published; the message says what the work area keeps for a rerun."""
-
-
-class OutputInUse(ValueError):
-    """Another run is writing into the same local output folder."""
 
 
 class PipelineFailed(RuntimeError):
@@ -343,53 +343,6 @@ def plan_checkpoints(recipe: Recipe, work_root: str, fresh: bool) -> ResumePlan:
     return plan_resume(WorkArea.for_recipe(recipe, work_root, units, input_metadata(files)))
 
 
-@contextlib.contextmanager
-def _exclusive(output: str) -> Iterator[None]:
-    """Hold a local output folder for one run (an flock on LOCK_FILE, which holds the pid).
-
-    A second run into the same folder stops at once instead of deleting the first one's staging
-    area and sharing its checkpoints. The lock goes with the process, so a killed run leaves none
-    behind. Object stores have no lock.
-    """
-    if not fileio.is_local(output):
-        yield
-        return
-    import fcntl
-    import os
-
-    path = os.path.join(output, LOCK_FILE)
-    with open(path, "a+", encoding="utf-8") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
-            raise OutputInUse(
-                f"{output}: another gristmill run (pid {holder}) is writing into this folder; "
-                "wait for it to end or choose another --output"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        try:
-            yield
-        finally:
-            os.unlink(path)  # while still held, so the next run makes a fresh file
-
-
-def _remove_stale_staging(output: str) -> None:
-    """Staging folders left by runs that were killed: never published, never reused."""
-    if fileio.is_local(output):
-        import glob
-        import shutil
-
-        for folder in glob.glob(fileio.join(output, ".staging-*")):
-            shutil.rmtree(folder, ignore_errors=True)
-    else:
-        fileio.delete(fileio.match(fileio.join(output, ".staging-*/**")))
-
-
 def run_recipe(
     recipe: Recipe,
     output: str,
@@ -407,8 +360,9 @@ def run_recipe(
     options = pipeline_options(beam_args)
     FileSystems.set_options(options)  # object stores take credentials and endpoint from them
     fileio.make_folder(output)
-    with _exclusive(output):
-        _remove_stale_staging(output)
+    with exclusive(output):
+        check_replaceable(output)
+        remove_stale_staging(output)
         staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
         started = time.time()
         spill = options.view_as(SpillOptions)
@@ -556,6 +510,7 @@ def _empty_shards(
 def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
     """Replace the previous output: drop its manifest first, move the staged shards into place
     (copy then delete on object stores), write the report, and the manifest last."""
+    mark_output(output)
     manifest_path = fileio.join(output, "manifest.json")
     fileio.delete([manifest_path])
     for part in OUTPUT_PARTS:

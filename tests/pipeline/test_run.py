@@ -11,8 +11,9 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.output_folder import LOCK_FILE, OUTPUT_MARKER, OutputInUse, OutputNotOurs
 from pipeline.recipe import load_recipe
-from pipeline.run import LOCK_FILE, OutputInUse, RunFailed, run_recipe
+from pipeline.run import RunFailed, run_recipe
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_bad_inputs, write_jsonl, write_recipe
 
 STAGES = """
@@ -100,7 +101,7 @@ def test_a_second_run_into_a_folder_in_use_stops_without_touching_it(tmp_path, s
         [
             sys.executable,
             "-c",
-            f"from pipeline.run import _exclusive\nwith _exclusive({str(out)!r}):\n"
+            f"from pipeline.output_folder import exclusive\nwith exclusive({str(out)!r}):\n"
             "    print('held', flush=True)\n    input()",
         ],
         stdin=subprocess.PIPE,
@@ -129,6 +130,29 @@ def test_rerun_replaces_previous_output(tmp_path, shared_run):
     )
     assert "stale-file.parquet" not in os.listdir(out / "kept")
     assert result.manifest["counts"]["input"] == 3
+
+
+def test_a_folder_gristmill_did_not_write_is_not_replaced(tmp_path, shared_run):
+    """A run replaced `kept/`, `rejected/`, `failed/`, the manifest, report and README of any folder."""
+    recipe = load_recipe(shared_run.recipe)
+    theirs = tmp_path / "theirs"
+    (theirs / "kept").mkdir(parents=True)
+    (theirs / "kept" / "important.txt").write_text("mine")
+    (theirs / "README.md").write_text("my notes")
+    with pytest.raises(OutputNotOurs, match=r"holds README.md, kept/, which a run replaces"):
+        run_recipe(recipe, str(theirs), IN_PROCESS)
+    assert (theirs / "kept" / "important.txt").read_text() == "mine"
+    assert (theirs / "README.md").read_text() == "my notes"
+    # Other files do not stop a run and are left alone; an earlier version's output (a manifest,
+    # no marker) is replaced as before.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "notes.txt").write_text("kept")
+    run_recipe(recipe, str(shared), IN_PROCESS)
+    (shared / OUTPUT_MARKER).unlink()
+    result = run_recipe(recipe, str(shared), IN_PROCESS)
+    assert shard_hashes(result.manifest) == shard_hashes(shared_run.manifest)
+    assert (shared / "notes.txt").read_text() == "kept" and (shared / OUTPUT_MARKER).exists()
 
 
 def test_failure_budget_fails_the_run_after_writing_everything(tmp_path):

@@ -1,0 +1,100 @@
+"""The output folder belongs to one run at a time, and only to gristmill.
+
+A run holds an flock on LOCK_FILE while it writes; before it replaces the folder's parts it checks
+that an earlier gristmill run wrote them (OUTPUT_MARKER, or a manifest), and it removes staging
+folders that killed runs left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from pipeline import fileio
+
+OUTPUT_PARTS = ("kept", "rejected", "failed")
+LOCK_FILE = ".gristmill-lock"  # held by the run writing into the output folder
+OUTPUT_MARKER = ".gristmill-output"  # this folder is gristmill's: a rerun may replace what it holds
+REPLACED_FILES = ("manifest.json", "report.html", "README.md")  # and OUTPUT_PARTS' folders
+# Not empty: Beam's S3 writer cannot complete an upload of no bytes.
+MARKER_TEXT = b"a gristmill output folder: a rerun replaces kept/, rejected/, failed/ and the manifest\n"
+
+
+class OutputInUse(ValueError):
+    """Another run is writing into the same local output folder."""
+
+
+class OutputNotOurs(ValueError):
+    """The output folder holds files a run would replace, and gristmill did not write them."""
+
+
+@contextlib.contextmanager
+def exclusive(output: str) -> Iterator[None]:
+    """Hold a local output folder for one run (an flock on LOCK_FILE, which holds the pid).
+
+    A second run into the same folder stops at once instead of deleting the first one's staging
+    area and sharing its checkpoints. The lock goes with the process, so a killed run leaves none
+    behind. Object stores have no lock.
+    """
+    if not fileio.is_local(output):
+        yield
+        return
+    import fcntl
+    import os
+
+    path = os.path.join(output, LOCK_FILE)
+    with open(path, "a+", encoding="utf-8") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            raise OutputInUse(
+                f"{output}: another gristmill run (pid {holder}) is writing into this folder; "
+                "wait for it to end or choose another --output"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        try:
+            yield
+        finally:
+            os.unlink(path)  # while still held, so the next run makes a fresh file
+
+
+def check_replaceable(output: str) -> None:
+    """Refuse an output folder whose `kept/`, `rejected/`, `failed/`, manifest, report or README a
+    run would replace when gristmill did not write them (a run deleted a user's `kept/` folder).
+
+    Gristmill's folders carry OUTPUT_MARKER (`mark_output`); one with a manifest and no marker is a
+    finished run of an earlier version.
+    """
+    if fileio.exists(fileio.join(output, OUTPUT_MARKER)) or fileio.exists(
+        fileio.join(output, "manifest.json")
+    ):
+        return
+    found = [name for name in REPLACED_FILES if fileio.exists(fileio.join(output, name))]
+    found += [f"{part}/" for part in OUTPUT_PARTS if fileio.match(fileio.join(output, part, "**"))]
+    if found:
+        raise OutputNotOurs(
+            f"{output}: holds {', '.join(found)}, which a run replaces, and is not a gristmill output; "
+            "choose a new or empty --output folder"
+        )
+
+
+def mark_output(output: str) -> None:
+    """Mark the folder as gristmill's before a run publishes into it, so reruns may replace it."""
+    fileio.write_bytes(fileio.join(output, OUTPUT_MARKER), MARKER_TEXT)
+
+
+def remove_stale_staging(output: str) -> None:
+    """Staging folders left by runs that were killed: never published, never reused."""
+    if fileio.is_local(output):
+        import glob
+        import shutil
+
+        for folder in glob.glob(fileio.join(output, ".staging-*")):
+            shutil.rmtree(folder, ignore_errors=True)
+    else:
+        fileio.delete(fileio.match(fileio.join(output, ".staging-*/**")))
