@@ -76,6 +76,22 @@ def _call_test(function, *bound):
     function(*bound)
 
 
+def _run_test_method(instance, method):
+    """One test method between its class's `setup_method` and `teardown_method` (pytest's hooks)."""
+    _call_hook(instance, "setup_method", method)
+    _call_test(method, instance)
+    _call_hook(instance, "teardown_method", method)
+
+
+def _call_hook(instance, name, method):
+    hook = getattr(type(instance), name, None)
+    if isinstance(hook, types.FunctionType):  # pytest passes the test method when the hook takes it
+        if hook.__code__.co_argcount > 1:
+            hook(instance, method)
+        else:
+            hook(instance)
+
+
 def _referenced_names(tests):
     """Every name and attribute the tests' source mentions (a `def` or `class` line mentions none)."""
     import ast
@@ -89,11 +105,12 @@ def _referenced_names(tests):
 def _run_defined_tests(namespace, before, tests):
     """Run the tests that the tests' code only defined, as pytest and unittest would collect them.
 
-    Top-level `test*` functions, `test*` methods of `Test*` classes (no `__init__`), and
-    unittest.TestCase subclasses, in definition order; one that needs arguments fails. Without
-    this, a wrong solution passed tests that were defined and never called. What the tests' source mentions
-    (`test1()` at the end, `unittest.main(exit=False)`) is theirs to run: running a test twice can
-    fail when tests share state. Tests that end themselves (SystemExit) never get here.
+    Top-level `test*` functions, `test*` methods of `Test*` classes (no `__init__`; a fresh
+    instance per test, with `setup_method`), and unittest.TestCase subclasses, in definition order;
+    one that needs arguments fails. Without this, a wrong solution passed tests that were defined
+    and never called. What the tests' source mentions (`test1()` at the end,
+    `unittest.main(exit=False)`) is theirs to run: running a test twice can fail when tests share
+    state. Tests that end themselves (SystemExit) never get here.
     """
     if "def test" not in tests and "class " not in tests:
         return
@@ -110,11 +127,10 @@ def _run_defined_tests(namespace, before, tests):
             if unittest is not None and issubclass(value, unittest.TestCase):
                 cases.append(value)
             elif name.startswith("Test") and "__init__" not in vars(value):
-                instance = value()
                 for method_name, method in vars(value).items():
                     test = method_name.startswith("test") and method_name not in mentioned
                     if test and isinstance(method, types.FunctionType):
-                        _call_test(method, instance)
+                        _run_test_method(value(), method)  # a fresh instance per test, as pytest
     if cases and "main" not in mentioned:
         unittest = sys.modules["unittest"]
         suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(case) for case in cases)

@@ -304,7 +304,11 @@ def test_tests_that_are_only_defined_are_run_as_pytest_and_unittest_would(stage)
     """A wrong solution passed tests that defined test functions or classes and never called them."""
     defined_only = {
         "functions": "def test_add():\n    assert add(1, 2) == 3\n\ndef test_zero(n=0):\n    assert add(n, n) == 0\n",
-        "classes": "class TestAdd:\n    def test_add(self):\n        assert add(1, 2) == 3\n",
+        "classes": (
+            "class TestAdd:\n    def setup_method(self, method):\n        self.calls = [method.__name__]\n\n"
+            "    def test_add(self):\n        assert self.calls == ['test_add'] and add(1, 2) == 3\n\n"
+            "    def test_fresh(self):\n        self.calls.append(0)\n        assert self.calls == ['test_fresh', 0]\n"
+        ),
         "testcase": (
             "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n"
             "        self.assertEqual(add(1, 2), 3)\n"
