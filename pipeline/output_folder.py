@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pipeline import fileio
 
 OUTPUT_PARTS = ("kept", "rejected", "failed")
+WORK_FOLDER = ".gristmill-work"  # checkpoints, inside the output folder unless --work-dir
 LOCK_FILE = ".gristmill-lock"  # held by the run writing into the output folder
 OUTPUT_MARKER = ".gristmill-output"  # this folder is gristmill's: a rerun may replace what it holds
 REPLACED_FILES = ("manifest.json", "report.html", "README.md")  # and OUTPUT_PARTS' folders
@@ -80,6 +81,27 @@ def check_replaceable(output: str) -> None:
         raise OutputNotOurs(
             f"{output}: holds {', '.join(found)}, which a run replaces, and is not a gristmill output; "
             "choose a new or empty --output folder"
+        )
+
+
+def check_inputs_outside(output: str, files: list[str]) -> None:
+    """Refuse input files inside what the run replaces or deletes in `output`: its parts, staging
+    folders and work area (`--input 'data/**/*.parquet' --output data/out` read the last run's
+    shards, and replaced them)."""
+    import os
+
+    def normal(path: str) -> str:
+        return os.path.realpath(path) if fileio.is_local(path) else path
+
+    folder = normal(output).rstrip("/")
+    replaced = tuple(f"{folder}/{name}" for name in (*OUTPUT_PARTS, WORK_FOLDER, ".staging-"))
+    inside = [path for path in files if normal(path).startswith(replaced)]
+    if inside:
+        raise OutputNotOurs(
+            f"{inside[0]}: an input file inside the output folder's {OUTPUT_PARTS[0]}/, "
+            f"{OUTPUT_PARTS[1]}/ or {OUTPUT_PARTS[2]}/, which this run replaces"
+            f"{f' ({len(inside)} such files)' if len(inside) > 1 else ''}; "
+            "narrow the --input glob or write to another --output"
         )
 
 

@@ -47,6 +47,8 @@ from pipeline.manifest_figures import kept_output_figures, stage_figures
 from pipeline.outcomes import SplitOutcomes
 from pipeline.output_folder import (
     OUTPUT_PARTS,
+    WORK_FOLDER,
+    check_inputs_outside,
     check_replaceable,
     exclusive,
     mark_output,
@@ -70,7 +72,6 @@ from pipeline.writers import (
 LOG = logging.getLogger("gristmill")
 FORMAT_VERSION = 1  # of the output folder; pipeline.dataset refuses versions it does not know
 LOCAL_RUNNERS = ("DirectRunner", "FnApiRunner", "")
-WORK_FOLDER = ".gristmill-work"  # checkpoints, inside the output folder unless --work-dir
 
 
 class RunFailed(RuntimeError):
@@ -362,6 +363,7 @@ def run_recipe(
     fileio.make_folder(output)
     with exclusive(output):
         check_replaceable(output)
+        check_inputs_outside(output, expand_paths(recipe.input.paths) if recipe.input.paths else [])
         remove_stale_staging(output)
         staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
         started = time.time()

@@ -155,6 +155,20 @@ def test_a_folder_gristmill_did_not_write_is_not_replaced(tmp_path, shared_run):
     assert (shared / "notes.txt").read_text() == "kept" and (shared / OUTPUT_MARKER).exists()
 
 
+def test_input_files_the_run_would_replace_are_refused(tmp_path, shared_run):
+    """A glob over a folder that holds the output read the last run's shards, then replaced them."""
+    out = tmp_path / "data" / "out"
+    shutil.copytree(shared_run.out, out)
+    recipe = load_recipe(
+        write_recipe(tmp_path / "r.toml", [str(tmp_path / "data" / "**" / "*.parquet")], STAGES)
+    )
+    with pytest.raises(OutputNotOurs, match=r"failed/part-00000-of-00002.parquet: an input file inside"):
+        run_recipe(recipe, str(out), IN_PROCESS)
+    assert shard_hashes(json.loads((out / "manifest.json").read_text())) == shard_hashes(shared_run.manifest)
+    kept_back = load_recipe(write_recipe(tmp_path / "k.toml", [str(out / "kept" / "*.parquet")], STAGES))
+    assert run_recipe(kept_back, str(tmp_path / "again"), IN_PROCESS).manifest["conservation"]
+
+
 def test_failure_budget_fails_the_run_after_writing_everything(tmp_path):
     data = write_jsonl(tmp_path / "in.jsonl", [*corpus(10), "{broken", "{also broken"])
     path = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
