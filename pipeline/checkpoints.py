@@ -380,9 +380,10 @@ def check_work_root(work_root: str, output: str) -> None:
         raise WorkDirNotOurs(f"{work_root}: the output folder would be inside the work area; {deleted}")
     others = [entry for entry in entries if not entry.startswith("phase-")]
     if others:
+        more = f" and {len(others) - 1} more" if len(others) > 1 else ""
         raise WorkDirNotOurs(
-            f"{work_root}: holds {others[0]!r}{f' and {len(others) - 1} more' if len(others) > 1 else ''} "
-            f"besides checkpoints; {deleted}: give --work-dir a new or empty folder"
+            f"{work_root}: holds {others[0]!r}{more} besides checkpoints; {deleted}: "
+            "give --work-dir a new or empty folder"
         )
 
 

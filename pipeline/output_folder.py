@@ -1,8 +1,8 @@
 """The output folder belongs to one run at a time, and only to gristmill.
 
 A run holds an flock on LOCK_FILE while it writes; before it replaces the folder's parts it checks
-that an earlier gristmill run wrote them (OUTPUT_MARKER, or a manifest), and it removes staging
-folders that killed runs left behind.
+that an earlier gristmill run wrote them (OUTPUT_MARKER, or a manifest) and that no input file
+lies among them, and it removes staging folders that killed runs left behind.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ class OutputInUse(ValueError):
 
 class OutputNotOurs(ValueError):
     """The output folder holds files a run would replace, and gristmill did not write them."""
+
+
+class InputInsideOutput(ValueError):
+    """An input file lies where the run replaces or deletes files."""
 
 
 @contextlib.contextmanager
@@ -97,11 +101,10 @@ def check_inputs_outside(output: str, files: list[str]) -> None:
     replaced = tuple(f"{folder}/{name}" for name in (*OUTPUT_PARTS, WORK_FOLDER, ".staging-"))
     inside = [path for path in files if normal(path).startswith(replaced)]
     if inside:
-        raise OutputNotOurs(
-            f"{inside[0]}: an input file inside the output folder's {OUTPUT_PARTS[0]}/, "
-            f"{OUTPUT_PARTS[1]}/ or {OUTPUT_PARTS[2]}/, which this run replaces"
-            f"{f' ({len(inside)} such files)' if len(inside) > 1 else ''}; "
-            "narrow the --input glob or write to another --output"
+        more = f" (and {len(inside) - 1} more)" if len(inside) > 1 else ""
+        raise InputInsideOutput(
+            f"{inside[0]}{more}: input inside the output folder's kept/, rejected/, failed/ or work "
+            "area, which this run replaces; narrow the --input glob or write to another --output"
         )
 
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.output_folder import LOCK_FILE, OUTPUT_MARKER, OutputInUse, OutputNotOurs
+from pipeline.output_folder import LOCK_FILE, OUTPUT_MARKER, InputInsideOutput, OutputInUse, OutputNotOurs
 from pipeline.recipe import load_recipe
 from pipeline.run import RunFailed, run_recipe
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_bad_inputs, write_jsonl, write_recipe
@@ -162,7 +162,9 @@ def test_input_files_the_run_would_replace_are_refused(tmp_path, shared_run):
     recipe = load_recipe(
         write_recipe(tmp_path / "r.toml", [str(tmp_path / "data" / "**" / "*.parquet")], STAGES)
     )
-    with pytest.raises(OutputNotOurs, match=r"failed/part-00000-of-00002.parquet: an input file inside"):
+    with pytest.raises(
+        InputInsideOutput, match=r"failed/part-00000-of-00002.parquet \(and 5 more\): input inside"
+    ):
         run_recipe(recipe, str(out), IN_PROCESS)
     assert shard_hashes(json.loads((out / "manifest.json").read_text())) == shard_hashes(shared_run.manifest)
     kept_back = load_recipe(write_recipe(tmp_path / "k.toml", [str(out / "kept" / "*.parquet")], STAGES))
