@@ -355,38 +355,6 @@ def _unchecked(plan: ResumePlan) -> list[str]:
     return sorted({owner for (owner, _, _), ok in zip(checks, results) if not ok})
 
 
-class WorkDirNotOurs(ValueError):
-    """The work area would hold more than checkpoints; deleting it would lose the rest."""
-
-
-def check_work_root(work_root: str, output: str) -> None:
-    """Refuse a work area that holds anything but gristmill's `phase-*` folders, or the output.
-
-    The work area is deleted after a successful run and by `--fresh`; `--work-dir .` deleted the
-    current folder.
-    """
-    root = work_root.rstrip("/")
-    if fileio.is_local(root):
-        import os
-
-        root, output = os.path.realpath(root), os.path.realpath(output)
-        if os.path.exists(root) and not os.path.isdir(root):
-            raise WorkDirNotOurs(f"{work_root}: --work-dir is a file, not a folder")
-        entries = sorted(os.listdir(root)) if os.path.isdir(root) else []
-    else:
-        entries = sorted({path[len(root) + 1 :].split("/")[0] for path in fileio.match(f"{root}/**")})
-    deleted = "the work area is deleted after a successful run and by --fresh"
-    if output == root or output.startswith(root + "/"):
-        raise WorkDirNotOurs(f"{work_root}: the output folder would be inside the work area; {deleted}")
-    others = [entry for entry in entries if not entry.startswith("phase-")]
-    if others:
-        more = f" and {len(others) - 1} more" if len(others) > 1 else ""
-        raise WorkDirNotOurs(
-            f"{work_root}: holds {others[0]!r}{more} besides checkpoints; {deleted}: "
-            "give --work-dir a new or empty folder"
-        )
-
-
 def describe(work_root: str) -> str:
     """One line on what a work area holds (after an interrupted run)."""
     markers = fileio.match(f"{work_root}/phase-*/*{MARKER}")

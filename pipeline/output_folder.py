@@ -2,12 +2,14 @@
 
 A run holds an flock on LOCK_FILE while it writes; before it replaces the folder's parts it checks
 that an earlier gristmill run wrote them (OUTPUT_MARKER, or a manifest) and that no input file
-lies among them, and it removes staging folders that killed runs left behind.
+lies among them, and that its work area (deleted after the run) holds nothing but checkpoints;
+it removes staging folders that killed runs left behind.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 
 from pipeline import fileio
@@ -33,6 +35,35 @@ class InputInsideOutput(ValueError):
     """An input file lies where the run replaces or deletes files."""
 
 
+class WorkDirNotOurs(ValueError):
+    """The work area would hold more than checkpoints; deleting it would lose the rest."""
+
+
+def check_work_root(work_root: str, output: str) -> None:
+    """Refuse a work area that holds anything but gristmill's `phase-*` folders, or the output.
+
+    The work area is deleted after a successful run and by `--fresh`; `--work-dir .` deleted the
+    current folder.
+    """
+    root = work_root.rstrip("/")
+    if fileio.is_local(root):
+        root, output = os.path.realpath(root), os.path.realpath(output)
+        if os.path.exists(root) and not os.path.isdir(root):
+            raise WorkDirNotOurs(f"{work_root}: --work-dir is a file, not a folder")
+        entries = sorted(os.listdir(root)) if os.path.isdir(root) else []
+    else:
+        entries = sorted({path[len(root) + 1 :].split("/")[0] for path in fileio.match(f"{root}/**")})
+    deleted = "the work area is deleted after a successful run and by --fresh"
+    if output == root or output.startswith(root + "/"):
+        raise WorkDirNotOurs(f"{work_root}: the output folder would be inside the work area; {deleted}")
+    others = [repr(entry) for entry in entries if not entry.startswith("phase-")]
+    if others:
+        raise WorkDirNotOurs(
+            f"{work_root}: holds {_first_of(others)} besides checkpoints; {deleted}: "
+            "give --work-dir a new or empty folder"
+        )
+
+
 @contextlib.contextmanager
 def exclusive(output: str) -> Iterator[None]:
     """Hold a local output folder for one run (an flock on LOCK_FILE, which holds the pid).
@@ -45,7 +76,6 @@ def exclusive(output: str) -> Iterator[None]:
         yield
         return
     import fcntl
-    import os
 
     path = os.path.join(output, LOCK_FILE)
     with open(path, "a+", encoding="utf-8") as handle:
@@ -92,7 +122,6 @@ def check_inputs_outside(output: str, files: list[str]) -> None:
     """Refuse input files inside what the run replaces or deletes in `output`: its parts, staging
     folders and work area (`--input 'data/**/*.parquet' --output data/out` read the last run's
     shards, and replaced them)."""
-    import os
 
     def normal(path: str) -> str:
         return os.path.realpath(path) if fileio.is_local(path) else path
@@ -101,11 +130,14 @@ def check_inputs_outside(output: str, files: list[str]) -> None:
     replaced = tuple(f"{folder}/{name}" for name in (*OUTPUT_PARTS, WORK_FOLDER, ".staging-"))
     inside = [path for path in files if normal(path).startswith(replaced)]
     if inside:
-        more = f" (and {len(inside) - 1} more)" if len(inside) > 1 else ""
         raise InputInsideOutput(
-            f"{inside[0]}{more}: input inside the output folder's kept/, rejected/, failed/ or work "
-            "area, which this run replaces; narrow the --input glob or write to another --output"
+            f"{_first_of(inside)}: input inside the output folder's kept/, rejected/, failed/ or "
+            "work area, which this run replaces; narrow the --input glob or write to another --output"
         )
+
+
+def _first_of(names: list[str]) -> str:
+    return f"{names[0]} and {len(names) - 1} more" if len(names) > 1 else names[0]
 
 
 def mark_output(output: str) -> None:
