@@ -66,14 +66,21 @@ def _raised_in_solution(exc):
 
 
 def _call_test(function, *bound):
-    """Call a collected test; one that needs arguments (pytest fixtures) cannot run, so it fails."""
+    """Call a collected test; one that needs arguments (pytest fixtures) cannot run, so it fails.
+
+    An `async def` test is run to its end (calling it only made a coroutine: nothing ran).
+    """
     code = function.__code__
     required = code.co_argcount - len(bound) - len(function.__defaults__ or ())
     if required > 0 or code.co_kwonlyargcount > len(function.__kwdefaults__ or {}):
         raise TypeError(
             f"{function.__qualname__} takes arguments (pytest fixtures?) and the tests never call it"
         )
-    function(*bound)
+    result = function(*bound)
+    if isinstance(result, types.CoroutineType):
+        import asyncio
+
+        asyncio.run(result)
 
 
 def _run_test_method(instance, method):

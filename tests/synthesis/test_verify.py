@@ -313,6 +313,7 @@ def test_tests_that_are_only_defined_are_run_as_pytest_and_unittest_would(stage)
             "import unittest\n\nclass T(unittest.TestCase):\n    def test_add(self):\n"
             "        self.assertEqual(add(1, 2), 3)\n"
         ),
+        "async": "async def test_add():\n    assert add(1, 2) == 3\n",
         # Tests that call their own test functions run them once: a second run would see the state
         # the first one left (QuixBugs' detect_cycle tests are written so).
         "called": "calls = []\n\ndef test_once():\n    calls.append(1)\n    assert add(len(calls), 1) == 2\n\ntest_once()\n",
