@@ -187,10 +187,11 @@ class CodeVerifier:
         entry = doc.metadata.get("entry_point")
         if entry not in (None, "") and not (isinstance(entry, str) and entry.isidentifier()):
             return reject("unsupported", f"entry_point {entry!r} is not a Python name")
-        unused = untested_names(program(doc), tests_text(doc), entry or None)
+        tests = tests_text(doc)
+        unused = untested_names(program(doc), tests, entry or None)
         if unused:
             return reject("no_tests", f"the tests use nothing the solution defines ({', '.join(unused[:5])})")
-        if not has_tests(tests_text(doc)):
+        if not has_tests(tests):
             return reject("no_tests", "tests are empty or contain no assertion")
         return KEEP
 
