@@ -10,7 +10,7 @@ Names:
   trained length), so only a document's opening counts; only that opening is tokenized.
 - `minilm-bf16`: the same model under bf16 autocast on CPU (about twice as fast on CPUs with
   AVX512-BF16/AMX; same ranking of documents). Falls back to fp32 with a logged warning elsewhere.
-  Both MiniLM names run on the GPU in bf16 when torch sees a CUDA device (no recipe change).
+  Both MiniLM names run on the GPU with bf16 weights when torch sees a CUDA device (no recipe change).
 - `static`: a model2vec static model distilled locally from all-MiniLM-L6-v2 (256 dims, fp16
   vectors, shipped in `quality_models/models/static-minilm/`); mean of token vectors, truncated to
   the first 512 tokens; ~50x faster than MiniLM. Rebuild with
@@ -163,7 +163,8 @@ def minilm_opening(text: str) -> str:
 
 
 class MiniLMEmbedder(Embedder):
-    """all-MiniLM-L6-v2 through sentence-transformers: on CPU fp32 or bf16 autocast, on CUDA bf16."""
+    """all-MiniLM-L6-v2 through sentence-transformers: on CPU fp32 or bf16 autocast, on CUDA bf16
+    weights (autocast's casts of every weight in every batch cost a GPU more than the model does)."""
 
     def __init__(self, bf16: bool, device: str | None = None) -> None:
         import torch
@@ -182,13 +183,15 @@ class MiniLMEmbedder(Embedder):
         self._model = SentenceTransformer(str(minilm_path()), device=self.device, local_files_only=True)
         self._model.max_seq_length = MINILM_MAX_TOKENS
         self._model.eval()
+        if self.device.startswith("cuda"):
+            self._model.to(torch.bfloat16)
         self.dim = int(self._model.get_embedding_dimension())
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
         torch = self._torch
-        device_type = "cuda" if self.device.startswith("cuda") else "cpu"
+        autocast = self.bf16 and self.device == "cpu"
         texts = [minilm_opening(text) for text in texts]
-        with torch.inference_mode(), torch.autocast(device_type, dtype=torch.bfloat16, enabled=self.bf16):
+        with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
             out = self._model.encode(
                 texts, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False
             )
