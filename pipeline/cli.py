@@ -176,6 +176,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from apache_beam.io.filesystems import FileSystems
 
     from pipeline.checkpoints import CheckpointSettings
+    from pipeline.output_folder import remove_if_empty
     from pipeline.preflight import check_beam_options, check_inputs, check_output
     from pipeline.progress import console_progress
     from pipeline.recipe import load_recipe
@@ -201,7 +202,8 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
         result = run_recipe(recipe, args.output, beam_args, progress=progress, checkpoints=checkpoints)
     except PipelineFailed as error:
-        _remove_if_empty(args.output, created)
+        if created:
+            remove_if_empty(args.output)
         print(f"gristmill: run failed, nothing published: {error}", file=sys.stderr)
         return EXIT_RUN_FAILED
     except RunFailed as error:
@@ -209,16 +211,11 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         print(f"gristmill: run failed: {error}", file=sys.stderr)
         return EXIT_RUN_FAILED
     except (KeyboardInterrupt, ValueError):  # interrupted, or refused before anything ran
-        _remove_if_empty(args.output, created)
+        if created:
+            remove_if_empty(args.output)
         raise
     print(summary(result.manifest, args.output))
     return EXIT_OK
-
-
-def _remove_if_empty(folder: str, created: bool) -> None:
-    """A run that published nothing leaves no folder behind if it made one."""
-    if created and os.path.isdir(folder) and not os.listdir(folder):
-        os.rmdir(folder)
 
 
 def _validate(path: str) -> int:

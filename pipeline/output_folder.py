@@ -1,9 +1,10 @@
 """The output folder belongs to one run at a time, and only to gristmill.
 
-A run holds an flock on LOCK_FILE while it writes; before it replaces the folder's parts it checks
-that an earlier gristmill run wrote them (OUTPUT_MARKER, or a manifest) and that no input file
-lies among them, and that its work area (deleted after the run) holds nothing but checkpoints;
-it removes staging folders that killed runs left behind.
+A run holds an flock on LOCK_FILE while it writes, in the output folder and in a `--work-dir`
+elsewhere; before it replaces the folder's parts it checks that an earlier gristmill run wrote them
+(OUTPUT_MARKER, or a manifest) and that no input file lies among them, and that its work area
+(deleted after the run) holds nothing but checkpoints; it removes staging folders that killed runs
+left behind.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ MARKER_TEXT = b"a gristmill output folder: a rerun replaces kept/, rejected/, fa
 
 
 class OutputInUse(ValueError):
-    """Another run is writing into the same local output folder."""
+    """Another run is using the same local output folder or work area."""
 
 
 class OutputNotOurs(ValueError):
@@ -56,7 +57,7 @@ def check_work_root(work_root: str, output: str) -> None:
     deleted = "the work area is deleted after a successful run and by --fresh"
     if output == root or output.startswith(root + "/"):
         raise WorkDirNotOurs(f"{work_root}: the output folder would be inside the work area; {deleted}")
-    others = [repr(entry) for entry in entries if not entry.startswith("phase-")]
+    others = [repr(entry) for entry in entries if not entry.startswith("phase-") and entry != LOCK_FILE]
     if others:
         raise WorkDirNotOurs(
             f"{work_root}: holds {_first_of(others)} besides checkpoints; {deleted}: "
@@ -65,19 +66,20 @@ def check_work_root(work_root: str, output: str) -> None:
 
 
 @contextlib.contextmanager
-def exclusive(output: str) -> Iterator[None]:
-    """Hold a local output folder for one run (an flock on LOCK_FILE, which holds the pid).
+def exclusive(folder: str, option: str = "--output") -> Iterator[None]:
+    """Hold a local folder for one run (an flock on LOCK_FILE, which holds the pid): the output
+    folder, or a `--work-dir` (`option` names it in the error).
 
     A second run into the same folder stops at once instead of deleting the first one's staging
-    area and sharing its checkpoints. The lock goes with the process, so a killed run leaves none
-    behind. Object stores have no lock.
+    area or checkpoints, or sharing them. The lock goes with the process, so a killed run leaves
+    none behind. Object stores have no lock.
     """
-    if not fileio.is_local(output):
+    if not fileio.is_local(folder):
         yield
         return
     import fcntl
 
-    path = os.path.join(output, LOCK_FILE)
+    path = os.path.join(folder, LOCK_FILE)
     with open(path, "a+", encoding="utf-8") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -85,8 +87,8 @@ def exclusive(output: str) -> Iterator[None]:
             handle.seek(0)
             holder = handle.read().strip() or "unknown"
             raise OutputInUse(
-                f"{output}: another gristmill run (pid {holder}) is writing into this folder; "
-                "wait for it to end or choose another --output"
+                f"{folder}: another gristmill run (pid {holder}) is using this folder; "
+                f"wait for it to end or choose another {option}"
             ) from None
         handle.seek(0)
         handle.truncate()
@@ -96,6 +98,26 @@ def exclusive(output: str) -> Iterator[None]:
             yield
         finally:
             os.unlink(path)  # while still held, so the next run makes a fresh file
+
+
+def clear_work_area(work_root: str) -> None:
+    """Delete the work area's checkpoints (after a run, or for `--fresh`), and the folder once
+    empty; the lock a run holds on it stays (deleting it would let a second run take a new one)."""
+    if not fileio.is_local(work_root):
+        fileio.delete_tree(work_root)
+        return
+    import shutil
+
+    for entry in os.listdir(work_root) if os.path.isdir(work_root) else []:
+        if entry != LOCK_FILE:
+            shutil.rmtree(os.path.join(work_root, entry), ignore_errors=True)
+    remove_if_empty(work_root)
+
+
+def remove_if_empty(folder: str) -> None:
+    """Remove a local folder that holds nothing."""
+    with contextlib.suppress(OSError):
+        os.rmdir(folder)
 
 
 def check_replaceable(output: str) -> None:

@@ -50,8 +50,10 @@ from pipeline.output_folder import (
     check_inputs_outside,
     check_replaceable,
     check_work_root,
+    clear_work_area,
     exclusive,
     mark_output,
+    remove_if_empty,
     remove_stale_staging,
 )
 from pipeline.progress import Channel, ConsoleProgress
@@ -338,7 +340,7 @@ def checkpoints_enabled(settings: CheckpointSettings, options: PipelineOptions) 
 def plan_checkpoints(recipe: Recipe, work_root: str, fresh: bool) -> ResumePlan:
     """The work area of this recipe and input, and what an earlier run left in it."""
     if fresh:
-        fileio.delete_tree(work_root)
+        clear_work_area(work_root)
     units = plan_units(recipe)
     files = sorted({unit.path for unit in units if hasattr(unit, "path")})
     return plan_resume(WorkArea.for_recipe(recipe, work_root, units, input_metadata(files)))
@@ -361,7 +363,7 @@ def run_recipe(
     options = pipeline_options(beam_args)
     FileSystems.set_options(options)  # object stores take credentials and endpoint from them
     fileio.make_folder(output)
-    with exclusive(output):
+    with exclusive(output), contextlib.ExitStack() as held:
         check_replaceable(output)
         check_inputs_outside(output, expand_paths(recipe.input.paths) if recipe.input.paths else [])
         remove_stale_staging(output)
@@ -372,6 +374,10 @@ def run_recipe(
         work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
         resume = None
         if checkpoints_enabled(checkpoints, options):
+            if checkpoints.work_dir:  # elsewhere: held like the output folder
+                fileio.make_folder(work_root)
+                held.callback(remove_if_empty, work_root)  # after the lock's release
+                held.enter_context(exclusive(work_root, "--work-dir"))
             check_work_root(work_root, output)
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh)
         try:
@@ -403,7 +409,7 @@ def run_recipe(
         if problems:  # published, but a rerun after fixing the recipe can still reuse the work
             raise RunFailed("; ".join(problems))
         if resume and not checkpoints.keep_work:
-            fileio.delete_tree(work_root)
+            clear_work_area(work_root)
         return RunResult(output, manifest)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.checkpoints import CheckpointSettings, cut_phases
+from pipeline.output_folder import LOCK_FILE
 from pipeline.recipe import load_recipe
 from pipeline.run import RunInterrupted, checkpoints_enabled, pipeline_options, run_recipe
 from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
@@ -216,6 +217,45 @@ def test_a_work_dir_holding_anything_but_checkpoints_is_refused_and_kept(setup, 
     assert main([*run, str(folder / "reuse"), "--work-dir", str(kept)]) == 0
     assert json.loads((folder / "reuse" / "manifest.json").read_text())["checkpoints"]["units_reused"] > 0
     assert not kept.exists()
+
+
+def test_a_work_dir_in_use_by_another_run_is_refused_and_left_alone(setup, capsys):
+    """Two runs with one `--work-dir`: the second one's `--fresh`, or its cleanup after success,
+    deleted the first one's checkpoints while it ran."""
+    from pipeline.cli import main
+
+    folder, recipe, reference = setup
+    work = copy_of_kept_work(folder, "shared-work") / ".gristmill-work"
+    checkpoints = sorted(path.relative_to(work) for path in work.rglob("*"))
+    holder = subprocess.Popen(  # another run holds the work area until stdin closes
+        [
+            sys.executable,
+            "-c",
+            f"from pipeline.output_folder import exclusive\nwith exclusive({str(work)!r}, '--work-dir'):\n"
+            "    print('held', flush=True)\n    input()",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    run = ["run", "--quiet", "--recipe", str(recipe), "--work-dir", str(work), "--output"]
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert main([*run, str(folder / "second"), "--fresh"]) == 2
+        error = capsys.readouterr().err
+        assert f"another gristmill run (pid {holder.pid}) is using this folder" in error
+        assert "choose another --work-dir" in error
+        assert sorted(path.relative_to(work) for path in work.rglob("*") if path.name != LOCK_FILE) == (
+            checkpoints
+        )
+        assert not (folder / "second").exists()
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert main([*run, str(folder / "second")]) == 0  # reuses the checkpoints, then deletes them
+    manifest = json.loads((folder / "second" / "manifest.json").read_text())
+    same_output(manifest, reference)
+    assert manifest["checkpoints"]["units_reused"] > 0 and not work.exists()
 
 
 def _cli(recipe: Path, out: Path) -> subprocess.Popen:

@@ -110,7 +110,7 @@ def test_a_second_run_into_a_folder_in_use_stops_without_touching_it(tmp_path, s
     )
     try:
         assert holder.stdout.readline() == "held\n"
-        with pytest.raises(OutputInUse, match=rf"another gristmill run \(pid {holder.pid}\) is writing"):
+        with pytest.raises(OutputInUse, match=rf"another gristmill run \(pid {holder.pid}\) is using this folder"):
             run_recipe(load_recipe(shared_run.recipe), str(out), IN_PROCESS)
         assert live_staging.is_dir() and not (out / "manifest.json").exists()
     finally:
