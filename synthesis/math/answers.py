@@ -17,7 +17,7 @@ _PHRASE = re.compile(
     re.I,
 )
 _PHRASE_CUT = re.compile(
-    r"\.(?:\s|$)|;|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that)\b", re.I
+    r"\.(?:\s|$)|;|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that|not)\b", re.I
 )
 
 

@@ -34,6 +34,7 @@ def math_doc(solution: str, answer: str | None = None, problem: str = "A problem
         ("So the answer is 18 apples. Great.", "18 apples"),
         ("Therefore, the final answer is: **$1,250**", "$1,250"),
         ("Answer: (1, 2), which checks out", "(1, 2)"),
+        ("The answer is 5, not 6.", "5"),
         ("I computed 5 + 3 = 8 and stopped", None),
         ("So $\\boxed{3}$ is an intermediate value; the answer is $6$.", "$6$"),
         ("So $\\boxed{44}$. We check it: the answer is correct.", "44"),
