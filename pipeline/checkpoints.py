@@ -83,17 +83,6 @@ def unit_identity(unit, input_meta: dict[str, tuple[int, float]]) -> str:
     return f"generator {unit.name}"
 
 
-def input_metadata(paths: list[str]) -> dict[str, tuple[int, float]]:
-    """(size, modification time) of each input file, as its filesystem reports them."""
-    from apache_beam.io.filesystems import FileSystems
-
-    found: dict[str, tuple[int, float]] = {}
-    for path, result in zip(paths, FileSystems.match(list(paths))):
-        meta = result.metadata_list[0]
-        found[path] = (meta.size_in_bytes, getattr(meta, "last_updated_in_seconds", 0.0) or 0.0)
-    return found
-
-
 @dataclass
 class WorkArea:
     """The fingerprinted folders of one recipe's phases under the work directory."""

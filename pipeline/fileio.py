@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 
 def _filesystems():
@@ -27,20 +27,35 @@ def join(base: str, *parts: str) -> str:
     return "/".join([base.rstrip("/"), *(part.strip("/") for part in parts)])
 
 
-def match(pattern: str) -> list[str]:
-    """Sorted files matching a glob (`*` within a folder, `**` across folders, and `a/**/b` also
-    matches `a/b` as Python's recursive glob does)."""
+class FileInfo(NamedTuple):
+    """What a listing reports of one file."""
+
+    size: int
+    modified: float  # seconds since the epoch; 0.0 where the filesystem gives none
+
+
+def listing(pattern: str) -> dict[str, FileInfo]:
+    """Files matching a glob (`*` within a folder, `**` across folders, and `a/**/b` also matches
+    `a/b` as Python's recursive glob does), sorted, with their size and modification time from the
+    listing itself: no request per file (on an object store one took 30-170 ms)."""
     # Beam lists nothing for a relative pattern that starts with a wildcard ("*.jsonl", "**/x")
     here = is_local(pattern) and not os.path.isabs(pattern) and not pattern.startswith("./")
     patterns = [f"./{pattern}" if here else pattern]
     if "**/" in pattern:
         patterns.append(patterns[0].replace("**/", "", 1))
-    found: set[str] = set()
+    found: dict[str, FileInfo] = {}
     for result in _filesystems().match(patterns):
-        found.update(meta.path[2:] if here else meta.path for meta in result.metadata_list)
+        for meta in result.metadata_list:
+            modified = getattr(meta, "last_updated_in_seconds", 0.0) or 0.0
+            found[meta.path[2:] if here else meta.path] = FileInfo(meta.size_in_bytes, modified)
     if is_local(pattern):
-        found = {path for path in found if os.path.isfile(path)}
-    return sorted(found)
+        found = {path: info for path, info in found.items() if os.path.isfile(path)}
+    return dict(sorted(found.items()))
+
+
+def match(pattern: str) -> list[str]:
+    """Sorted files matching a glob (as `listing`)."""
+    return list(listing(pattern))
 
 
 def size(path: str) -> int:

@@ -124,13 +124,9 @@ class Channel:
         self.tap(outputs.failed, "failed", f"Progress_{stage}_failed")
 
     @classmethod
-    def for_recipe(cls, recipe, staging: str) -> Channel:
-        from pipeline.readers import expand_paths
-
-        files = expand_paths(recipe.input.paths) if recipe.input.paths else []
-        return cls(
-            f"{staging}/progress", [s.name for s in recipe.stages], total_bytes=sum(map(fileio.size, files))
-        )
+    def for_recipe(cls, recipe, staging: str, total_bytes: int) -> Channel:
+        """A channel for `recipe`'s stages, whose inputs hold `total_bytes`."""
+        return cls(f"{staging}/progress", [s.name for s in recipe.stages], total_bytes=total_bytes)
 
     def read(self) -> Counter:
         from apache_beam.io.filesystems import FileSystems

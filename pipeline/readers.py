@@ -89,11 +89,12 @@ def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
     raise InputError(f"{path}: cannot tell the format from the extension; set [input] format")
 
 
-def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:
-    """Sorted, de-duplicated files matching the globs; a pattern matching nothing is an error."""
-    files: set[str] = set()
+def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileInfo]:
+    """Files matching the globs, sorted, with size and modification time (one listing per glob);
+    a pattern matching nothing is an error."""
+    files: dict[str, fileio.FileInfo] = {}
     for pattern in patterns:
-        matched = fileio.match(pattern)
+        matched = fileio.listing(pattern)
         if not matched and fileio.is_local(pattern) and os.path.isdir(pattern):
             raise InputError(
                 f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
@@ -101,14 +102,19 @@ def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:
         if not matched:
             raise InputError(f"{pattern}: no input file matches")
         files.update(matched)
-    return sorted(files)
+    return dict(sorted(files.items()))
 
 
-def plan_splits(path: str, config: InputConfig) -> list[Split]:
-    """Cut one file into independently readable splits."""
+def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:
+    """Sorted, de-duplicated files matching the globs; a pattern matching nothing is an error."""
+    return list(input_files(patterns))
+
+
+def plan_splits(path: str, config: InputConfig, size: int | None = None) -> list[Split]:
+    """Cut one file (of `size` bytes, if known from a listing) into independently readable splits."""
     fmt, compression = detect_format(path, config.format)
     if compression is None and fmt == "jsonl":
-        size = fileio.size(path)
+        size = fileio.size(path) if size is None else size
         step = max(1, config.split_bytes)
         return [Split(path, start, min(start + step, size)) for start in range(0, size, step)] or [
             Split(path)

@@ -36,7 +36,6 @@ from pipeline.checkpoints import (
     WritePhase,
     cut_phases,
     describe,
-    input_metadata,
     plan_resume,
 )
 from pipeline.decisions import SpillOptions
@@ -58,7 +57,7 @@ from pipeline.output_folder import (
 )
 from pipeline.progress import Channel, ConsoleProgress
 from pipeline.read_phase import ReadPhaseFn
-from pipeline.readers import expand_paths, plan_splits
+from pipeline.readers import input_files, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
 from pipeline.spill import read_values
@@ -177,11 +176,16 @@ def _scores_only(doc: Document) -> dict:
     return {"scores": doc.scores}
 
 
-def plan_units(recipe: Recipe) -> list:
-    """Phase 0's units: every input split, then every generator."""
+def list_inputs(recipe: Recipe) -> dict[str, fileio.FileInfo]:
+    """The recipe's input files with their sizes and modification times (one listing per glob)."""
+    return input_files(recipe.input.paths) if recipe.input.paths else {}
+
+
+def plan_units(recipe: Recipe, inputs: dict[str, fileio.FileInfo]) -> list:
+    """Phase 0's units: every split of the `inputs` (`list_inputs`), then every generator."""
     units: list = []
-    for path in expand_paths(recipe.input.paths) if recipe.input.paths else []:
-        units.extend(plan_splits(path, recipe.input))
+    for path, info in inputs.items():
+        units.extend(plan_splits(path, recipe.input, info.size))
     return units + list(recipe.generators)
 
 
@@ -198,7 +202,10 @@ def build_pipeline(
     phases = cut_phases(recipe.stages)
     first = resume.resume_after + 1 if resume else 0
     if first == 0:
-        units = list(work.units.items()) if work else [(str(i), u) for i, u in enumerate(plan_units(recipe))]
+        if work:
+            units = list(work.units.items())
+        else:
+            units = [(str(i), unit) for i, unit in enumerate(plan_units(recipe, list_inputs(recipe)))]
         done = resume.done_units if resume else {}
         reader = ReadPhaseFn(
             phases[0], recipe.input, recipe.run.batch_size, work, done, channel.directory if channel else None
@@ -337,13 +344,14 @@ def checkpoints_enabled(settings: CheckpointSettings, options: PipelineOptions) 
     return settings.mode == "on"
 
 
-def plan_checkpoints(recipe: Recipe, work_root: str, fresh: bool) -> ResumePlan:
-    """The work area of this recipe and input, and what an earlier run left in it."""
+def plan_checkpoints(
+    recipe: Recipe, work_root: str, fresh: bool, inputs: dict[str, fileio.FileInfo]
+) -> ResumePlan:
+    """The work area of this recipe and its `inputs` (`list_inputs`), and what an earlier run left in it."""
     if fresh:
         clear_work_area(work_root)
-    units = plan_units(recipe)
-    files = sorted({unit.path for unit in units if hasattr(unit, "path")})
-    return plan_resume(WorkArea.for_recipe(recipe, work_root, units, input_metadata(files)))
+    units = plan_units(recipe, inputs)
+    return plan_resume(WorkArea.for_recipe(recipe, work_root, units, inputs))
 
 
 def run_recipe(
@@ -365,7 +373,8 @@ def run_recipe(
     fileio.make_folder(output)
     with exclusive(output), contextlib.ExitStack() as held:
         check_replaceable(output)
-        check_inputs_outside(output, expand_paths(recipe.input.paths) if recipe.input.paths else [])
+        inputs = list_inputs(recipe)  # listed once: sizes and dates come with the listing
+        check_inputs_outside(output, list(inputs))
         remove_stale_staging(output)
         staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
         started = time.time()
@@ -379,10 +388,11 @@ def run_recipe(
                 held.callback(remove_if_empty, work_root)  # after the lock's release
                 held.enter_context(exclusive(work_root, "--work-dir"))
             check_work_root(work_root, output)
-            resume = plan_checkpoints(recipe, work_root, checkpoints.fresh)
+            resume = plan_checkpoints(recipe, work_root, checkpoints.fresh, inputs)
         try:
             pipeline = beam.Pipeline(runner=make_runner(options), options=options)
-            channel = Channel.for_recipe(recipe, staging) if progress else None
+            total_bytes = sum(info.size for info in inputs.values())
+            channel = Channel.for_recipe(recipe, staging, total_bytes) if progress else None
             build_pipeline(pipeline, recipe, staging, channel, resume)
             if is_dask(options.view_as(StandardOptions).runner):
                 pipeline.replace_all(dask_overrides())

@@ -1,3 +1,4 @@
+import io
 import json
 import os
 import random
@@ -110,7 +111,9 @@ def test_a_second_run_into_a_folder_in_use_stops_without_touching_it(tmp_path, s
     )
     try:
         assert holder.stdout.readline() == "held\n"
-        with pytest.raises(OutputInUse, match=rf"another gristmill run \(pid {holder.pid}\) is using this folder"):
+        with pytest.raises(
+            OutputInUse, match=rf"another gristmill run \(pid {holder.pid}\) is using this folder"
+        ):
             run_recipe(load_recipe(shared_run.recipe), str(out), IN_PROCESS)
         assert live_staging.is_dir() and not (out / "manifest.json").exists()
     finally:
@@ -118,6 +121,29 @@ def test_a_second_run_into_a_folder_in_use_stops_without_touching_it(tmp_path, s
     result = run_recipe(load_recipe(shared_run.recipe), str(out), IN_PROCESS)
     assert shard_hashes(result.manifest) == shard_hashes(shared_run.manifest)
     assert not (out / LOCK_FILE).exists() and not live_staging.exists()  # stale once nobody holds it
+
+
+def test_a_run_lists_its_inputs_once_and_asks_nothing_per_file(tmp_path, monkeypatch):
+    """Sizes and dates come with the glob's listing. A request per file, three times per run
+    (progress, splits, checkpoints), made a 200-file run on a local S3 server take 150 s, not 22."""
+    from pipeline import fileio
+    from pipeline.progress import ConsoleProgress
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(3):
+        write_jsonl(folder / f"part{i}.jsonl", corpus()[i::3])
+    glob = str(folder / "*.jsonl")
+    listed, sized = [], []
+    listing, size = fileio.listing, fileio.size
+    monkeypatch.setattr(fileio, "listing", lambda pattern: listed.append(pattern) or listing(pattern))
+    monkeypatch.setattr(fileio, "size", lambda path: sized.append(path) or size(path))
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [glob], STAGES))
+    progress = ConsoleProgress(stream=io.StringIO())
+    result = run_recipe(recipe, str(tmp_path / "out"), IN_PROCESS, progress=progress)
+    assert result.manifest["counts"]["input"] == 60 and result.manifest["checkpoints"]
+    assert listed.count(glob) == 1
+    assert not [path for path in sized if path.startswith(str(folder))]
 
 
 def test_rerun_replaces_previous_output(tmp_path, shared_run):
