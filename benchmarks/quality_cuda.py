@@ -32,7 +32,9 @@ STAGE_BATCH = 1000  # documents per check_batch call, as a Beam bundle hands the
 
 def crawl_pages(data) -> tuple[list[str], np.ndarray]:
     """Real crawl pages, the DCLM judged ones first, and the judged pages' labels."""
-    judged = [json.loads(line) for line in (data / "quality" / "dclm_human_judged_dev.jsonl").open()]
+    judged = [
+        json.loads(line) for line in (data / "quality" / "dclm_human_judged_dev.jsonl").open(encoding="utf-8")
+    ]
     texts = [r["text"] for r in judged]
     for name in ("article_extraction/full_page_text.jsonl", "ccnet_head_0091.jsonl", "ccnet_head_0174.jsonl"):
         texts += [json.loads(line)["text"] for line in (data / "web" / name).open(encoding="utf-8")]
