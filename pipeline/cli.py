@@ -189,7 +189,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
     fields = {"text_field": args.text_field, "id_field": args.id_field}
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
-    check_inputs(recipe.input)
+    inputs = check_inputs(recipe.input)
     created = not os.path.exists(args.output)
     check_output(args.output)
     if not args.quiet:
@@ -200,7 +200,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     progress = None if args.quiet else console_progress(args.progress_interval)
     try:
         checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
-        result = run_recipe(recipe, args.output, beam_args, progress=progress, checkpoints=checkpoints)
+        result = run_recipe(recipe, args.output, beam_args, progress, checkpoints, inputs)
     except PipelineFailed as error:
         if created:
             remove_if_empty(args.output)

@@ -12,7 +12,8 @@ from dataclasses import replace
 from itertools import islice
 
 from pipeline import fileio
-from pipeline.readers import InputConfig, InputError, detect_format, expand_paths, plan_splits, read_split
+from pipeline.fileio import FileInfo
+from pipeline.readers import InputConfig, InputError, detect_format, input_files, plan_splits, read_split
 
 PROBE_RECORDS = 20
 FIELD_FORMATS = ("jsonl", "json", "parquet")  # WARC/WET have no field names
@@ -52,17 +53,16 @@ def check_beam_options(flags: list[str], own_options: list[str]) -> None:
     raise UsageError(f"unknown option {name}{hint}; see `gristmill run --help` and Beam's pipeline options")
 
 
-def check_inputs(config: InputConfig) -> list[str]:
-    """Every input file; a glob matching nothing or a text field absent from a file's first
-    records is an error naming it."""
-    if not config.paths:
-        return []
-    files: set[str] = set()
+def check_inputs(config: InputConfig) -> dict[str, FileInfo]:
+    """Every input file with its size and date (as `input_files`); a glob matching nothing or a
+    text field absent from a file's first records is an error naming it."""
+    files: dict[str, FileInfo] = {}
     for pattern in config.paths:
-        matched = expand_paths([pattern])
-        check_text_field(matched[0], config)
+        matched = input_files([pattern])
+        first = next(iter(matched))
+        check_text_field(first, config, matched[first].size)
         files.update(matched)
-    return sorted(files)
+    return dict(sorted(files.items()))
 
 
 def check_output(folder: str) -> None:
@@ -77,12 +77,13 @@ def check_output(folder: str) -> None:
         raise UsageError(f"--output {folder}: the folder is not writable")
 
 
-def check_text_field(path: str, config: InputConfig) -> None:
-    """Stop when the first records of `path` all lack the text field (e.g. GSM8K's question/answer)."""
+def check_text_field(path: str, config: InputConfig, size: int) -> None:
+    """Stop when the first records of `path` (of `size` bytes) all lack the text field
+    (e.g. GSM8K's question/answer)."""
     fmt, _ = detect_format(path, config.format)
     if fmt not in FIELD_FORMATS:
         return
-    splits = plan_splits(path, replace(config, split_bytes=1 << 20))
+    splits = plan_splits(path, replace(config, split_bytes=1 << 20), size)
     records = list(islice(read_split(splits[0], config), PROBE_RECORDS))
     missing = [r for r in records if getattr(r, "error", None) == "MissingText"]
     if missing and not any(getattr(r, "text", None) is not None for r in records):

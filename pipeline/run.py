@@ -360,11 +360,13 @@ def run_recipe(
     beam_args: list[str] | None = None,
     progress: ConsoleProgress | None = None,
     checkpoints: CheckpointSettings | None = None,
+    inputs: dict[str, fileio.FileInfo] | None = None,
 ) -> RunResult:
     """Run a recipe into `output`; raises RunFailed after publishing if a rule is broken.
 
     `progress` shows live figures while the pipeline runs; `checkpoints` says where phases are
-    checkpointed and whether to reuse them (`pipeline.checkpoints`)."""
+    checkpointed and whether to reuse them (`pipeline.checkpoints`); `inputs` are the input files
+    as `list_inputs` gives them, when the caller has listed them already."""
     beam_args = list(beam_args or [])
     checkpoints = checkpoints or CheckpointSettings()
     output = output.rstrip("/") or "."
@@ -373,7 +375,8 @@ def run_recipe(
     fileio.make_folder(output)
     with exclusive(output), contextlib.ExitStack() as held:
         check_replaceable(output)
-        inputs = list_inputs(recipe)  # listed once: sizes and dates come with the listing
+        if inputs is None:  # listed once: sizes and dates come with the listing
+            inputs = list_inputs(recipe)
         check_inputs_outside(output, list(inputs))
         remove_stale_staging(output)
         staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")

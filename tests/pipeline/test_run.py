@@ -1,4 +1,3 @@
-import io
 import json
 import os
 import random
@@ -125,9 +124,10 @@ def test_a_second_run_into_a_folder_in_use_stops_without_touching_it(tmp_path, s
 
 def test_a_run_lists_its_inputs_once_and_asks_nothing_per_file(tmp_path, monkeypatch):
     """Sizes and dates come with the glob's listing. A request per file, three times per run
-    (progress, splits, checkpoints), made a 200-file run on a local S3 server take 168 s, not 24."""
+    (progress, splits, checkpoints), made a 200-file run on a local S3 server take 168 s, not 24;
+    the CLI's input check and the run listed each glob once each."""
     from pipeline import fileio
-    from pipeline.progress import ConsoleProgress
+    from pipeline.cli import main
 
     folder = tmp_path / "in"
     folder.mkdir()
@@ -138,10 +138,10 @@ def test_a_run_lists_its_inputs_once_and_asks_nothing_per_file(tmp_path, monkeyp
     listing, size = fileio.listing, fileio.size
     monkeypatch.setattr(fileio, "listing", lambda pattern: listed.append(pattern) or listing(pattern))
     monkeypatch.setattr(fileio, "size", lambda path: sized.append(path) or size(path))
-    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [glob], STAGES))
-    progress = ConsoleProgress(stream=io.StringIO())
-    result = run_recipe(recipe, str(tmp_path / "out"), IN_PROCESS, progress=progress)
-    assert result.manifest["counts"]["input"] == 60 and result.manifest["checkpoints"]
+    recipe = write_recipe(tmp_path / "r.toml", [glob], STAGES)
+    assert main(["run", "--recipe", str(recipe), "--output", str(tmp_path / "out"), *IN_PROCESS]) == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["counts"]["input"] == 60 and manifest["checkpoints"]
     assert listed.count(glob) == 1
     assert not [path for path in sized if path.startswith(str(folder))]
 
