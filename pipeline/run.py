@@ -381,8 +381,11 @@ def run_recipe(
         remove_stale_staging(output)
         staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
         started = time.time()
+        # Dedup stages' spilled documents: in the staging folder, or in this run's own folder under
+        # a given --spill_dir, deleted with it (the stages delete files, not their folders).
         spill = options.view_as(SpillOptions)
-        spill.spill_dir = spill.spill_dir or fileio.join(staging, "spill")  # dedup stages' spilled documents
+        own_spill = fileio.join(spill.spill_dir, staging.rsplit("/", 1)[-1]) if spill.spill_dir else None
+        spill.spill_dir = own_spill or fileio.join(staging, "spill")
         work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
         resume = None
         if checkpoints_enabled(checkpoints, options):
@@ -418,6 +421,8 @@ def run_recipe(
             raise RunInterrupted(f"nothing was published; {kept}") from interrupt
         finally:
             fileio.delete_tree(staging)
+            if own_spill:
+                fileio.delete_tree(own_spill)
         problems = manifest["problems"]
         if problems:  # published, but a rerun after fixing the recipe can still reuse the work
             raise RunFailed("; ".join(problems))

@@ -146,6 +146,19 @@ def test_a_run_lists_its_inputs_once_and_asks_nothing_per_file(tmp_path, monkeyp
     assert not [path for path in sized if path.startswith(str(folder))]
 
 
+def test_a_given_spill_dir_is_left_as_it_was_found(tmp_path, shared_run):
+    """The dedup stages delete their spill files but not their folders: every run left one empty
+    folder per stage under --spill_dir."""
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    (spill / "theirs.txt").write_text("not ours")
+    result = run_recipe(
+        load_recipe(shared_run.recipe), str(tmp_path / "out"), [*IN_PROCESS, f"--spill_dir={spill}"]
+    )
+    assert shard_hashes(result.manifest) == shard_hashes(shared_run.manifest)
+    assert os.listdir(spill) == ["theirs.txt"]
+
+
 def test_rerun_replaces_previous_output(tmp_path, shared_run):
     out = tmp_path / "out"
     shutil.copytree(shared_run.out, out)  # a finished run's output folder
