@@ -12,7 +12,6 @@ from dataclasses import replace
 from itertools import islice
 
 from pipeline import fileio
-from pipeline.fileio import FileInfo
 from pipeline.readers import InputConfig, InputError, detect_format, input_files, plan_splits, read_split
 
 PROBE_RECORDS = 20
@@ -53,10 +52,10 @@ def check_beam_options(flags: list[str], own_options: list[str]) -> None:
     raise UsageError(f"unknown option {name}{hint}; see `gristmill run --help` and Beam's pipeline options")
 
 
-def check_inputs(config: InputConfig) -> dict[str, FileInfo]:
+def check_inputs(config: InputConfig) -> dict[str, fileio.FileInfo]:
     """Every input file with its size and date (as `input_files`); a glob matching nothing or a
     text field absent from a file's first records is an error naming it."""
-    files: dict[str, FileInfo] = {}
+    files: dict[str, fileio.FileInfo] = {}
     for pattern in config.paths:
         matched = input_files([pattern])
         first = next(iter(matched))
