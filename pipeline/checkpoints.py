@@ -121,15 +121,13 @@ class WorkArea:
 
 
 class ChunkWriter:
-    """Streams (outcome, record) pairs into one checkpoint file; `close()` gives its entry."""
+    """Streams (outcome, record) pairs into one checkpoint file; `close()` gives its entry, or None
+    when nothing came (no file: Beam's S3 writer cannot complete an upload of no bytes)."""
 
     def __init__(self, folder: str, name: str, kind: str) -> None:
-        from apache_beam.io.filesystem import CompressionTypes
-        from apache_beam.io.filesystems import FileSystems
-
-        self.name, self.kind = name, kind
+        self.folder, self.name, self.kind = folder, name, kind
         self.counts: Counter = Counter()
-        self.handle = FileSystems.create(f"{folder}/{name}", compression_type=CompressionTypes.UNCOMPRESSED)
+        self.handle = None  # opened with the first chunk
         self.sha = hashlib.sha256()
         self.size = 0
         self.buffer: list = []
@@ -143,14 +141,22 @@ class ChunkWriter:
 
     def _flush(self) -> None:
         if self.buffer:
+            if self.handle is None:
+                from apache_beam.io.filesystem import CompressionTypes
+                from apache_beam.io.filesystems import FileSystems
+
+                path = f"{self.folder}/{self.name}"
+                self.handle = FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED)
             data = self.encode(self.buffer)
             self.handle.write(data)
             self.sha.update(data)
             self.size += len(data)
             self.buffer = []
 
-    def close(self) -> dict[str, Any]:
+    def close(self) -> dict[str, Any] | None:
         self._flush()
+        if self.handle is None:
+            return None
         self.handle.close()
         return {
             "kind": self.kind,
@@ -175,7 +181,7 @@ class PairWriter:
         (self.kept if pair[0] == KEPT else self.removed).add(pair)
 
     def close(self) -> dict[str, Any]:
-        files = [self.kept.close(), self.removed.close()]
+        files = [entry for entry in (self.kept.close(), self.removed.close()) if entry]
         return {"files": files, "counts": total_counts(files)}
 
 

@@ -16,10 +16,11 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from pipeline import fileio
+from pipeline.checkpoints import CheckpointSettings
 from pipeline.dataset import OutputStream, kept_units
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
-from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
+from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
 from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
 
 boto3 = pytest.importorskip("boto3")
@@ -162,6 +163,28 @@ def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_ser
         env=env,
     )
     assert missing.returncode == 2 and "none/*.jsonl: no input file matches" in missing.stderr
+
+
+def test_checkpoints_in_an_s3_work_dir_are_written_reused_and_deleted(tmp_path, s3_server):
+    """`--checkpoints=on --work-dir s3://...`: a unit with nothing removed made an empty checkpoint
+    file, and Beam's S3 writer cannot complete an upload of no bytes, so every such run failed."""
+    client, s3_options = s3_server
+    long_enough = [{"id": str(i), "text": f"{LONG_TEXT} {i % 7}"} for i in range(20)]  # no length rejection
+    data = write_jsonl(tmp_path / "in.jsonl", long_enough)
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [str(data)], STAGES))
+    beam_args = [*IN_PROCESS, *s3_options, f"--spill_dir={tmp_path / 'spill'}"]
+    work = f"s3://{BUCKET}/checkpoints"
+    first = run_recipe(
+        recipe, str(tmp_path / "first"), beam_args, checkpoints=CheckpointSettings("on", work, keep_work=True)
+    )
+    assert _objects(client, "checkpoints/")  # kept for the next run
+    again = run_recipe(recipe, str(tmp_path / "again"), beam_args, checkpoints=CheckpointSettings("on", work))
+    assert again.manifest["checkpoints"]["units_reused"] == first.manifest["checkpoints"]["units"] > 0
+    assert again.manifest["counts"] == first.manifest["counts"]
+    assert sorted(s["sha256"] for s in again.manifest["shards"]) == sorted(
+        s["sha256"] for s in first.manifest["shards"]
+    )
+    assert _objects(client, "checkpoints/") == []  # deleted after the successful run
 
 
 def test_fileio_deletes_and_sizes_objects_on_s3(s3_server):
