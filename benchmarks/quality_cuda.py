@@ -16,11 +16,11 @@ sets it up, with the shipped MiniLM head and nothing about devices, and the scri
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
 from common import arguments, skipped
+from quality_eval import read_jsonl, spearman
 
 from pipeline.document import Document
 from quality_models.embedders import MiniLMEmbedder, load_embedder
@@ -32,18 +32,11 @@ STAGE_BATCH = 1000  # documents per check_batch call, as a Beam bundle hands the
 
 def crawl_pages(data) -> tuple[list[str], np.ndarray]:
     """Real crawl pages, the DCLM judged ones first, and the judged pages' labels."""
-    judged = [
-        json.loads(line) for line in (data / "quality" / "dclm_human_judged_dev.jsonl").open(encoding="utf-8")
-    ]
+    judged = read_jsonl(data / "quality" / "dclm_human_judged_dev.jsonl")
     texts = [r["text"] for r in judged]
     for name in ("article_extraction/full_page_text.jsonl", "ccnet_head_0091.jsonl", "ccnet_head_0174.jsonl"):
-        texts += [json.loads(line)["text"] for line in (data / "web" / name).open(encoding="utf-8")]
+        texts += [r["text"] for r in read_jsonl(data / "web" / name)]
     return texts, np.array([r["label"] for r in judged])
-
-
-def rank_correlation(a: np.ndarray, b: np.ndarray) -> float:
-    """Spearman's rho (no ties expected in continuous scores)."""
-    return float(np.corrcoef(np.argsort(np.argsort(a)), np.argsort(np.argsort(b)))[0, 1])
 
 
 def timed(stage: EmbeddingQuality, docs: list[Document]) -> tuple[float, float]:
@@ -100,7 +93,7 @@ def main() -> int:
     print(
         f"GPU bf16 vs CPU fp32 on {len(texts)} pages: cosine min {cosine.min():.4f}, median "
         f"{np.median(cosine):.4f}; head score max |diff| {np.abs(gpu_scores - cpu_scores).max():.4f}, "
-        f"Spearman {rank_correlation(gpu_scores, cpu_scores):.4f}; ROC-AUC vs the {judged} human labels: "
+        f"Spearman {spearman(gpu_scores, cpu_scores):.4f}; ROC-AUC vs the {judged} human labels: "
         f"GPU {roc_auc(labels, gpu_scores[:judged]):.4f}, CPU {roc_auc(labels, cpu_scores[:judged]):.4f}"
     )
     return 0
