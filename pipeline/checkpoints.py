@@ -352,7 +352,7 @@ def _unchecked(plan: ResumePlan) -> list[str]:
 
 def describe(work_root: str) -> str:
     """One line on what a work area holds (after an interrupted run)."""
-    markers = fileio.match(f"{work_root}/phase-*/*{MARKER}")
+    markers = fileio.match(f"{fileio.escape(work_root)}/phase-*/*{MARKER}")
     units = sum(1 for m in markers if not m.endswith(PHASE_MARKER))
     phases = sum(1 for m in markers if m.endswith(PHASE_MARKER))
     return f"{units} finished input splits and {phases} finished later phases are checkpointed in {work_root}"

@@ -27,6 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
+from pipeline import fileio
+
 SUPPORTED_FORMAT_VERSIONS = (1,)
 REQUIRED_COLUMNS = {"id": pa.string(), "text": pa.string()}
 HASH_CHUNK = 8 << 20
@@ -97,12 +99,13 @@ def kept_units(output: str, verify: bool = True) -> list[Unit]:
         if shard.get("kind") != "kept" or not shard.get("rows"):
             continue
         path = FileSystems.join(output, shard["file"])
-        found = FileSystems.match([path])[0].metadata_list
-        if not found:
-            raise BadOutputFolder(f"{path}: listed in the manifest but missing")
-        if found[0].size_in_bytes != shard["bytes"]:
+        try:
+            size = fileio.size(path)
+        except FileNotFoundError:
+            raise BadOutputFolder(f"{path}: listed in the manifest but missing") from None
+        if size != shard["bytes"]:
             raise BadOutputFolder(
-                f"{path}: {found[0].size_in_bytes} bytes, the manifest says {shard['bytes']}; "
+                f"{path}: {size} bytes, the manifest says {shard['bytes']}; "
                 "the shard was changed or truncated after the run"
             )
         if verify:

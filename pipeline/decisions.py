@@ -47,6 +47,7 @@ import apache_beam as beam
 import xxhash
 from apache_beam.options.pipeline_options import PipelineOptions
 
+from pipeline import fileio
 from pipeline.document import Document
 from pipeline.outcomes import KEPT, SplitOutcomes
 from pipeline.runners import reruns_steps
@@ -133,8 +134,6 @@ class _JoinFn(beam.DoFn):
         self.key, self.apply, self.delete = key, apply, delete
 
     def process(self, item: tuple[int, Iterable]):
-        from apache_beam.io.filesystems import FileSystems
-
         _partition, values = item
         paths: list[str] = []
         passthrough: list[str] = []
@@ -169,7 +168,7 @@ class _JoinFn(beam.DoFn):
         for path in sorted(passthrough):
             yield from ((KEPT, doc) for doc in read_values(path))
         if self.delete and (paths or passthrough or decision_files):
-            FileSystems.delete(paths + passthrough + decision_files)
+            fileio.delete(paths + passthrough + decision_files)
 
 
 class ApplyDecisions(beam.PTransform):

@@ -7,9 +7,14 @@ callers that need all-or-nothing publication write a marker file (the manifest) 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from typing import BinaryIO, NamedTuple
+
+# Glob characters quoted as one-character classes. Beam's pattern translation doubles a backslash
+# inside a class, so `[` becomes the class of `\` and `[` (Python warns about `[[]`).
+_QUOTED = {"*": "[*]", "?": "[?]", "[": "[\\[]"}
 
 
 def _filesystems():
@@ -51,6 +56,12 @@ def listing(pattern: str) -> dict[str, FileInfo]:
     if is_local(pattern):
         found = {path: info for path, info in found.items() if os.path.isfile(path)}
     return dict(sorted(found.items()))
+
+
+def escape(path: str) -> str:
+    """`path` as a pattern that matches only itself: its glob characters quoted. Folders from the
+    command line go through this before a wildcard is added to them (`out[1]/kept/*.parquet`)."""
+    return "".join(_QUOTED.get(char, char) for char in path)
 
 
 def match(pattern: str) -> list[str]:
@@ -99,18 +110,22 @@ def write_bytes(path: str, data: bytes) -> None:
 
 
 def delete(paths: list[str]) -> None:
-    """Delete files that exist (missing ones are fine: deleting is idempotent). Object stores get
-    one batch request, not a check per file: a missing object fails it only where the store says
-    so, and then only the failed batch's paths are checked."""
+    """Delete files that exist (missing ones are fine: deleting is idempotent). Local files are
+    removed by name (Beam's local delete reads each path as a glob); object stores get one batch
+    request, not a check per file: a missing object fails it only where the store says so, and
+    then only the failed batch's paths are checked."""
     from apache_beam.io.filesystem import BeamIOError
 
-    present = [path for path in paths if not is_local(path) or os.path.exists(path)]
-    if not present:
+    for path in filter(is_local, paths):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+    remote = [path for path in paths if not is_local(path)]
+    if not remote:
         return
     try:
-        _filesystems().delete(present)
+        _filesystems().delete(remote)
     except BeamIOError:
-        if any(exists(path) for path in present):
+        if any(exists(path) for path in remote):
             raise
 
 

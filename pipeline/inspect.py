@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipeline import fileio
 from pipeline.preflight import UsageError
 
 FORMAT = "gristmill-inspect/1"
@@ -80,13 +81,10 @@ def read_manifest(directory: str) -> dict[str, Any]:
 
 
 def part_files(directory: str, part: str) -> list[str]:
-    from apache_beam.io.filesystems import FileSystems
-
     try:
-        found = FileSystems.match([f"{directory.rstrip('/')}/{part}/*.parquet"])[0].metadata_list
+        return fileio.match(f"{fileio.escape(directory.rstrip('/'))}/{part}/*.parquet")
     except Exception:  # no such folder (an output written before every part had a file)
         return []
-    return sorted(f.path for f in found)
 
 
 def _open_parquet(path: str):

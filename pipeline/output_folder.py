@@ -53,7 +53,9 @@ def check_work_root(work_root: str, output: str) -> None:
             raise WorkDirNotOurs(f"{work_root}: --work-dir is a file, not a folder")
         entries = sorted(os.listdir(root)) if os.path.isdir(root) else []
     else:
-        entries = sorted({path[len(root) + 1 :].split("/")[0] for path in fileio.match(f"{root}/**")})
+        entries = sorted(
+            {path[len(root) + 1 :].split("/")[0] for path in fileio.match(f"{fileio.escape(root)}/**")}
+        )
     deleted = "the work area is deleted after a successful run and by --fresh"
     if output == root or output.startswith(root + "/"):
         raise WorkDirNotOurs(f"{work_root}: the output folder would be inside the work area; {deleted}")
@@ -132,7 +134,9 @@ def check_replaceable(output: str) -> None:
     ):
         return
     found = [name for name in REPLACED_FILES if fileio.exists(fileio.join(output, name))]
-    found += [f"{part}/" for part in OUTPUT_PARTS if fileio.match(fileio.join(output, part, "**"))]
+    found += [
+        f"{part}/" for part in OUTPUT_PARTS if fileio.match(fileio.join(fileio.escape(output), part, "**"))
+    ]
     if found:
         raise OutputNotOurs(
             f"{output}: holds {', '.join(found)}, which a run replaces, and is not a gristmill output; "
@@ -173,7 +177,7 @@ def remove_stale_staging(output: str) -> None:
         import glob
         import shutil
 
-        for folder in glob.glob(fileio.join(output, ".staging-*")):
+        for folder in glob.glob(fileio.join(glob.escape(output), ".staging-*")):
             shutil.rmtree(folder, ignore_errors=True)
     else:
-        fileio.delete(fileio.match(fileio.join(output, ".staging-*/**")))
+        fileio.delete(fileio.match(fileio.join(fileio.escape(output), ".staging-*/**")))

@@ -133,12 +133,12 @@ class Channel:
 
         totals: Counter = Counter()
         try:
-            files = FileSystems.match([f"{self.directory}/*.json"])[0].metadata_list
+            files = fileio.match(f"{fileio.escape(self.directory)}/*.json")
         except Exception:  # the folder appears with the first flush
             return totals
         for file in files:
             try:
-                with FileSystems.open(file.path) as handle:
+                with FileSystems.open(file) as handle:
                     totals.update(json.loads(handle.read()))
             except (OSError, ValueError):  # replaced while reading: the next poll sees it
                 continue

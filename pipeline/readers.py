@@ -91,10 +91,12 @@ def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
 
 def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileInfo]:
     """Files matching the globs, sorted, with size and modification time (one listing per glob);
-    a pattern matching nothing is an error."""
+    a pattern matching nothing is an error, unless it is the name of a file (`data[1].jsonl`)."""
     files: dict[str, fileio.FileInfo] = {}
     for pattern in patterns:
         matched = fileio.listing(pattern)
+        if not matched and fileio.escape(pattern) != pattern:
+            matched = fileio.listing(fileio.escape(pattern))
         if not matched and fileio.is_local(pattern) and os.path.isdir(pattern):
             raise InputError(
                 f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"

@@ -29,6 +29,7 @@ from typing import Any
 
 import apache_beam as beam
 
+from pipeline import fileio
 from pipeline.runners import reruns_steps
 
 # Bytes of (key, value) pairs one partition of `SortedGroups` sorts in memory before it spills a run.
@@ -237,26 +238,22 @@ def external_sort(
 
 
 def _merged(paths: list[str], last: list, key: Callable | None) -> Iterator:
-    from apache_beam.io.filesystems import FileSystems
-
     # heapq.merge breaks ties by the order of its inputs, and the runs are in input order: stable.
     yield from heapq.merge(*(read_values(path) for path in paths), last, key=key)
     if paths:
-        FileSystems.delete(paths)
+        fileio.delete(paths)
 
 
 def run_key(item: tuple[int, Iterable[str]], delete: bool, then, *sides) -> Iterator:
     """What `then(key, values, *sides)` yields for one key's spilled values (an iterator over the
     files it was sent, never a folder listing, read one chunk at a time); the files are deleted
     after, if `delete`."""
-    from apache_beam.io.filesystems import FileSystems
-
     key, paths = item
     paths = sorted(paths)
     values = (value for path in paths for value in read_values(path))
     yield from then(key, values, *sides)
     if delete:
-        FileSystems.delete(paths)
+        fileio.delete(paths)
 
 
 class SpillGroups(beam.PTransform):

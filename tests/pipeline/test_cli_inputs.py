@@ -1,6 +1,8 @@
 """The command line never guesses: every input read, unknown options, empty globs and missing
 text fields are errors that name the culprit, Ctrl-C is one line."""
 
+import os
+
 import pytest
 
 from pipeline import cli
@@ -127,3 +129,37 @@ def test_list_one_stage(capsys):
     assert listing.startswith("length  (document stage)") and "exact_dedup" not in listing
     assert main(["list", "lenght"]) == 2
     assert "unknown stage or generator 'lenght'" in capsys.readouterr().err
+
+
+def test_paths_with_glob_characters_work_as_named(tmp_path, capsys, monkeypatch):
+    """Folders and files whose names hold `[`, `*` or `?`: Beam reads every path it lists or
+    deletes as a glob, so an output folder `out[2]` failed the run when its spill files were
+    deleted, and a file `data[1].jsonl` named exactly matched nothing. Relative paths whose first
+    folder holds one are the hardest case (Beam lists nothing above the pattern's fixed part)."""
+    from pipeline.dataset import GristmillDataset
+    from pipeline.inspect import part_files
+
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("runs[1]")
+    texts = [LONG_TEXT, LONG_TEXT, LONG_TEXT.replace("here", "there")]
+    write_jsonl(
+        tmp_path / "runs[1]" / "data[1].jsonl", [{"id": str(i), "text": t} for i, t in enumerate(texts)]
+    )
+    write_jsonl(tmp_path / "runs[1]" / "data1.jsonl", [{"id": "other", "text": LONG_TEXT}])
+    recipe = write_recipe(
+        tmp_path / "r.toml", ["unused/*.jsonl"], STAGES + '[[stage]]\nuse = "exact_dedup"\n'
+    )
+    os.makedirs("runs[1]/spill?")
+    args = ["run", "--quiet", "--recipe", str(recipe), "--input", "runs[1]/data[1].jsonl"]
+    args += ["--output", "runs[1]/out*", "--checkpoints=on", "--work-dir", "runs[1]/work[3]"]
+    args += ["--spill_dir", "runs[1]/spill?", *IN_PROCESS]
+    for _ in range(2):  # the second run is told what the first left and replaces its output
+        assert main(args) == 0
+        assert "read 3, kept 2, rejected 1" in capsys.readouterr().out
+    assert sorted(os.listdir("runs[1]/out*")) == sorted(
+        [".gristmill-output", "README.md", "failed", "kept", "manifest.json", "rejected", "report.html"]
+    )
+    assert os.listdir("runs[1]/spill?") == [] and not os.path.exists("runs[1]/work[3]")
+    assert part_files("runs[1]/out*", "kept") and part_files("runs[1]/out*", "rejected")
+    dataset = GristmillDataset("runs[1]/out*", rank=0, world_size=1, seed=0, batch_size=1)
+    assert sorted(record["id"] for record in dataset) == ["0", "2"]

@@ -1,5 +1,7 @@
 """pipeline.fileio on local paths (the same calls on s3:// are in test_s3.py)."""
 
+import os
+
 import pytest
 
 from pipeline import fileio
@@ -20,3 +22,16 @@ def test_delete_skips_missing_files_and_delete_tree_removes_everything_below(tmp
     fileio.delete_tree(str(folder))
     assert not folder.exists()
     fileio.delete_tree(str(folder))  # a missing folder is fine too
+
+
+def test_an_escaped_path_matches_only_itself(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("a[1]", "a1", "b*", "bx", "c?", "cx"):
+        fileio.write_bytes(f"{name}/f.txt", b"x")
+    for name in ("a[1]", "b*", "c?"):
+        assert fileio.match(fileio.escape(name) + "/*.txt") == [f"{name}/f.txt"]
+        assert fileio.match(str(tmp_path / fileio.escape(name)) + "/*") == [str(tmp_path / name / "f.txt")]
+    assert fileio.match("a[1]/*.txt") == ["a1/f.txt"]  # a pattern stays a pattern
+    fileio.delete(["a[1]/f.txt", "b*/f.txt"])
+    assert sorted(os.listdir(tmp_path / "a1")) == ["f.txt"] and os.listdir(tmp_path / "a[1]") == []
+    assert os.listdir(tmp_path / "bx") == ["f.txt"] and os.listdir(tmp_path / "b*") == []
