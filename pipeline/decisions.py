@@ -69,7 +69,9 @@ class SpillOptions(PipelineOptions):
         parser.add_argument(
             "--spill_dir",
             default=None,
-            help="folder (local, gs://, s3://) for documents spilled by dedup stages (default: a temporary folder)",
+            help="folder (local, gs://, s3://) for documents spilled by dedup stages and output writers "
+            "(default: the output's staging folder; this machine's temporary folder for an object-store "
+            "output on the local runner)",
         )
 
 

@@ -16,6 +16,7 @@ import json
 import logging
 import signal
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -336,6 +337,19 @@ def _interrupts():
         beam_log.removeFilter(not_the_interrupt)
 
 
+def spill_root(options: PipelineOptions, output: str) -> str | None:
+    """Where a run's own spill folder goes: under the given --spill_dir; for an object-store output
+    on the local runner, under this machine's temporary folder (its workers share the disk, and each
+    small spill file on an object store costs several requests: 500 documents took 356 s there
+    against 15 s on local disk, on a local S3 server); else None (in the staging folder)."""
+    given = options.view_as(SpillOptions).spill_dir
+    if given:
+        return given
+    if not fileio.is_local(output) and (options.view_as(StandardOptions).runner or "") in LOCAL_RUNNERS:
+        return tempfile.gettempdir()
+    return None
+
+
 def checkpoints_enabled(settings: CheckpointSettings, options: PipelineOptions) -> bool:
     """`auto`: on for the local runner, off on cluster runners (they retry failed work themselves,
     and a resumed job needs the work area on storage every worker shares)."""
@@ -383,9 +397,9 @@ def run_recipe(
         started = time.time()
         # Dedup stages' spilled documents: in the staging folder, or in this run's own folder under
         # a given --spill_dir, deleted with it (the stages delete files, not their folders).
-        spill = options.view_as(SpillOptions)
-        own_spill = fileio.join(spill.spill_dir, staging.rsplit("/", 1)[-1]) if spill.spill_dir else None
-        spill.spill_dir = own_spill or fileio.join(staging, "spill")
+        spill_folder = spill_root(options, output)
+        own_spill = fileio.join(spill_folder, staging.rsplit("/", 1)[-1]) if spill_folder else None
+        options.view_as(SpillOptions).spill_dir = own_spill or fileio.join(staging, "spill")
         work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
         resume = None
         if checkpoints_enabled(checkpoints, options):
