@@ -129,8 +129,6 @@ class Channel:
         return cls(f"{staging}/progress", [s.name for s in recipe.stages], total_bytes=total_bytes)
 
     def read(self) -> Counter:
-        from apache_beam.io.filesystems import FileSystems
-
         totals: Counter = Counter()
         try:
             files = fileio.match(f"{fileio.escape(self.directory)}/*.json")
@@ -138,8 +136,7 @@ class Channel:
             return totals
         for file in files:
             try:
-                with FileSystems.open(file) as handle:
-                    totals.update(json.loads(handle.read()))
+                totals.update(json.loads(fileio.read_bytes(file)))
             except (OSError, ValueError):  # replaced while reading: the next poll sees it
                 continue
         return totals

@@ -196,9 +196,11 @@ def build_pipeline(
     staging: str,
     channel: Channel | None = None,
     resume: ResumePlan | None = None,
+    inputs: dict[str, fileio.FileInfo] | None = None,
 ) -> None:
     """Add the whole recipe to `pipeline`, writing into `staging`; `channel` adds progress taps;
-    `resume` (checkpoints on) writes phase checkpoints and reuses what an earlier run finished."""
+    `resume` (checkpoints on) writes phase checkpoints and reuses what an earlier run finished;
+    `inputs` are the input files as `list_inputs` gives them (listed here when not given)."""
     work = resume.work if resume else None
     phases = cut_phases(recipe.stages)
     first = resume.resume_after + 1 if resume else 0
@@ -206,7 +208,8 @@ def build_pipeline(
         if work:
             units = list(work.units.items())
         else:
-            units = [(str(i), unit) for i, unit in enumerate(plan_units(recipe, list_inputs(recipe)))]
+            inputs = list_inputs(recipe) if inputs is None else inputs
+            units = [(str(i), unit) for i, unit in enumerate(plan_units(recipe, inputs))]
         done = resume.done_units if resume else {}
         reader = ReadPhaseFn(
             phases[0], recipe.input, recipe.run.batch_size, work, done, channel.directory if channel else None
@@ -413,7 +416,7 @@ def run_recipe(
             pipeline = beam.Pipeline(runner=make_runner(options), options=options)
             total_bytes = sum(info.size for info in inputs.values())
             channel = Channel.for_recipe(recipe, staging, total_bytes) if progress else None
-            build_pipeline(pipeline, recipe, staging, channel, resume)
+            build_pipeline(pipeline, recipe, staging, channel, resume, inputs)
             if is_dask(options.view_as(StandardOptions).runner):
                 pipeline.replace_all(dask_overrides())
             with _interrupts() as interrupted:
