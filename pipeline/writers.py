@@ -93,7 +93,34 @@ def shard_schema(kind: str, score_names: list[str] | tuple[str, ...]) -> pa.Sche
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    """`metadata` as strict JSON (RFC 8259), which DuckDB, JavaScript and Rust readers parse:
+    NaN and the infinities become the strings "NaN", "Infinity" and "-Infinity", bytes their
+    UTF-8 text where valid, and other values JSON has no type for (dates, decimals) their str()."""
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=False, default=_json_text)
+    except ValueError:  # a NaN or an infinity somewhere in it: rare, so only then walk it
+        return json.dumps(
+            _finite(value), sort_keys=True, ensure_ascii=False, allow_nan=False, default=_json_text
+        )
+
+
+def _json_text(value: Any) -> str:
+    if isinstance(value, bytes):
+        try:
+            return value.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return str(value)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _document_columns(doc: Document) -> dict[str, Any]:

@@ -1,3 +1,4 @@
+import datetime
 import gzip
 import json
 
@@ -17,6 +18,7 @@ from pipeline.readers import (
     plan_splits,
     read_split,
 )
+from pipeline.writers import kept_row
 from tests.conftest import write_jsonl
 
 
@@ -207,6 +209,27 @@ def test_parquet_binary_text_is_decoded_and_a_null_text_says_so(tmp_path):
     assert records["ok"].text == "café"
     assert (records["bad"].error, records["null"].error) == ("InvalidUtf8", "MissingText")
     assert records["null"].message == "'text' is null"
+
+
+def test_parquet_columns_json_has_no_type_for_become_strict_json_metadata(tmp_path):
+    path = tmp_path / "typed.parquet"
+    columns = {
+        "text": ["a"] * 4,
+        "ratio": [float("nan"), float("inf"), -float("inf"), 0.5],
+        "raw": pa.array([b"caf\xc3\xa9", b"\xff", None, b""], pa.binary()),
+        "nested": [{"x": float("nan")}, {"x": 1.0}, None, {"x": None}],
+        "day": pa.array([datetime.date(2024, 1, 2)] * 4),
+    }
+    pq.write_table(pa.table(columns), path)
+
+    def strict(text):  # as DuckDB, JavaScript and Rust parse JSON: no NaN or Infinity
+        return json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in {text}"))
+
+    rows = [strict(kept_row(doc)["metadata"]) for doc in read_all(path)]
+    assert [r["ratio"] for r in rows] == ["NaN", "Infinity", "-Infinity", 0.5]
+    assert [r["raw"] for r in rows] == ["café", "b'\\xff'", None, ""]
+    assert [r["nested"] for r in rows] == [{"x": "NaN"}, {"x": 1.0}, None, {"x": None}]
+    assert {r["day"] for r in rows} == {"2024-01-02"}
 
 
 def _warc_record(warc_type: str, block: bytes, length: int | None = None, uri="http://example.com/") -> bytes:
