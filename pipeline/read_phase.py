@@ -17,8 +17,10 @@ from pipeline.checkpoints import PairWriter, WorkArea, write_marker
 from pipeline.document import Document, Failure, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED
 from pipeline.progress import Tally, split_bytes
-from pipeline.readers import Split, read_split
+from pipeline.readers import ReadPosition, Split, read_split
 from pipeline.spill import read_values
+
+BYTES_EVERY = 64  # records between two reads of a split's byte position for progress
 
 
 def generate(generator) -> list:
@@ -63,26 +65,33 @@ class ReadPhaseFn(StageDoFn):
     def process(self, keyed_unit) -> Iterator[tuple[str, object]]:
         key, unit = keyed_unit
         marker = self.done.get(key)
+        position = ReadPosition()
         if marker:
             pairs = self._restore(marker)
         else:
-            pairs = self._compute(unit)
+            pairs = self._compute(unit, position)
             if self.work is not None:
                 pairs = self._checkpoint(key, unit, pairs)
-        for pair in pairs:
+        size = split_bytes(unit) if self.tally and isinstance(unit, Split) else 0
+        credited = 0  # bytes of this split already counted, so a long split shows progress
+        for count, pair in enumerate(pairs, 1):
             if self.tally:
+                if size and count % BYTES_EVERY == 0:
+                    now = min(position.bytes_read(), size)
+                    self.tally.add("bytes", now - credited)
+                    credited = now
                 self.tally.add("read")
             yield pair
-        if self.tally and isinstance(unit, Split):
-            self.tally.add("bytes", split_bytes(unit))
+        if size:
+            self.tally.add("bytes", size - credited)
             self.tally.flush()
 
     def _restore(self, marker: dict) -> Iterator[tuple[str, object]]:
         for entry in marker["files"]:
             yield from read_values(f"{self.work.folder(0)}/{entry['file']}")
 
-    def _compute(self, unit) -> Iterator[tuple[str, object]]:
-        records = read_split(unit, self.config) if isinstance(unit, Split) else generate(unit)
+    def _compute(self, unit, position: ReadPosition) -> Iterator[tuple[str, object]]:
+        records = read_split(unit, self.config, position) if isinstance(unit, Split) else generate(unit)
         batch: list[Document] = []
         for record in records:
             if not isinstance(record, Document):

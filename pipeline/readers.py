@@ -70,6 +70,26 @@ class Split:
     end: int = -1  # -1: to the end of the file
 
 
+class ReadPosition:
+    """How far a split's reader has come, in bytes of the file as stored (compressed bytes for
+    `.gz` and `.zst`), for live progress inside a split that takes long (a whole `.warc.gz`)."""
+
+    def __init__(self) -> None:
+        self.handle: io.IOBase | None = None
+        self.start = 0
+
+    def follow(self, handle: io.IOBase, start: int = 0) -> None:
+        self.handle, self.start = handle, start
+
+    def bytes_read(self) -> int:
+        if self.handle is None:
+            return 0
+        try:
+            return max(0, self.handle.tell() - self.start)
+        except (OSError, ValueError):  # closed, or a stream that cannot tell
+            return 0
+
+
 def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
     """Return (format, compression) from the extension, or the recipe's `format`."""
     name = path.lower()
@@ -134,19 +154,21 @@ def plan_splits(path: str, config: InputConfig, size: int | None = None) -> list
     return [Split(path)]
 
 
-def read_split(split: Split, config: InputConfig) -> Iterator[Record]:
-    """Read one split; never raises for bad content, yields Failures instead."""
+def read_split(split: Split, config: InputConfig, position: ReadPosition | None = None) -> Iterator[Record]:
+    """Read one split; never raises for bad content, yields Failures instead. `position`, when
+    given, follows the bytes read (not for Parquet, whose reads jump to the footer first)."""
     path = split.path
+    position = position or ReadPosition()
     try:
         fmt, compression = detect_format(path, config.format)
         if fmt == "jsonl" and compression is None:
-            yield from _read_jsonl_range(split, config)
+            yield from _read_jsonl_range(split, config, position)
         elif fmt in ("jsonl", "json"):
-            yield from _read_json_stream(path, fmt, compression, config)
+            yield from _read_json_stream(path, fmt, compression, config, position)
         elif fmt == "parquet":
             yield from _read_parquet(split, config)
         else:
-            with _open_decompressed(path, compression) as stream:
+            with _open_decompressed(path, compression, position) as stream:
                 yield from read_warc(stream, path, fmt, config.html_extractor)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
         yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
@@ -278,10 +300,11 @@ def _count_newlines(handle, end: int) -> int:
     return count
 
 
-def _read_jsonl_range(split: Split, config: InputConfig) -> Iterator[Record]:
+def _read_jsonl_range(split: Split, config: InputConfig, position: ReadPosition) -> Iterator[Record]:
     """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file."""
     source = split.path
     with fileio.open_read(source) as handle:
+        position.follow(handle, split.start)
         end = split.end if split.end >= 0 else fileio.size(source)
         position = split.start
         line_number = 1
@@ -306,8 +329,11 @@ def _read_jsonl_range(split: Split, config: InputConfig) -> Iterator[Record]:
 
 
 @contextmanager
-def _open_decompressed(path: str, compression: str | None) -> Iterator[io.BufferedIOBase]:
+def _open_decompressed(
+    path: str, compression: str | None, position: ReadPosition
+) -> Iterator[io.BufferedIOBase]:
     with fileio.open_read(path) as raw:
+        position.follow(raw)
         if compression == "gzip":
             with gzip.GzipFile(fileobj=raw, mode="rb") as handle:
                 yield handle
@@ -319,9 +345,11 @@ def _open_decompressed(path: str, compression: str | None) -> Iterator[io.Buffer
             yield raw
 
 
-def _read_json_stream(path: str, fmt: str, compression: str | None, config: InputConfig) -> Iterator[Record]:
+def _read_json_stream(
+    path: str, fmt: str, compression: str | None, config: InputConfig, position: ReadPosition
+) -> Iterator[Record]:
     """Compressed JSON Lines, or a `.json` file (one array of objects, or JSON Lines)."""
-    with _open_decompressed(path, compression) as handle:
+    with _open_decompressed(path, compression, position) as handle:
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
             if head.startswith(codecs.BOM_UTF8):

@@ -1,8 +1,13 @@
+import gzip
 import io
+import json
+import random
 from collections import Counter
 
 from pipeline.cli import main
 from pipeline.progress import Channel, Tally, _size, plain_line, snapshot
+from pipeline.read_phase import ReadPhaseFn
+from pipeline.readers import InputConfig, Split
 from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
 from tests.pipeline.conftest import CURATED_STAGES, curated_records
 
@@ -59,3 +64,21 @@ def test_terminal_display_uses_rich(monkeypatch):
     with ConsoleProgress(stream=stream).running(channel):
         pass
     assert ConsoleProgress(stream=stream).terminal and "\x1b[" in stream.getvalue()
+
+
+def test_a_long_compressed_split_shows_its_bytes_as_it_is_read(tmp_path):
+    """A `.jsonl.gz` (or `.warc.gz`) is one split; its bytes count while it is read, not only at its end."""
+    path = tmp_path / "big.jsonl.gz"
+    rng = random.Random(7)
+    with gzip.open(path, "wt") as handle:  # random words: the file stays large after compression
+        for i in range(3000):
+            handle.write(
+                json.dumps({"id": str(i), "text": " ".join(f"{rng.random():.6f}" for _ in range(40))}) + "\n"
+            )
+    (tmp_path / "progress").mkdir()
+    read = ReadPhaseFn([], InputConfig((str(path),)), 64, None, {}, str(tmp_path / "progress"))
+    read.setup()
+    seen = [read.tally.counts["bytes"] for _ in read.process(("unit", Split(str(path))))]
+    size = path.stat().st_size
+    assert seen == sorted(seen) and 0 < seen[len(seen) // 2] < size  # halfway: part of the file
+    assert read.tally.counts["bytes"] == size and len(seen) == 3000
