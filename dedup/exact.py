@@ -10,7 +10,7 @@ import xxhash
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements
 from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs, spill_dir
-from pipeline.document import Document, Rejection
+from pipeline.document import Document, Rejection, public_id
 from pipeline.outcomes import KEPT, REJECTED
 from pipeline.spill import SortedGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
@@ -60,7 +60,7 @@ class ExactDedup(CollectionStage):
         survivor_order, survivor = members[0]
         yield survivor, None
         for _, key in members[1:]:
-            yield key, (len(members), survivor_order[-1])
+            yield key, (len(members), public_id(survivor_order[-1]))
 
     def apply(self, doc: Document, decisions: list, occurrence: int):
         """Keep or reject one document by its key's decisions; identical copies (same content key)

@@ -59,7 +59,7 @@ from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import LostElements
 from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
-from pipeline.document import Document, Rejection
+from pipeline.document import Document, Rejection, public_id
 from pipeline.outcomes import KEPT, REJECTED, SplitByTag
 from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
@@ -213,7 +213,7 @@ class MinHashDedup(CollectionStage):
 
 
 def _doc_id(doc: Document) -> str:
-    return doc.id
+    return doc.unique_id
 
 
 def verification_set(shingles: np.ndarray) -> bytes:
@@ -288,7 +288,7 @@ class _SignatureFn(beam.DoFn):
         self.minhasher = MinHasher(self.bands * self.rows, self.seed)
 
     def process(self, batch: list[Document]):
-        orders = [(doc.id, survivor_key(doc, *self.order)) for doc in batch]
+        orders = [(doc.unique_id, survivor_key(doc, *self.order)) for doc in batch]
         yield from ((ORDERS, chunk) for chunk in by_partition(orders, self.partitions))
         shingles = [self.hasher(doc.text) for doc in batch]
         present = [i for i, s in enumerate(shingles) if s.size]
@@ -296,7 +296,7 @@ class _SignatureFn(beam.DoFn):
             self.no_shingles.inc(len(batch) - len(present))
         if not present:
             return
-        ids = [batch[i].id for i in present]
+        ids = [batch[i].unique_id for i in present]
         if self.emit:
             sets = verification_sets([shingles[i] for i in present])
             chunks = by_partition(list(zip(ids, sets)), self.partitions)
@@ -508,4 +508,4 @@ def _survivors(_partition: int, values: Iterable[tuple[str, Any]], name: str):
         for _, doc_id in members:
             if doc_id != survivor:
                 Metrics.counter(name, "near_duplicates").inc()
-                yield doc_id, (len(members), survivor)
+                yield doc_id, (len(members), public_id(survivor))

@@ -11,7 +11,7 @@ import xxhash
 from dedup.exact import HASH_SEED, normalize
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, decision_inputs, spill_dir
-from pipeline.document import Document, Rejection
+from pipeline.document import Document, Rejection, public_id
 from pipeline.outcomes import KEPT, REJECTED
 from pipeline.spill import SortedGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
@@ -42,8 +42,10 @@ def join_paragraphs(paragraphs: list[str], separators: list[str], removed: set[i
 
 
 def doc_key(doc: Document) -> str:
-    """Join key for one document: its id plus a text hash, so two documents sharing an id stay apart."""
-    return f"{doc.id}\x00{xxhash.xxh3_64_hexdigest(doc.text.encode('utf-8', 'surrogatepass'), HASH_SEED)}"
+    """Join key for one document: its `unique_id` plus a text hash, so two documents sharing an id stay apart."""
+    return (
+        f"{doc.unique_id}\x00{xxhash.xxh3_64_hexdigest(doc.text.encode('utf-8', 'surrogatepass'), HASH_SEED)}"
+    )
 
 
 @register("paragraph_dedup")
@@ -113,7 +115,7 @@ class ParagraphDedup(CollectionStage):
         paragraph does not have to fit in a list."""
         values = iter(values)
         order, survivor, _ = next(values)
-        survivor_id = order[-1]  # the survivor order ends with the document id
+        survivor_id = public_id(order[-1])  # the survivor order ends with the document's unique id
         for _, key, index in values:
             if key != survivor:
                 yield key, (index, survivor_id)

@@ -48,7 +48,7 @@ from dedup.content import main_content, shingle_set, sketch, sketch_containment
 from dedup.survivor import SURVIVOR_PARAMS, survivor_key
 from pipeline.beam_stages import failure
 from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs, spill_dir
-from pipeline.document import Document, Rejection
+from pipeline.document import Document, Rejection, public_id
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
@@ -587,4 +587,4 @@ def _dedup_cluster(cluster: tuple[str, int], members: list, stage: SemanticDedup
                 f"cluster={cluster[1]} group_size={group_sizes[d.survivor]}"
             )
             survivor = int(rows[d.survivor])
-            yield keys[rows[d.row]], (REJECTED, detail, member_id(members[survivor][0]))
+            yield keys[rows[d.row]], (REJECTED, detail, public_id(member_id(members[survivor][0])))

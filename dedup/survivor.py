@@ -23,8 +23,9 @@ SURVIVOR_PARAMS = {
 
 
 def survivor_key(doc: Document, prefer_score: str, tie_break: str) -> tuple:
-    """Sort key: the smallest key in a cluster survives. Deterministic for any input order."""
+    """Sort key: the smallest key in a cluster survives. Deterministic for any input order; it
+    ends with the document's `unique_id`, so documents sharing an id still have a total order."""
     score = doc.scores.get(prefer_score) if prefer_score else None
     score_rank = -score if score is not None else float("inf")
     length_rank = -len(doc.text) if tie_break == "longest" else 0
-    return (score_rank, length_rank, doc.id)
+    return (score_rank, length_rank, doc.unique_id)

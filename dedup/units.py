@@ -83,7 +83,7 @@ from dedup.unit_candidates import (
 )
 from pipeline.beam_stages import failure
 from pipeline.decisions import ApplyDecisions, DecisionChunk, decision_inputs, key_partition, spill_dir
-from pipeline.document import Document, Rejection
+from pipeline.document import Document, Rejection, public_id
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
 from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, Param, StageOutputs, register
@@ -316,7 +316,7 @@ class _UnitsFn(beam.DoFn):
                     vectors[row] = self._embed([found[row]])[0]
                 except Exception as exc:
                     Metrics.counter(self.name, "embed_failed").inc()
-                    yield FAILED, (batch[row].id, (FAILED, failure(batch[row], self.name, exc)))
+                    yield FAILED, (batch[row].unique_id, (FAILED, failure(batch[row], self.name, exc)))
                     found[row] = []
         keys, nodes, languages, shingles, unit_vectors = [], [], [], [], []
         for doc, units_of, doc_vectors in zip(batch, found, vectors):
@@ -367,7 +367,7 @@ def _removals(_partition: int, values: Iterable, partitions: int):
         for node in (rep, *classes.get(rep, ())):
             if node_doc(node) != node_doc(label):
                 chunks[key_partition(node_doc(node), partitions)].append(
-                    (node_doc(node), (node[-1], node_doc(label)))
+                    (node_doc(node), (node[-1], public_id(node_doc(label))))
                 )
     for part in sorted(chunks):
         yield DecisionChunk(part, chunks[part])

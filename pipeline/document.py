@@ -7,6 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+ORIGIN_SEPARATOR = "\x00"
+
+
+def public_id(unique_id: str) -> str:
+    """The document id in a `Document.unique_id` (what `duplicate_of` and metadata report)."""
+    head, separator, _ = unique_id.rpartition(ORIGIN_SEPARATOR)
+    return head if separator else unique_id
+
 
 @dataclass(frozen=True, slots=True)
 class Document:
@@ -27,6 +35,7 @@ class Document:
     scores: dict[str, float] = field(default_factory=dict)
     kind: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    origin: str = ""  # where the run read it (`pipeline.read_phase`); tells apart documents sharing an id
     cache: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def __reduce__(self):
@@ -45,7 +54,15 @@ class Document:
             scores,
             self.kind,
             metadata,
+            self.origin,
         )
+
+    @property
+    def unique_id(self) -> str:
+        """The id, made unique within the run by the document's origin: what dedup stages join on
+        and cluster by, since input ids may repeat (ids numbered per file, a record read twice).
+        `public_id` gives the id back."""
+        return f"{self.id}{ORIGIN_SEPARATOR}{self.origin}" if self.origin else self.id
 
     def cached(self, key: str, compute):
         """Return `compute(self.text)` once per text version, shared by every stage."""

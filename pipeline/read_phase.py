@@ -5,12 +5,16 @@ One unit is processed whole by one `process` call, so its outcomes can be checkp
 completion marker of its own (`pipeline.checkpoints`), and a unit finished by an earlier,
 interrupted run is read back from its checkpoint instead. Documents run through the stages in
 batches of the recipe's `batch_size`; reads that fail or are rejected by the reader go straight
-out. Every record read gives exactly one (outcome, record) pair.
+out. Every record read gives exactly one (outcome, record) pair. Each document read gets its
+`origin` (its unit's hash and its number in the unit), so dedup stages tell apart documents
+that share an id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+
+import xxhash
 
 from pipeline.beam_stages import StageDoFn, run_document_stages
 from pipeline.checkpoints import PairWriter, WorkArea, write_marker
@@ -31,6 +35,13 @@ def generate(generator) -> list:
         message = " ".join(str(error).split())[:1000]
         source = f"synthetic:{generator.name}"
         return [Failure(f"{source}:generate", source, "read", type(error).__name__, message)]
+
+
+def origin_of(unit) -> str:
+    """A short hash of what a unit reads (a split's file and start, or a generator's name): with a
+    record's number in the unit, a document's `origin`, the same on every run and runner."""
+    what = f"split\x00{unit.path}\x00{unit.start}" if isinstance(unit, Split) else f"generator\x00{unit.name}"
+    return xxhash.xxh3_64_hexdigest(what.encode("utf-8", "surrogatepass"))
 
 
 def _outcome_of(record) -> tuple[str, object]:
@@ -92,12 +103,13 @@ class ReadPhaseFn(StageDoFn):
 
     def _compute(self, unit, position: ReadPosition) -> Iterator[tuple[str, object]]:
         records = read_split(unit, self.config, position) if isinstance(unit, Split) else generate(unit)
+        unit_origin = origin_of(unit)
         batch: list[Document] = []
-        for record in records:
+        for number, record in enumerate(records):
             if not isinstance(record, Document):
                 yield _outcome_of(record)
                 continue
-            batch.append(record)
+            batch.append(record.replace(origin=f"{unit_origin}.{number}"))
             if len(batch) >= self.batch_size:
                 yield from run_document_stages(self.stages, batch)
                 batch = []

@@ -1,0 +1,50 @@
+"""Input ids may repeat (each file numbered from 0, the same record read from two files): every
+dedup stage must decide as it would with unique ids, not merge or crash on documents sharing an id."""
+
+import random
+
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.recipe import load_recipe
+from pipeline.run import run_recipe
+from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
+
+WORDS = (
+    "river mill grain stone wheel water flour bread town market road bridge field farmer harvest autumn "
+    "winter spring summer light morning evening people village church school house garden tree forest "
+    "hill valley copper engine ledger sailor violin harbour lantern orchard quarry weaver"
+).split()
+
+
+def _text(seed: int) -> str:
+    rng = random.Random(seed)
+    paragraphs = [
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(30, 45))).capitalize() + "." for _ in range(3)
+    ]
+    return "\n\n".join(paragraphs)
+
+
+def _write_inputs(folder) -> tuple[list[str], set[str]]:
+    """Three files whose documents are numbered 0..11 in each, as their ids: every fourth text is
+    the same in all three files (same id, same text), the others differ. (paths, distinct texts)"""
+    folder.mkdir()
+    paths, texts = [], set()
+    for part in range(3):
+        records = [{"id": str(n), "text": _text(n if n % 4 == 0 else 100 * part + n)} for n in range(12)]
+        texts.update(record["text"] for record in records)
+        paths.append(str(write_jsonl(folder / f"part{part}.jsonl", records)))
+    return paths, texts
+
+
+@pytest.mark.parametrize(
+    "stage", ["exact_dedup", "paragraph_dedup", "minhash_dedup", "unit_dedup", "semantic_dedup"]
+)
+def test_documents_sharing_an_id_are_deduplicated_as_if_their_ids_differed(tmp_path, stage):
+    inputs, texts = _write_inputs(tmp_path / "in")
+    recipe = write_recipe(tmp_path / "recipe.toml", inputs, f'[[stage]]\nuse = "{stage}"\n')
+    run_recipe(load_recipe(recipe), str(tmp_path / "out"), IN_PROCESS)
+    kept = pq.read_table(tmp_path / "out" / "kept", columns=["text"]).column("text").to_pylist()
+    assert sorted(kept) == sorted(texts)  # one copy of each of the 30 texts, whatever their ids
+    removed = pq.read_table(tmp_path / "out" / "rejected").to_pylist()
+    assert sorted((row["id"], row["duplicate_of"]) for row in removed) == [(n, n) for n in "004488"]
