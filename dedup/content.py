@@ -9,20 +9,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from dedup.signatures import shingle_hasher
+from dedup.signatures import shingle_hasher, words_of_unspaced_scripts
 
 
 def units(text: str, min_words: int) -> list[tuple[int, int]]:
     """(start, end) character spans of the lines of `text` (the maximal runs of characters other
     than '\\r' and '\\n') that have at least `min_words` words.
 
-    Words are counted up to `min_words` only (`split` stops there), not split out of the whole line.
+    Words are counted up to `min_words` only (`split` stops there), not split out of the whole line;
+    in scripts written without spaces each character is a word, as in the shingles.
     '\\r' becomes '\\n' one for one, so one `split` yields the lines and their offsets hold."""
     most = max(min_words - 1, 0)
     spans, start = [], 0
     for line in text.replace("\r", "\n").split("\n"):
         end = start + len(line)
-        if line and len(line.split(None, most)) >= min_words:
+        if line and (
+            len(line.split(None, most)) >= min_words
+            or (not line.isascii() and len(words_of_unspaced_scripts(line).split(None, most)) >= min_words)
+        ):
             spans.append((start, end))
         start = end + 1
     return spans

@@ -85,7 +85,14 @@ class MinHashDedup(CollectionStage):
 
     reasons = (NEAR_DUPLICATE,)
     params = {
-        "ngram": Param(int, 5, "words per shingle (n-gram of normalized words)", min=1, max=64),
+        "ngram": Param(
+            int,
+            5,
+            "words per shingle (n-gram of normalized words; in scripts written without spaces, "
+            "such as Chinese, Japanese and Thai, each character is a word)",
+            min=1,
+            max=64,
+        ),
         "bands": Param(
             int, 14, "LSH bands: documents sharing one band's key become candidates", min=1, max=512
         ),

@@ -33,6 +33,14 @@ _BLOCK = 512  # shingles per (shingles × perms) block: keeps the block in cache
 # datatrove.utils.text: PUNCTUATION (+ control characters) become spaces, numbers become "0".
 _PUNCTUATION_SORTED = "".join(sorted(set(PUNCTUATION)))
 _NUMBERS = re.compile(r"\d+([.,،٫⎖⎗⎘]\d+)?")  # str-pattern \d is Unicode category Nd
+# Scripts written without spaces between words (Thai, Lao, Tibetan, Myanmar, Khmer, Japanese kana,
+# Han): each character counts as a word, so a shingle there is `ngram` characters (datatrove
+# segments words with a tokenizer per language instead; none ships offline for all of them).
+_UNSPACED = (
+    "\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
+)
+_UNSPACED_RUN = re.compile(f"[{_UNSPACED}]+")
 
 
 @cache
@@ -161,6 +169,21 @@ def normalize_text(text: str) -> str:
     return text
 
 
+def words_of_unspaced_scripts(text: str) -> str:
+    """Normalized text with a space between every two characters of a script written without
+    spaces (`_UNSPACED`), and between such a character and a word of another script."""
+    if text.isascii():
+        return text
+
+    def spaced(run: re.Match) -> str:
+        start, end = run.span()
+        before = " " if start and text[start - 1] != " " else ""
+        after = " " if end < len(text) and text[end] != " " else ""
+        return before + " ".join(run.group()) + after
+
+    return _UNSPACED_RUN.sub(spaced, text)
+
+
 class ShingleHasher:
     """64-bit hashes of the word n-grams of normalized text, all n-grams of a text at once.
 
@@ -176,8 +199,9 @@ class ShingleHasher:
 
     def __call__(self, text: str) -> np.ndarray:
         """Sorted unique shingle hashes. Fewer than `ngram` words: one shingle of all the words,
-        so short duplicates still match; empty normalized text: no shingles."""
-        data = normalize_text(text).encode()
+        so short duplicates still match; empty normalized text: no shingles. In scripts written
+        without spaces each character is a word (`words_of_unspaced_scripts`)."""
+        data = words_of_unspaced_scripts(normalize_text(text)).encode()
         return np.frombuffer(SIGNATURES.shingle_hashes(data, self.ngram, self.base), dtype=np.uint64)
 
 

@@ -111,7 +111,11 @@ class UnitDedup(CollectionStage):
     reasons = (CONTAINED, TOO_SHORT)
     params = {
         "min_words": Param(
-            int, 8, "a unit is a line with at least this many words; shorter lines are never touched", min=1
+            int,
+            8,
+            "a unit is a line with at least this many words (a character is a word in scripts written "
+            "without spaces, such as Chinese, Japanese and Thai); shorter lines are never touched",
+            min=1,
         ),
         "ngram": Param(int, 3, "words per shingle of a unit", min=1, max=16),
         "bands": Param(int, 30, "LSH bands over the unit signatures", min=1, max=256),

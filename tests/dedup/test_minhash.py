@@ -9,7 +9,14 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.minhash import MinHashDedup, VerifyPairs, _endpoints, by_partition, verification_set
-from dedup.signatures import MinHasher, band_keys, jaccard, normalize_text, shingle_hashes
+from dedup.signatures import (
+    MinHasher,
+    band_keys,
+    jaccard,
+    normalize_text,
+    shingle_hashes,
+    words_of_unspaced_scripts,
+)
 from pipeline.document import Document
 from pipeline.stages import ConfigError
 
@@ -42,6 +49,47 @@ def test_shingles_ignore_case_punctuation_and_whitespace():
     assert shingle_hashes("two words", 5, 1).size == 1  # short text: one shingle of all its words
     assert shingle_hashes(" ... ", 5, 1).size == 0
     assert not np.array_equal(a, shingle_hashes("The quick brown fox jumps over the lazy dog", 5, 2))
+
+
+# One news-style paragraph per script written without spaces, an edit of a phrase in it, and an
+# unrelated paragraph in the same script.
+UNSPACED = {
+    "zh": (
+        "北京是中华人民共和国的首都，也是全国的政治和文化中心。这座城市有三千多年的历史，拥有故宫、天坛和长城等"
+        "许多名胜古迹。每年都有大量游客从世界各地来这里参观，感受古老文化与现代生活的结合。",
+        ("大量游客", "很多旅行者"),
+        "上海位于长江入海口，是中国重要的经济、金融和贸易中心。港口的吞吐量多年位居世界前列，城市的夜景也吸引着无数人。",
+    ),
+    "ja": (
+        "東京は日本の首都であり、世界でも有数の大都市です。毎朝たくさんの人が電車に乗って会社や学校へ向かいます。"
+        "古い寺院と新しい高層ビルが並ぶ街の景色は、訪れる人々に強い印象を残します。",
+        ("たくさんの人", "多くの通勤客"),
+        "京都には千年以上の歴史を持つ神社やお寺が数多く残っており、春の桜と秋の紅葉の季節には観光客でにぎわいます。",
+    ),
+    "th": (
+        "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทยและเป็นศูนย์กลางทางเศรษฐกิจของประเทศ มีประชากรมากกว่าสิบล้านคน"
+        "นักท่องเที่ยวจากทั่วโลกเดินทางมาชมวัดและตลาดน้ำที่มีชื่อเสียงทุกปี",
+        ("นักท่องเที่ยว", "ผู้มาเยือน"),
+        "เชียงใหม่ตั้งอยู่ทางภาคเหนือของประเทศไทย ล้อมรอบด้วยภูเขาและมีอากาศเย็นสบายในช่วงฤดูหนาว",
+    ),
+}
+
+
+@pytest.mark.parametrize("language", sorted(UNSPACED))
+def test_scripts_without_spaces_are_shingled_by_character(language):
+    """A page in Chinese, Japanese or Thai is one whitespace word per sentence: word shingles saw
+    an edit of a phrase as a different page. Each character counts as a word there instead."""
+    page, (phrase, replacement), other = UNSPACED[language]
+    assert phrase in page
+    original = shingle_hashes(page, 5, 1)
+    assert jaccard(original, shingle_hashes(page.replace(phrase, replacement), 5, 1)) >= 0.75
+    assert jaccard(original, shingle_hashes(other, 5, 1)) < 0.05
+    assert normalize_text("Tokyo 東京タワー, 2024") == "tokyo 東京タワー 0"  # datatrove's own rules unchanged
+
+
+def test_characters_of_unspaced_scripts_are_words_next_to_other_words():
+    assert words_of_unspaced_scripts("abc北京 东京x ok") == "abc 北 京 东 京 x ok"
+    assert words_of_unspaced_scripts("café 서울 시") == "café 서울 시"  # Korean is written with spaces
 
 
 def test_signature_agreement_estimates_jaccard():

@@ -60,6 +60,18 @@ def test_half_copy_is_contained_and_template_lines_do_not_count():
         assert_that(failed, equal_to([]), label="failed")
 
 
+def test_a_chinese_paragraph_copied_into_another_page_is_cut():
+    """Chinese lines have no spaces: their characters count as words, for units and shingles."""
+    copied = "北京是中华人民共和国的首都，也是全国的政治和文化中心，拥有故宫、天坛和长城等许多名胜古迹。"
+    own = "上海位于长江入海口，是中国重要的经济、金融和贸易中心，港口的吞吐量多年位居世界前列。"
+    elsewhere = "京都には千年以上の歴史を持つ神社やお寺が数多く残っており、春と秋には観光客でにぎわいます。"
+    a = Document("a", f"{copied}\n{elsewhere}")
+    b = Document("b", f"{own}\n{copied}")
+    for kept, rejected, _ in run([a, b], tie_break="smallest_id", min_remaining_chars=10):
+        assert_that(kept, equal_to([("a", a.text, None), ("b", f"{own}\n", [[1, "a"]])]), label="kept")
+        assert_that(rejected, equal_to([]), label="rejected")
+
+
 def test_copied_paragraph_is_cut_from_the_lower_ranked_document():
     a = Document("a", f"{para('a1')}\n{para('a2')}\n{para('a3')}")
     # b borrows a1 with one word changed; b is longer, so by `longest` b keeps the paragraph
@@ -382,16 +394,33 @@ def test_bucket_pairs_from_columns_equal_the_per_entry_pairs(max_bucket_size, mo
 
 @pytest.mark.parametrize("min_words", [1, 2, 3, 4, 8])
 def test_unit_lines_are_the_lines_with_enough_words_as_str_split_counts_them(min_words):
-    """`units` against its definition (runs of characters other than CR and LF, words by `split`),
-    on a fixed text and on random texts of mixed line ends and Unicode spaces."""
+    """`units` against its definition (runs of characters other than CR and LF, words by `split`,
+    each character a word in scripts written without spaces), on a fixed text and on random texts
+    of mixed line ends, Unicode spaces and scripts."""
     from dedup.content import units
+    from dedup.signatures import words_of_unspaced_scripts
 
     rng = random.Random(min_words)
-    pieces = ["word", "two words", " ", "\u3000", "\t", "\r", "\n", "\r\n", "\x0b", "\u2028", "é", "xxx"]
+    pieces = [
+        "word",
+        "two words",
+        " ",
+        "\u3000",
+        "\t",
+        "\r",
+        "\n",
+        "\r\n",
+        "\x0b",
+        "\u2028",
+        "é",
+        "xxx",
+        "東京",
+    ]
     fixed = "a b c\n  a\tb  c \n\u00a0a\u2028b c\r\nab c\r\n\nx y z w\n" + " ".join("w" * 3 for _ in range(8))
     texts = [fixed, ""] + [
         "".join(rng.choice(pieces) for _ in range(rng.randrange(40))) for _ in range(1_000)
     ]
     for text in texts:
-        lines = re.finditer(r"[^\r\n]+", text)
-        assert units(text, min_words) == [m.span() for m in lines if len(m.group().split()) >= min_words]
+        lines = list(re.finditer(r"[^\r\n]+", text))
+        words = (len(words_of_unspaced_scripts(m.group()).split()) for m in lines)
+        assert units(text, min_words) == [m.span() for m, n in zip(lines, words) if n >= min_words]
