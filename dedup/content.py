@@ -17,7 +17,7 @@ def units(text: str, min_words: int) -> list[tuple[int, int]]:
     than '\\r' and '\\n') that have at least `min_words` words.
 
     Words are counted up to `min_words` only (`split` stops there), not split out of the whole line;
-    in scripts written without spaces each character is a word, as in the shingles.
+    in scripts written without spaces the words are character pairs, as in the shingles.
     '\\r' becomes '\\n' one for one, so one `split` yields the lines and their offsets hold."""
     most = max(min_words - 1, 0)
     spans, start = [], 0

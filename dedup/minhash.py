@@ -89,7 +89,7 @@ class MinHashDedup(CollectionStage):
             int,
             5,
             "words per shingle (n-gram of normalized words; in scripts written without spaces, "
-            "such as Chinese, Japanese and Thai, each character is a word)",
+            "such as Chinese, Japanese and Thai, the words are overlapping character pairs)",
             min=1,
             max=64,
         ),

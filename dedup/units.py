@@ -113,8 +113,8 @@ class UnitDedup(CollectionStage):
         "min_words": Param(
             int,
             8,
-            "a unit is a line with at least this many words (a character is a word in scripts written "
-            "without spaces, such as Chinese, Japanese and Thai); shorter lines are never touched",
+            "a unit is a line with at least this many words (overlapping character pairs in scripts "
+            "written without spaces, such as Chinese, Japanese and Thai); shorter lines are never touched",
             min=1,
         ),
         "ngram": Param(int, 3, "words per shingle of a unit", min=1, max=16),

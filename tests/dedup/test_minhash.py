@@ -1,4 +1,5 @@
 import random
+import re
 
 import apache_beam as beam
 import numpy as np
@@ -63,7 +64,7 @@ UNSPACED = {
     "ja": (
         "東京は日本の首都であり、世界でも有数の大都市です。毎朝たくさんの人が電車に乗って会社や学校へ向かいます。"
         "古い寺院と新しい高層ビルが並ぶ街の景色は、訪れる人々に強い印象を残します。",
-        ("たくさんの人", "多くの通勤客"),
+        ("たくさんの人", "大勢の人"),
         "京都には千年以上の歴史を持つ神社やお寺が数多く残っており、春の桜と秋の紅葉の季節には観光客でにぎわいます。",
     ),
     "th": (
@@ -76,9 +77,9 @@ UNSPACED = {
 
 
 @pytest.mark.parametrize("language", sorted(UNSPACED))
-def test_scripts_without_spaces_are_shingled_by_character(language):
+def test_scripts_without_spaces_are_shingled_by_character_pairs(language):
     """A page in Chinese, Japanese or Thai is one whitespace word per sentence: word shingles saw
-    an edit of a phrase as a different page. Each character counts as a word there instead."""
+    an edit of a phrase as a different page. Overlapping character pairs are the words there."""
     page, (phrase, replacement), other = UNSPACED[language]
     assert phrase in page
     original = shingle_hashes(page, 5, 1)
@@ -87,9 +88,32 @@ def test_scripts_without_spaces_are_shingled_by_character(language):
     assert normalize_text("Tokyo 東京タワー, 2024") == "tokyo 東京タワー 0"  # datatrove's own rules unchanged
 
 
-def test_characters_of_unspaced_scripts_are_words_next_to_other_words():
-    assert words_of_unspaced_scripts("abc北京 东京x ok") == "abc 北 京 东 京 x ok"
+def _pairs_reference(text: str) -> str:
+    """`words_of_unspaced_scripts` by its definition, one run at a time."""
+
+    def spaced(run):
+        start, end = run.span()
+        characters = run.group()
+        words = " ".join(a + b for a, b in zip(characters, characters[1:])) or characters
+        before = " " if start and text[start - 1] != " " else ""
+        return before + words + (" " if end < len(text) and text[end] != " " else "")
+
+    return re.sub(
+        "[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
+        "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+",
+        spaced,
+        text,
+    )
+
+
+def test_runs_of_unspaced_scripts_become_character_pairs_next_to_other_words():
+    assert words_of_unspaced_scripts("abc北京 东x ok 東京タワー") == "abc 北京 东 x ok 東京 京タ タワ ワー"
     assert words_of_unspaced_scripts("café 서울 시") == "café 서울 시"  # Korean is written with spaces
+    rng = random.Random(5)
+    pieces = ["北", "京", "タ", "ก", "𠀀", " ", "a", "é", "서", "ab", "ไทย"]
+    for _ in range(5_000):
+        text = " ".join("".join(rng.choice(pieces) for _ in range(rng.randrange(14))).split())
+        assert words_of_unspaced_scripts(text) == _pairs_reference(text), text
 
 
 def test_signature_agreement_estimates_jaccard():
