@@ -62,6 +62,8 @@ POLICY_SUBSTRINGS = (
 )
 
 _CHUNK_CACHE_LIMIT = 200_000  # memoized chunks per process (~30 MB at most)
+AFFIX_WINDOW = 64  # characters at each end of a long piece searched for a prefix or suffix
+URL_USERINFO = r"(?:\S+(?::\S*)?@)?"  # spaCy's URL pattern's optional "user:password@"
 
 
 class _SpacyEnglishTokenizer:
@@ -73,7 +75,11 @@ class _SpacyEnglishTokenizer:
         self.suffix_search = re.compile(spec["suffix"]).search
         self.infix_finditer = re.compile(spec["infix"]).finditer
         self.url_match = re.compile(spec["url"]).match
+        # The same pattern without its optional user-info part, for text without an '@' (where
+        # that part cannot match): trying it backtracked in quadratic time over a long chunk.
+        self.url_match_without_userinfo = re.compile(spec["url"].replace(URL_USERINFO, "", 1)).match
         self.specials: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in spec["specials"].items()}
+        self.longest_special = max(map(len, self.specials), default=0)
         self.cache: dict[str, tuple[str, ...]] = {}
         # spaCy also matches special cases that affix rules split apart (":)", "''", "Minn.")
         # against the token sequence afterwards; key them by that split.
@@ -110,7 +116,7 @@ class _SpacyEnglishTokenizer:
             special = specials.get(string)
             if special is not None:
                 middle = special
-            elif self.url_match(string):
+            elif (self.url_match if "@" in string else self.url_match_without_userinfo)(string):
                 middle = (string,)
             else:
                 middle = tuple(self._split_infixes(string))
@@ -119,37 +125,64 @@ class _SpacyEnglishTokenizer:
     def _split_affixes(
         self, string: str, prefixes: list[str], suffixes: list[str], specials: dict[str, tuple[str, ...]]
     ) -> str:
-        """spaCy `Tokenizer._split_affixes`: peel prefixes and suffixes until none or a special case."""
-        last_size = 0
-        while string and len(string) != last_size:
-            if string in specials:
+        """spaCy `Tokenizer._split_affixes`: peel prefixes and suffixes until none or a special case.
+
+        The same decisions, in linear time: spaCy slices the string and searches it whole at every
+        step, so a long run of punctuation ('<' * 40,000: 115 s) took quadratic time. Here the
+        piece is [start, end) of `string`, a special case is looked up only for a piece short enough
+        to be one, and prefixes and suffixes are searched in a window at the piece's ends
+        (`_prefix_length`, `_suffix_length`)."""
+        start, end, last_size = 0, len(string), 0
+        while start < end and end - start != last_size:
+            if self._is_special(string, start, end, specials):
                 break
-            last_size = len(string)
-            match = self.prefix_search(string)
-            pre_len = match.end() - match.start() if match else 0
-            if pre_len:
-                prefix, minus_pre = string[:pre_len], string[pre_len:]
-                if minus_pre and minus_pre in specials:
-                    prefixes.append(prefix)
-                    return minus_pre
-            match = self.suffix_search(string[pre_len:])
-            suf_len = match.end() - match.start() if match else 0
-            if suf_len:
-                suffix, minus_suf = string[-suf_len:], string[:-suf_len]
-                if minus_suf and minus_suf in specials:
-                    suffixes.append(suffix)
-                    return minus_suf
-            if pre_len and suf_len and pre_len + suf_len <= len(string):
-                string = string[pre_len:-suf_len]
-                prefixes.append(prefix)
-                suffixes.append(suffix)
+            last_size = end - start
+            pre_len = self._prefix_length(string, start, end)
+            if pre_len and start + pre_len < end and self._is_special(string, start + pre_len, end, specials):
+                prefixes.append(string[start : start + pre_len])
+                return string[start + pre_len : end]
+            suf_len = self._suffix_length(string, start + pre_len, end)
+            if suf_len and start < end - suf_len and self._is_special(string, start, end - suf_len, specials):
+                suffixes.append(string[end - suf_len : end])
+                return string[start : end - suf_len]
+            if pre_len and suf_len and pre_len + suf_len <= end - start:
+                prefixes.append(string[start : start + pre_len])
+                suffixes.append(string[end - suf_len : end])
+                start, end = start + pre_len, end - suf_len
             elif pre_len:
-                string = minus_pre
-                prefixes.append(prefix)
+                prefixes.append(string[start : start + pre_len])
+                start += pre_len
             elif suf_len:
-                string = minus_suf
-                suffixes.append(suffix)
-        return string
+                suffixes.append(string[end - suf_len : end])
+                end -= suf_len
+        return string[start:end]
+
+    def _is_special(self, string: str, start: int, end: int, specials: dict[str, tuple[str, ...]]) -> bool:
+        return end - start <= self.longest_special and string[start:end] in specials
+
+    def _prefix_length(self, string: str, start: int, end: int) -> int:
+        """Length of the prefix rule's match at the start of [start, end), searched in the first
+        AFFIX_WINDOW characters; a match reaching the window's end may go on (or a lookahead may
+        see past it), so then the whole piece is searched."""
+        head = string[start : min(end, start + AFFIX_WINDOW)]
+        match = self.prefix_search(head)
+        if match and match.end() == len(head) and start + len(head) < end:
+            match = self.prefix_search(string[start:end])
+        return match.end() - match.start() if match else 0
+
+    def _suffix_length(self, string: str, start: int, end: int) -> int:
+        """Length of the suffix rule's match at the end of [start, end). Searched from
+        AFFIX_WINDOW characters before the end (a lookbehind still sees the character before);
+        a match from the window's first character may begin earlier, so then the whole piece is
+        searched, as is a piece no longer than the window."""
+        if end - start <= AFFIX_WINDOW:
+            match = self.suffix_search(string[start:end])
+        else:
+            window = end - AFFIX_WINDOW
+            match = self.suffix_search(string, window, end)
+            if match and match.start() == window:
+                match = self.suffix_search(string[start:end])
+        return match.end() - match.start() if match else 0
 
     def _merge_specials(self, tokens: tuple[str, ...]) -> tuple[str, ...]:
         """spaCy `Tokenizer._apply_special_cases`: longest special-case token runs win, then earliest."""
