@@ -467,6 +467,9 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
             index += 1
     except ValueError as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "MalformedJson", _rest_unread(index, error))
+    except RecursionError:  # as a JSON Lines line: named, not a failure of the whole file
+        message = _rest_unread(index, RecursionError("JSON nested too deeply to parse"))
+        yield Failure(f"{path}:{index}", path, READ_STAGE, "TooDeeplyNested", message)
     except (OSError, EOFError, zlib.error) as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "TruncatedInput", _rest_unread(index, error))
 

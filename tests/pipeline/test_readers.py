@@ -161,6 +161,11 @@ def test_a_json_array_is_read_element_by_element(tmp_path):
     found = read_all(array)
     assert [r.id for r in found] == ["a", "b", f"{array}:2"]
     assert "found the end of the file" in found[-1].message
+    array.write_text(
+        '[{"id": "a", "text": "aa"}, {"id": "b", "text": "b", "m": ' + "[" * 100_000 + "]" * 100_000 + "}]"
+    )
+    found = read_all(array)  # as a JSON Lines line nested too deeply: named, and by its own error
+    assert [r.id for r in found] == ["a", f"{array}:1"] and found[-1].error == "TooDeeplyNested"
     big = [
         {"id": str(i), "text": "word " * (i % 50), "n": 10**15 + i} for i in range(20000)
     ]  # several chunks
