@@ -300,31 +300,31 @@ def _count_newlines(handle, end: int) -> int:
     return count
 
 
-def _read_jsonl_range(split: Split, config: InputConfig, position: ReadPosition) -> Iterator[Record]:
+def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosition) -> Iterator[Record]:
     """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file."""
     source = split.path
     with fileio.open_read(source) as handle:
-        position.follow(handle, split.start)
+        read_position.follow(handle, split.start)
         end = split.end if split.end >= 0 else fileio.size(source)
-        position = split.start
+        offset = split.start
         line_number = 1
-        if position > 0:
-            line_number = 1 + _count_newlines(handle, position)
-            handle.seek(position - 1)
+        if offset > 0:
+            line_number = 1 + _count_newlines(handle, offset)
+            handle.seek(offset - 1)
             if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous split
                 skipped = handle.readline()
-                position += len(skipped)
+                offset += len(skipped)
                 line_number += 1
         else:
             handle.seek(0)
-        while position < end:
+        while offset < end:
             raw = handle.readline()
             if not raw:
                 break
             record = _parse_json_line(raw, source, line_number, config)
             if record is not None:
                 yield record
-            position += len(raw)
+            offset += len(raw)
             line_number += 1
 
 
