@@ -25,7 +25,7 @@ from pipeline.outcomes import KEPT, REJECTED, SplitByTag
 from pipeline.recipe import OutputConfig
 from pipeline.spill import SpillGroups
 from pipeline.tokenizer import RowTokenizer, tokenizer_path
-from pipeline.writers import MB, WriteShards, id_bucket, kept_row
+from pipeline.writers import MB, WriteShards, id_bucket, kept_row, row_sort_key
 
 BUCKETS = 1024
 MIXTURE_STAGE = "mixture"
@@ -37,8 +37,14 @@ def unit_hash(text: str, seed: int, salt: str) -> float:
 
 
 def order_key(row: dict[str, Any], seed: int) -> tuple[float, str]:
-    """A row's place in the global shuffle (ties, if any, broken by id)."""
+    """A row's place in the global shuffle (ties, if any, broken by id), which decides its shard."""
     return (unit_hash(row["id"], seed, "shuffle"), row["id"])
+
+
+def shard_order(row: dict[str, Any], seed: int) -> tuple:
+    """The order of rows inside a kept shard: `order_key`, then the rest of `row_sort_key`, so rows
+    sharing an id (the same shuffle place) come in the same order whatever order they arrived in."""
+    return (unit_hash(row["id"], seed, "shuffle"), *row_sort_key(row))
 
 
 def row_weight(row: dict[str, Any], unit: str) -> int:
@@ -288,7 +294,7 @@ class WriteKept(beam.PTransform):
             self.score_names,
             keyed=True,
             shard_count=count,
-            sort_key=lambda row: order_key(row, output.shuffle_seed),
+            sort_key=lambda row: shard_order(row, output.shuffle_seed),
             token_ids=output.token_ids,
         )
         return infos, rejected

@@ -223,9 +223,11 @@ def shard_name(index: int, shards: int) -> str:
 
 
 def row_sort_key(row: dict[str, Any]) -> tuple:
-    """Total order inside a shard, stable even when ids repeat."""
+    """Total order inside a shard, stable even when ids repeat (the metadata settles rows that
+    share id, source and text)."""
     return tuple(
-        "" if row.get(k) is None else str(row[k]) for k in ("id", "source", "stage", "reason", "text")
+        "" if row.get(k) is None else str(row[k])
+        for k in ("id", "source", "stage", "reason", "text", "metadata")
     )
 
 

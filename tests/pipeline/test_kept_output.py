@@ -4,7 +4,7 @@ import random
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.kept_output import copies, mixture_group, mixture_rates, order_key, shard_starts
+from pipeline.kept_output import copies, mixture_group, mixture_rates, order_key, shard_order, shard_starts
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
 from pipeline.stages import ConfigError
@@ -73,6 +73,22 @@ def test_global_shuffle_is_seeded_and_rows_follow_it(tmp_path):
     assert order != sorted(order)
     for _, rows in kept_shards(first_out, first):  # each shard is a contiguous range of the order
         assert [order_key(r, 1) for r in rows] == sorted(order_key(r, 1) for r in rows)
+
+
+def test_rows_sharing_an_id_take_the_same_order_whatever_order_they_arrive_in():
+    """Documents with one id share a shuffle place; the shard writer's order must still be total,
+    or the shard's bytes depend on the worker count (they did: 1 vs 2 workers differed)."""
+    rows = [
+        {"id": "7", "source": source, "text": text, "metadata": metadata}
+        for source in ("a.jsonl", "b.jsonl")
+        for text in ("one", "two")
+        for metadata in ('{"line": 1}', '{"line": 2}')
+    ] + [{"id": "8", "source": "a.jsonl", "text": "x", "metadata": "{}"}]
+    orders = set()
+    for seed in range(20):
+        arrived = random.Random(seed).sample(rows, len(rows))
+        orders.add(tuple(map(repr, sorted(arrived, key=lambda row: shard_order(row, 1)))))
+    assert len(orders) == 1
 
 
 def test_shard_starts_split_weight_evenly():

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline import writers
-from pipeline.kept_output import order_key
+from pipeline.kept_output import shard_order
 from pipeline.writers import ArrowSize, ShardWriter, encode_shard, full_schema, row_sort_key
 
 WORDS = "grain mill river stone flour wheel wéir ünd 水車 🌾".split()
@@ -134,7 +134,7 @@ def test_shard_writer_spills_sorted_runs_and_writes_identical_bytes(tmp_path, mo
     rows = kept_rows(800, 5, token_ids)
     for index, row in enumerate(rows):
         row["repeat_of"] = "d00000" if index % 50 == 0 else None
-    sort_key = lambda row: order_key(row, 7)  # noqa: E731 - the kept shards' order
+    sort_key = lambda row: shard_order(row, 7)  # noqa: E731 - the kept shards' order
     write = ShardWriter(
         str(tmp_path / "out"), "kept", "zstd", 0.01, sort_key, token_ids, str(tmp_path / "runs")
     )
