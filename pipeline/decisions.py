@@ -76,16 +76,18 @@ class SpillOptions(PipelineOptions):
 
 
 def content_key(doc: Document) -> str:
-    """A join key that tells apart documents sharing an id: the `unique_id`, then hashes of the
-    text and of every other field (identical copies made outside a run's reading, which have no
-    origin, share it, and either may stand for the other)."""
+    """A join key that tells apart documents sharing an id: a run's documents have an origin, so
+    their `unique_id`; a document made outside a run's reading, its id, then hashes of the text and
+    of every other field (identical copies share it, and either may stand for the other)."""
+    if doc.origin:
+        return doc.unique_id
     rest = json.dumps(
         [doc.source, doc.url, doc.language, doc.language_score, doc.scores, doc.kind, doc.metadata],
         sort_keys=True,
         default=str,
     )
     text = xxhash.xxh3_64_hexdigest(doc.text.encode("utf-8", "surrogatepass"))
-    return f"{doc.unique_id}\x00{text}{xxhash.xxh3_64_hexdigest(rest.encode('utf-8', 'surrogatepass'))}"
+    return f"{doc.id}\x00{text}{xxhash.xxh3_64_hexdigest(rest.encode('utf-8', 'surrogatepass'))}"
 
 
 def key_partition(key: str, partitions: int) -> int:

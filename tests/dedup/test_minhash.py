@@ -1,5 +1,4 @@
 import random
-import re
 
 import apache_beam as beam
 import numpy as np
@@ -11,6 +10,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.minhash import MinHashDedup, VerifyPairs, _endpoints, by_partition, verification_set
 from dedup.signatures import (
+    _UNSPACED_RUN,
     MinHasher,
     band_keys,
     jaccard,
@@ -98,12 +98,7 @@ def _pairs_reference(text: str) -> str:
         before = " " if start and text[start - 1] != " " else ""
         return before + words + (" " if end < len(text) and text[end] != " " else "")
 
-    return re.sub(
-        "[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf"
-        "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+",
-        spaced,
-        text,
-    )
+    return _UNSPACED_RUN.sub(spaced, text)
 
 
 def test_runs_of_unspaced_scripts_become_character_pairs_next_to_other_words():
