@@ -1,4 +1,5 @@
 import random
+import re
 
 import apache_beam as beam
 import numpy as np
@@ -10,7 +11,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.minhash import MinHashDedup, VerifyPairs, _endpoints, by_partition, verification_set
 from dedup.signatures import (
-    _UNSPACED_RUN,
+    _UNSPACED,
     MinHasher,
     band_keys,
     jaccard,
@@ -98,7 +99,7 @@ def _pairs_reference(text: str) -> str:
         before = " " if start and text[start - 1] != " " else ""
         return before + words + (" " if end < len(text) and text[end] != " " else "")
 
-    return _UNSPACED_RUN.sub(spaced, text)
+    return re.sub(f"[{_UNSPACED}]+", spaced, text)
 
 
 def test_runs_of_unspaced_scripts_become_character_pairs_next_to_other_words():
