@@ -43,6 +43,7 @@ _UNSPACED = (
     "\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
 )
 _UNSPACED_RANGES = [(ord(low), ord(high)) for low, high in re.findall(r"(.)-(.)", _UNSPACED)]
+_UNSPACED_CHARACTER = re.compile(f"[{_UNSPACED}]")
 # One range from the first of those scripts to the last: a quick test that text (Latin, Cyrillic,
 # Arabic, Devanagari...) has none of them, 3x faster than searching for the ranges themselves.
 _FROM_FIRST_UNSPACED = re.compile(f"[{_UNSPACED[0]}-{_UNSPACED[-1]}]")
@@ -182,14 +183,12 @@ def words_of_unspaced_scripts(text: str) -> str:
     Built on the text's UTF-32 code points with numpy: each character gives up to three (itself,
     the next one or a space, a space), kept by masks; a Python string per pair cost more than the
     page's shingle hashes."""
-    if text.isascii() or not _FROM_FIRST_UNSPACED.search(text):
-        return text
+    if text.isascii() or not _FROM_FIRST_UNSPACED.search(text) or not _UNSPACED_CHARACTER.search(text):
+        return text  # (the second search for text between those scripts: Korean jamo, emoji)
     code = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
     unspaced = np.zeros(len(code), dtype=bool)
     for low, high in _UNSPACED_RANGES:
         unspaced |= (code >= low) & (code <= high)
-    if not unspaced.any():  # Korean, emoji: between those scripts, not in them
-        return text
     space, n = ord(" "), len(code)
     padded, padded_unspaced = np.append(code, [space, space]), np.append(unspaced, [False, False])
     following, after_next = padded[1 : n + 1], padded[2 : n + 2]  # the end of the text acts as a space
