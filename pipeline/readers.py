@@ -32,6 +32,14 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 FORMATS = ("jsonl", "json", "parquet", "warc", "wet")
 PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
+# How compressed files start (codec, the suffix that reads it): a plain-named file starting so is refused.
+COMPRESSED_MAGIC = {
+    b"\x1f\x8b": ("gzip", ".gz"),
+    b"\x28\xb5\x2f\xfd": ("zstd", ".zst"),
+    b"BZh": ("bzip2", ""),
+    b"\xfd7zXZ\x00": ("xz", ""),
+}
+MISNAMED = "CompressedInput"
 CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
@@ -169,7 +177,10 @@ def read_split(split: Split, config: InputConfig, position: ReadPosition | None 
             yield from _read_parquet(split, config)
         else:
             with _open_decompressed(path, compression, position) as stream:
-                yield from read_warc(stream, path, fmt, config.html_extractor)
+                if compression is None and (misnamed := _misnamed_compressed(stream, path)):
+                    yield misnamed
+                else:
+                    yield from read_warc(stream, path, fmt, config.html_extractor)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
         yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
 
@@ -300,10 +311,32 @@ def _count_newlines(handle, end: int) -> int:
     return count
 
 
+def _misnamed_compressed(handle: io.IOBase, path: str) -> Failure | None:
+    """One failure for a whole file whose first bytes say it is compressed though its name does not;
+    `handle` (the file's raw bytes) is left at its start."""
+    head = handle.read(8)
+    handle.seek(0)
+    found = [known for magic, known in COMPRESSED_MAGIC.items() if head.startswith(magic)]
+    if not found:
+        return None
+    codec, suffix = found[0]
+    remedy = (
+        f"rename it to {os.path.basename(path)}{suffix}"
+        if suffix
+        else "decompress it (gristmill reads gzip and zstd)"
+    )
+    message = f"the file is {codec}-compressed but its name does not say so: {remedy}; nothing of it was read"
+    return Failure(path, path, READ_STAGE, MISNAMED, message)
+
+
 def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosition) -> Iterator[Record]:
     """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file."""
     source = split.path
     with fileio.open_read(source) as handle:
+        if misnamed := _misnamed_compressed(handle, source):
+            if split.start == 0:  # the file's first split reports it, once
+                yield misnamed
+            return
         read_position.follow(handle, split.start)
         end = split.end if split.end >= 0 else fileio.size(source)
         offset = split.start
@@ -350,6 +383,9 @@ def _read_json_stream(
 ) -> Iterator[Record]:
     """Compressed JSON Lines, or a `.json` file (one array of objects, or JSON Lines)."""
     with _open_decompressed(path, compression, position) as handle:
+        if compression is None and (misnamed := _misnamed_compressed(handle, path)):
+            yield misnamed
+            return
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
             if head.startswith(codecs.BOM_UTF8):

@@ -1,6 +1,7 @@
 """The command line never guesses: every input read, unknown options, empty globs and missing
 text fields are errors that name the culprit, Ctrl-C is one line."""
 
+import gzip
 import os
 
 import pytest
@@ -105,6 +106,18 @@ def test_a_missing_text_field_stops_early_listing_the_fields(tmp_path, capsys):
         ]
     )
     assert code == 0 and "read 30, kept 30" in capsys.readouterr().out
+
+
+def test_a_compressed_file_named_as_plain_stops_early_saying_how_to_name_it(tmp_path, capsys):
+    data = tmp_path / "crawl.jsonl"
+    data.write_bytes(gzip.compress(b'{"id": "a", "text": "aa"}\n'))
+    out = tmp_path / "o"
+    code = main(
+        ["run", "--recipe", str(write_recipe(tmp_path / "r.toml", [str(data)], STAGES)), "--output", str(out)]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "crawl.jsonl: the file is gzip-compressed" in err[-1]
+    assert "rename it to crawl.jsonl.gz" in err[-1] and not out.exists()
 
 
 def test_ctrl_c_is_one_line(tmp_path, capsys, three_files, monkeypatch):

@@ -1,6 +1,8 @@
+import bz2
 import datetime
 import gzip
 import json
+import lzma
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -118,6 +120,31 @@ def test_truncated_gzip_keeps_the_records_before_the_damage(tmp_path):
     records = read_all(path)
     assert any(isinstance(r, Document) for r in records)
     assert isinstance(records[-1], Failure) and records[-1].error in ("TruncatedInput", "EOFError")
+
+
+COMPRESSORS = {
+    "gzip": gzip.compress,
+    "zstd": lambda data: __import__("zstandard").ZstdCompressor().compress(data),
+    "bzip2": bz2.compress,
+    "xz": lzma.compress,
+}
+
+
+@pytest.mark.parametrize("codec", COMPRESSORS)
+@pytest.mark.parametrize("name", ["data.jsonl", "data.json", "crawl.warc", "crawl.wet"])
+def test_a_compressed_file_named_as_plain_is_one_failure_saying_what_to_do(tmp_path, codec, name):
+    body = "".join(json.dumps({"id": str(i), "text": "word " * 50}) + "\n" for i in range(2000)).encode()
+    path = tmp_path / name
+    path.write_bytes(COMPRESSORS[codec](body))
+    records = read_all(path, split_bytes=1024)  # a JSON Lines file of many splits reports once
+    assert (
+        len(plan_splits(str(path), InputConfig((str(path),), split_bytes=1024))) > 1 or name != "data.jsonl"
+    )
+    assert [(type(r).__name__, r.id, r.error) for r in records] == [("Failure", str(path), "CompressedInput")]
+    remedy = {"gzip": f"rename it to {name}.gz", "zstd": f"rename it to {name}.zst"}.get(
+        codec, "decompress it"
+    )
+    assert f"{codec}-compressed but its name does not say so: {remedy}" in records[0].message
 
 
 def test_zstd_and_json_array(tmp_path):
