@@ -108,8 +108,9 @@ def text_pieces(tokenizer, text: str) -> list[str]:
 
 
 def _cut_near(tokenizer, text: str, at: int) -> int | None:
-    """The first place from `at` on where the text around it encodes the same whole and cut in two."""
-    for tries, candidate in enumerate(CUT_CANDIDATE.finditer(text, at, at + PIECE_CHARS)):
+    """The first place from `at` on where the text around it encodes the same whole and cut in two
+    (None after CUT_TRIES places that do not: this tokenizer does not split there)."""
+    for tries, candidate in enumerate(CUT_CANDIDATE.finditer(text, at)):
         if tries == CUT_TRIES:
             return None
         cut = candidate.start()

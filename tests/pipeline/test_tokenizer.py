@@ -84,6 +84,15 @@ def test_a_long_text_in_pieces_has_the_ids_of_the_whole(tokenizer, small_pieces)
     assert len(text_pieces(tokenizer, rows[0]["text"])) > 1 or tokenizer.pre_tokenizer is None
 
 
+def test_a_long_run_without_spaces_is_cut_after_it(small_pieces):
+    rng = random.Random(5)
+    text = random_text(rng, 500) + "x" * 5_000 + random_text(rng, 2_000)
+    pieces = text_pieces(shipped(), text)
+    assert "".join(pieces) == text and len(pieces) >= 4 and max(map(len, pieces)) >= 5_000
+    ids = [t for piece in pieces for t in shipped().encode(piece, add_special_tokens=False).ids]
+    assert ids == shipped().encode(text, add_special_tokens=False).ids
+
+
 @given(st.text(st.sampled_from("ab é東。 \n\t🙂-"), max_size=3_000))
 def test_pieces_never_change_the_shipped_tokenizers_ids(text):
     tok = shipped()
