@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pipeline.inspect import read_manifest, summary
 from pipeline.malloc import tune_malloc
+from pipeline.readers import FORMATS
 from pipeline.recipe import DEFAULT_RECIPE
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -67,6 +68,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--output", default="out", help="output folder (default: ./out)")
     run.add_argument("--text-field", help="field holding the text (replaces [input] text_field)")
     run.add_argument("--id-field", help="field holding the id (replaces [input] id_field)")
+    run.add_argument(
+        "--input-format",
+        choices=FORMATS,
+        help="read every input as this format, whatever its name says (replaces [input] format; "
+        "a .gz or .zst suffix still chooses the decompression)",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress; print only the summary")
     run.add_argument(
         "--progress-interval",
@@ -187,7 +194,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     # the input check below reads through them before any pipeline exists.
     FileSystems.set_options(pipeline_options(beam_args))
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
-    fields = {"text_field": args.text_field, "id_field": args.id_field}
+    fields = {"text_field": args.text_field, "id_field": args.id_field, "format": args.input_format}
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
     inputs = check_inputs(recipe.input)
     created = not os.path.exists(args.output)

@@ -114,7 +114,9 @@ def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
     for fmt in ("json", "parquet", "warc", "wet"):
         if name.endswith("." + fmt):
             return fmt, compression
-    raise InputError(f"{path}: cannot tell the format from the extension; set [input] format")
+    raise InputError(
+        f"{path}: cannot tell the format from the extension; set [input] format or --input-format"
+    )
 
 
 def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileInfo]:

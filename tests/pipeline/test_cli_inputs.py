@@ -120,6 +120,30 @@ def test_a_compressed_file_named_as_plain_stops_early_saying_how_to_name_it(tmp_
     assert "rename it to crawl.jsonl.gz" in err[-1] and not out.exists()
 
 
+def test_input_format_reads_files_whatever_their_names_say(tmp_path, capsys):
+    plain = write_jsonl(tmp_path / "a.jsonl", [{"id": "a", "text": LONG_TEXT}])
+    named = tmp_path / "export.txt"
+    named.write_bytes(plain.read_bytes())
+    packed = tmp_path / "export2.txt.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes().replace(b'"a"', b'"b"')))
+    recipe = str(write_recipe(tmp_path / "r.toml", ["unused/*.jsonl"], STAGES))
+    code = main(["run", "--recipe", recipe, "--input", str(named), "--output", str(tmp_path / "o")])
+    assert code == 2 and "cannot tell the format from the extension" in capsys.readouterr().err
+    args = [
+        "run",
+        "--quiet",
+        "--recipe",
+        recipe,
+        "--input",
+        str(named),
+        str(packed),
+        "--input-format",
+        "jsonl",
+    ]
+    code = main([*args, "--output", str(tmp_path / "o"), *IN_PROCESS])
+    assert code == 0 and "read 2, kept 2" in capsys.readouterr().out
+
+
 def test_ctrl_c_is_one_line(tmp_path, capsys, three_files, monkeypatch):
     import pipeline.run
 
