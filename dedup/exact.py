@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import xxhash
 
-from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
 from pipeline.beam_stages import LostElements
 from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection, public_id
@@ -25,7 +25,7 @@ def normalize(text: str, lowercase: bool) -> str:
 
 
 @register("exact_dedup")
-class ExactDedup(CollectionStage):
+class ExactDedup(PrefersScore, CollectionStage):
     """Remove exact duplicates (after whitespace/Unicode normalization), keeping one per group.
 
     Groups compact members (seeded 128-bit hash of the normalized text → survivor order and

@@ -56,7 +56,7 @@ from apache_beam.metrics import Metrics
 from dedup.components import ConnectedComponents
 from dedup.lsh import bands_rows_for_threshold, curve_threshold, s_curve
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
-from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
 from pipeline.beam_stages import LostElements
 from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection, public_id
@@ -75,7 +75,7 @@ PartitionKeyed = tuple[int, Any]
 
 
 @register("minhash_dedup")
-class MinHashDedup(CollectionStage):
+class MinHashDedup(PrefersScore, CollectionStage):
     """Remove near-duplicates: MinHash-LSH candidates, exact Jaccard check, one survivor per cluster.
 
     Reason codes: `near_duplicate` (`duplicate_of` = the cluster's survivor, `detail` =

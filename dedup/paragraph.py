@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 import xxhash
 
 from dedup.exact import HASH_SEED, normalize
-from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
 from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection, public_id
 from pipeline.outcomes import KEPT, REJECTED
@@ -49,7 +49,7 @@ def doc_key(doc: Document) -> str:
 
 
 @register("paragraph_dedup")
-class ParagraphDedup(CollectionStage):
+class ParagraphDedup(PrefersScore, CollectionStage):
     """Remove paragraphs repeated across documents, keeping each in one document (dolma-style).
 
     Paragraphs (blank-line or line separated) are hashed after normalization (NFC, whitespace

@@ -45,7 +45,7 @@ from apache_beam.metrics import Metrics
 
 from dedup import kmeans
 from dedup.content import main_content, shingle_set, sketch, sketch_containment
-from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
 from pipeline.beam_stages import failure
 from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection, public_id
@@ -225,7 +225,7 @@ def _survivor_order(order: tuple, centroid_sim: float, survivor: str) -> tuple:
 
 
 @register("semantic_dedup")
-class SemanticDedup(CollectionStage):
+class SemanticDedup(PrefersScore, CollectionStage):
     """Remove documents whose embedding is within cosine 1 − eps of a kept one (SemDeDup).
 
     Reasons: `semantic_duplicate` (`duplicate_of` is the survivor; `detail` gives the cosine

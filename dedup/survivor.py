@@ -22,6 +22,16 @@ SURVIVOR_PARAMS = {
 }
 
 
+class PrefersScore:
+    """For dedup stages with SURVIVOR_PARAMS: the recipe's check that an earlier stage writes
+    `prefer_score` (a misspelt name would silently choose survivors by length alone)."""
+
+    prefer_score: str
+
+    def required_scores(self) -> dict[str, list[str]]:
+        return {"prefer_score": [self.prefer_score]} if self.prefer_score else {}
+
+
 def survivor_key(doc: Document, prefer_score: str, tie_break: str) -> tuple:
     """Sort key: the smallest key in a cluster survives. Deterministic for any input order; it
     ends with the document's `unique_id`, so documents sharing an id still have a total order."""

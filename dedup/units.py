@@ -67,7 +67,7 @@ from dedup.lsh import curve_threshold
 from dedup.minhash import VerifyPairs, _doc_id, unpack
 from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
 from dedup.signatures import shingle_hasher
-from dedup.survivor import SURVIVOR_PARAMS, survivor_key
+from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
 from dedup.unit_candidates import (
     BAND,
     MEMBERS,
@@ -97,7 +97,7 @@ PartitionKeyed = tuple[int, Any]
 
 
 @register("unit_dedup")
-class UnitDedup(CollectionStage):
+class UnitDedup(PrefersScore, CollectionStage):
     """Remove paragraphs copied (exactly, truncated or lightly revised) from another document, and
     documents mostly contained in another.
 

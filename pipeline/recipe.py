@@ -11,7 +11,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from pipeline.readers import FORMATS, InputConfig
+from pipeline import fileio
+from pipeline.readers import FORMATS, InputConfig, InputError, detect_format, input_files
 from pipeline.stages import GENERATORS, STAGES, ConfigError, Generator, Stage, load_builtin_stages
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -218,7 +219,7 @@ def build_recipe(
         raise ConfigError(f"{path}: two stages are named {duplicated[0]!r}; give one a `name`")
     if "read" in names:
         raise ConfigError(f"{path}: the stage name 'read' is reserved for the readers")
-    _check_score_names(stages, path)
+    _check_score_names(stages, path, input_config)
     if not input_config.paths and not generators:
         raise ConfigError(
             f"{path}: no input: set [input] paths, pass --input, or add [[synthesis]] generators"
@@ -226,14 +227,18 @@ def build_recipe(
     return Recipe(path, run, input_config, output, stages, generators)
 
 
-def _check_score_names(stages: list, path: str) -> None:
+def _check_score_names(stages: list, path: str, input_config: InputConfig) -> None:
     """Every score a stage reads (`required_scores()`: {param: names}) is written by an earlier one
-    (its name, or the names its `score_names()` lists)."""
+    (its name, or the names its `score_names()` lists) or carried by the inputs (an output read back)."""
     known: set[str] = set()
+    carried: set[str] | None = None  # looked up only when a name is not written by a stage
     for index, stage in enumerate(stages, start=1):
         required = stage.required_scores() if hasattr(stage, "required_scores") else {}
         for key, names in required.items():
             unknown = [n for n in names if n not in known]
+            if unknown and carried is None:
+                carried = scores_in_inputs(input_config)
+            unknown = [n for n in unknown if n not in (carried or ())]
             if unknown:
                 owner, _, head = unknown[0].rpartition(".")
                 hint = (
@@ -246,6 +251,31 @@ def _check_score_names(stages: list, path: str) -> None:
                     f"(no earlier stage writes it; known: {', '.join(sorted(known)) or 'none'}{hint})"
                 )
         known.update(stage.score_names() if hasattr(stage, "score_names") else [stage.name])
+
+
+def scores_in_inputs(config: InputConfig) -> set[str]:
+    """Scores that gristmill output read back as input carries (`--input 'OUT/kept/*.parquet'`): the
+    `scores` fields of the first Parquet file of each glob. Inputs that cannot be read add none (the
+    run's input checks report them)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pipeline.writers import OUTPUT_COLUMNS
+
+    names: set[str] = set()
+    for pattern in config.paths:
+        try:
+            parquet = [f for f in input_files([pattern]) if detect_format(f, config.format)[0] == "parquet"]
+            if not parquet:
+                continue
+            with fileio.open_read(parquet[0]) as handle:
+                schema = pq.read_schema(handle)
+        except (InputError, OSError, ValueError):
+            continue
+        is_output = all(column in schema.names for column in OUTPUT_COLUMNS)
+        if is_output and pa.types.is_struct(scores := schema.field("scores").type):
+            names.update(scores.field(i).name for i in range(scores.num_fields))
+    return names
 
 
 def _table_list(data: dict[str, Any], key: str, path: str) -> list[dict[str, Any]]:

@@ -169,7 +169,7 @@ class ScoreThreshold(CollectionStage):
 
     def required_scores(self) -> dict[str, list[str]]:
         """Scores earlier stages must write, by parameter (checked when the recipe loads)."""
-        return {"expr": score_expr.names(self._expr)} if self._expr else {}
+        return {"expr": score_expr.names(self._expr)} if self._expr else {"score": [self.score]}
 
     def decide(self, doc: Document, cut: tuple[float, int] | None) -> tuple[str | None, str]:
         """(None, "") to keep, or (reason, detail)."""

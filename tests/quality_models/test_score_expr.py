@@ -4,6 +4,8 @@ import subprocess
 import sys
 
 import apache_beam as beam
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
@@ -13,6 +15,8 @@ from pipeline.recipe import build_recipe
 from pipeline.stages import ConfigError
 from quality_models import score_expr
 from quality_models.score_threshold import ScoreThreshold
+
+DEDUP_STAGES = ("exact_dedup", "minhash_dedup", "paragraph_dedup", "unit_dedup", "semantic_dedup")
 
 
 def test_parse_names_and_evaluate():
@@ -118,6 +122,36 @@ def test_recipe_rejects_scores_no_earlier_stage_writes():
         ConfigError, match="stage 1 \\(score_threshold\\): expr: expected a score name or a number, found"
     ):
         build_recipe(recipe([{"use": "score_threshold", "expr": "q >> 1"}]), "r.toml")
+
+
+@pytest.mark.parametrize(
+    "stage, key",
+    [
+        ({"use": "score_threshold", "score": "fasttext_qualty", "min": 0.5}, "score"),
+        ({"use": "score_threshold", "keep_fraction": 0.5}, "score"),  # the default score, never written
+        *[({"use": use, "prefer_score": "fasttext_qualty"}, "prefer_score") for use in DEDUP_STAGES],
+    ],
+)
+def test_a_score_named_by_score_or_prefer_score_must_be_written_earlier(stage, key):
+    wanted = stage.get("prefer_score", stage.get("score", "fasttext_quality"))
+    with pytest.raises(ConfigError, match=f"stage 2 \\({stage['use']}\\): {key}: unknown score '{wanted}'"):
+        build_recipe(recipe([{"use": "length"}, stage]), "r.toml")
+    fixed = {**stage, key: "fasttext_quality"} if key in stage else stage
+    build_recipe(recipe([{"use": "fasttext_quality"}, fixed]), "r.toml")
+
+
+def test_scores_carried_by_an_output_read_back_as_input_are_known(tmp_path):
+    rows = {"id": ["a"], "text": ["t"], "language": ["en"], "language_score": [0.9], "metadata": ["{}"]}
+    scores = pa.array([{"quality": 0.7, "embedding_quality.toxic": 0.1}])
+    pq.write_table(pa.table({**rows, "scores": scores}), tmp_path / "part-0.parquet")
+    pq.write_table(pa.table({"id": ["b"], "text": ["t"], "quality": [0.5]}), tmp_path / "plain.parquet")
+    expr = {"use": "score_threshold", "expr": "quality >= 0.5 and embedding_quality.toxic < 0.2"}
+    data = {"input": {"paths": [str(tmp_path / "part-*.parquet")]}, "stage": [expr]}
+    build_recipe({**data, "stage": [expr, {"use": "exact_dedup", "prefer_score": "quality"}]}, "r.toml")
+    with pytest.raises(ConfigError, match="expr: unknown score 'depth'"):
+        build_recipe({**data, "stage": [{"use": "score_threshold", "expr": "depth > 1"}]}, "r.toml")
+    with pytest.raises(ConfigError, match="expr: unknown score 'quality'"):  # not a gristmill output
+        build_recipe({**data, "input": {"paths": [str(tmp_path / "plain.parquet")]}}, "r.toml")
 
 
 def test_cli_exits_2_naming_recipe_stage_and_key(tmp_path):
