@@ -239,11 +239,13 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
             )
     elif not isinstance(text, str):
         text = ""
-    from pipeline.writers import restore_output_columns  # output columns; writers imports Beam
+    from pipeline.writers import RECOMPUTED_COLUMNS, is_output_row, restore_output_columns  # imports Beam
 
     url = record.get(config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
     skip = {config.text_field, config.id_field, config.url_field, "kind", *restored}
+    if is_output_row(record):
+        skip.update(RECOMPUTED_COLUMNS)
     metadata = {**restored.pop("metadata", {}), **{k: v for k, v in record.items() if k not in skip}}
     return Document(
         id=doc_id,

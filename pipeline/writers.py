@@ -157,14 +157,21 @@ def rejected_row(rejection: Rejection, keep_text: bool) -> dict[str, Any]:
 
 
 OUTPUT_COLUMNS = ("scores", "language", "language_score", "metadata")
+# Kept columns that the run reading an output back computes again (its text may change): not metadata.
+RECOMPUTED_COLUMNS = ("n_tokens", "token_ids")
+
+
+def is_output_row(record: dict[str, Any]) -> bool:
+    """Whether a record read as input is a gristmill output row: it has all of `OUTPUT_COLUMNS`
+    (a code candidate's own `language` field alone does not make one)."""
+    return all(name in record for name in OUTPUT_COLUMNS)
 
 
 def restore_output_columns(record: dict[str, Any]) -> dict[str, Any]:
     """The document fields of a gristmill output row read back as input (the inverse of
-    `_document_columns`): scores, language and language_score as such, metadata unpacked.
-    Only records with all of `OUTPUT_COLUMNS` count as output rows (a code candidate's own
-    `language` field stays in its metadata); others give {}."""
-    if not all(name in record for name in OUTPUT_COLUMNS):
+    `_document_columns`): scores, language and language_score as such, metadata unpacked; {} for
+    other records."""
+    if not is_output_row(record):
         return {}
     restored: dict[str, Any] = {}
     scores = record.get("scores")

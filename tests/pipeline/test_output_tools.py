@@ -72,4 +72,4 @@ def test_an_output_folder_read_back_keeps_scores_language_and_metadata(curated_o
         assert row["language"] == before[doc_id]["language"]
         metadata = json.loads(row["metadata"])
         assert metadata["lang_hint"] == json.loads(before[doc_id]["metadata"])["lang_hint"]
-        assert "metadata" not in metadata and "scores" not in metadata
+        assert "metadata" not in metadata and "scores" not in metadata and "n_tokens" not in metadata

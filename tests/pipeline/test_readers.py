@@ -147,6 +147,27 @@ def test_a_compressed_file_named_as_plain_is_one_failure_saying_what_to_do(tmp_p
     assert f"{codec}-compressed but its name does not say so: {remedy}" in records[0].message
 
 
+def test_token_columns_of_an_output_read_back_are_not_metadata_but_a_records_own_fields_are():
+    output_row = {
+        "id": "a",
+        "text": "aa",
+        "scores": {"q": 0.5},
+        "language": "en",
+        "language_score": 0.9,
+        "metadata": '{"lang_hint": 1}',
+        "n_tokens": 2,
+        "token_ids": [7, 8],
+    }
+    config = InputConfig(("x",))
+    doc = readers.record_to_document(output_row, "kept.parquet", "0", config)
+    assert doc.metadata == {"lang_hint": 1} and doc.scores == {"q": 0.5}
+    own = {"id": "b", "text": "bb", "n_tokens": 2, "token_ids": [7, 8]}
+    assert readers.record_to_document(own, "in.jsonl", "1", config).metadata == {
+        "n_tokens": 2,
+        "token_ids": [7, 8],
+    }
+
+
 def test_zstd_and_json_array(tmp_path):
     import zstandard
 
