@@ -28,6 +28,8 @@ MiB = 1024 * 1024
 CHUNK = 65536
 # Address space kept above the limit so the child can still report a MemoryError.
 REPORT_RESERVE = 32 * MiB
+# Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
+SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Modules that tests commonly import, loaded once here so forked children get them for free.
 WARM_MODULES = ("collections", "functools", "heapq", "itertools", "math", "random", "re", "string", "typing")
 
@@ -159,6 +161,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
     status_fd = keep
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"})
+    if req.get("import_paths"):  # numerical libraries start a thread per core, which max_processes counts
+        os.environ.update(dict.fromkeys(SINGLE_THREAD_VARIABLES, "1"))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
@@ -171,6 +175,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
     module.__builtins__ = builtins
     namespace = module.__dict__
     sys.modules["solution"] = module  # what pickle looks up for the solution's functions (multiprocessing)
+    sys.path[:0] = req.get("import_paths", [])  # packages the recipe lets samples import
     sys.argv = ["tests.py"]
     try:
         solution = compile(req["solution"], "<solution>", "exec")

@@ -2,8 +2,8 @@
 
 Containment (`bubblewrap`, the default): new user, PID, network, IPC, UTS and cgroup namespaces
 (no network at all, no view of host processes), `/usr` bound read-only and nothing else of the host
-(no `/etc`, `/home`, `/root`, `/work`), the root and `/dev` remounted read-only, a private
-size-limited tmpfs on `/tmp` as the only writable place (a fresh scratch folder per sample, all of
+(no `/etc`, `/home`, `/root`, `/work`) but the recipe's `import_paths` (read-only), the root and
+`/dev` remounted read-only, a private size-limited tmpfs on `/tmp` as the only writable place (a fresh scratch folder per sample, all of
 `/tmp` wiped after each) besides a private 8 MB `/dev/shm` (multiprocessing's semaphores; wiped
 after each sample too), an empty environment, `--new-session`, `--die-with-parent`, and no nested
 user namespaces (bubblewrap >= 0.8). When the host runs as root, bubblewrap itself is started as
@@ -155,8 +155,9 @@ def _bwrap_supports(bwrap: str, option: str) -> bool:
     return option in help_text.stdout + help_text.stderr
 
 
-def bwrap_command(python: str, scratch_mb: int) -> list[str]:
-    """The bubblewrap command line (documented in the module docstring)."""
+def bwrap_command(python: str, scratch_mb: int, import_paths: tuple[str, ...] = ()) -> list[str]:
+    """The bubblewrap command line (documented in the module docstring); `import_paths` are bound
+    read-only where they are."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxError(
@@ -175,6 +176,8 @@ def bwrap_command(python: str, scratch_mb: int) -> list[str]:
     prefix = os.path.dirname(os.path.dirname(interpreter))
     if not interpreter.startswith("/usr/"):
         cmd += ["--ro-bind", prefix, prefix]
+    for path in import_paths:
+        cmd += ["--ro-bind", path, path]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
     # multiprocessing's semaphores live in /dev/shm: a private one of 8 MB (or scratch_mb if smaller).
     cmd += ["--size", str(min(scratch_mb, 8) << 20), "--tmpfs", "/dev/shm"]
@@ -189,10 +192,11 @@ def bwrap_command(python: str, scratch_mb: int) -> list[str]:
 class Runner:
     """One warm sandboxed interpreter; runs one sample at a time; restarts itself after a crash."""
 
-    def __init__(self, kind: str, python: str, scratch_mb: int) -> None:
+    def __init__(self, kind: str, python: str, scratch_mb: int, import_paths: tuple[str, ...] = ()) -> None:
         self.kind = kind
         self.python = python
         self.scratch_mb = scratch_mb
+        self.import_paths = import_paths
         self.proc: subprocess.Popen | None = None
         self.scratch: str | None = None
         self._buffer = b""
@@ -206,7 +210,7 @@ class Runner:
             **_drop_privileges(),
         }
         if self.kind == "bubblewrap":
-            cmd = bwrap_command(self.python, self.scratch_mb)
+            cmd = bwrap_command(self.python, self.scratch_mb, self.import_paths)
             env = {"PATH": "/usr/bin:/bin"}
         else:
             self.scratch = tempfile.mkdtemp(prefix="gristmill-sandbox-")
@@ -333,6 +337,7 @@ class SandboxPool:
         limits: Limits | None = None,
         python: str | None = None,
         scratch_mb: int = 64,
+        import_paths: tuple[str, ...] = (),
     ) -> None:
         if kind not in SANDBOXES:
             raise SandboxError(f"unknown sandbox {kind!r} (known: {', '.join(SANDBOXES)})")
@@ -349,7 +354,10 @@ class SandboxPool:
         self.limits = limits or Limits()
         self.workers = workers or os.cpu_count() or 1
         self._idle: queue.Queue[Runner] = queue.Queue()
-        self._all = [Runner(kind, python or default_python(), scratch_mb) for _ in range(self.workers)]
+        self.import_paths = import_paths  # folders samples may import from (on sys.path, read-only)
+        self._all = [
+            Runner(kind, python or default_python(), scratch_mb, import_paths) for _ in range(self.workers)
+        ]
         for runner in self._all:
             self._idle.put(runner)
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="sandbox")
@@ -363,7 +371,12 @@ class SandboxPool:
         limits = self.limits
         if timeout_s is not None and timeout_s < limits.timeout_s:
             limits = dataclasses.replace(limits, timeout_s=timeout_s)
-        request = {"solution": solution, "tests": tests, "entry_point": entry_point}
+        request = {
+            "solution": solution,
+            "tests": tests,
+            "entry_point": entry_point,
+            "import_paths": list(self.import_paths),
+        }
         runner = self._idle.get()
         try:
             if self._broken is not None:  # do not wait for every later sample's start-up to fail too

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from typing import Any
 
 from pipeline.document import KEEP, Document, Verdict, keep, reject
-from pipeline.stages import DocumentStage, Param, register
+from pipeline.stages import ConfigError, DocumentStage, Param, register
 from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
 from synthesis.math.verifier import REASONS as MATH_REASONS
 from synthesis.math.verifier import MathVerifier
@@ -64,6 +65,12 @@ class Verify(DocumentStage):
         "python": Param(
             str, "", "interpreter inside the sandbox; empty = /usr/bin/python3 as root, else this one"
         ),
+        "import_paths": Param(
+            list,
+            [],
+            "folders samples may import packages from (e.g. a virtual environment's site-packages, built "
+            "for the sandbox's Python), bound read-only; empty: the standard library only",
+        ),
         "min_mutation_score": Param(
             float,
             0.0,
@@ -81,6 +88,10 @@ class Verify(DocumentStage):
     }
 
     def configure(self) -> None:
+        missing = [path for path in self.import_paths if not os.path.isdir(path)]
+        if missing:
+            raise ConfigError(f"import_paths: {missing[0]!r} is not a folder")
+        self.import_paths = [os.path.abspath(path) for path in self.import_paths]
         self._code: CodeVerifier | None = None
         self._math: MathVerifier | None = None
 
@@ -93,7 +104,9 @@ class Verify(DocumentStage):
             max_open_files=self.max_open_files,
             max_file_mb=self.max_file_mb,
         )
-        pool = SandboxPool(self.sandbox, self.workers, limits, self.python or None, self.scratch_mb)
+        pool = SandboxPool(
+            self.sandbox, self.workers, limits, self.python or None, self.scratch_mb, tuple(self.import_paths)
+        )
         self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants)
         self._math = MathVerifier(sympy_timeout_s=self.math_timeout_s, check_steps=self.check_steps)
 
@@ -108,6 +121,8 @@ class Verify(DocumentStage):
     def manifest_extra(self) -> dict[str, Any]:
         """The sandbox actually used, for reproducing a run's admissions."""
         extra: dict[str, Any] = {"sandbox": self.sandbox, "interpreter": self.python or default_python()}
+        if self.import_paths:
+            extra["import_paths"] = self.import_paths
         if self.sandbox == "bubblewrap" and shutil.which("bwrap"):
             version = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, check=False)
             extra["bubblewrap"] = version.stdout.strip()

@@ -5,12 +5,15 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
+import sys
 import threading
 
+import numpy
 import pytest
 
 from pipeline.document import Document
-from pipeline.stages import STAGES, load_builtin_stages
+from pipeline.stages import STAGES, ConfigError, load_builtin_stages
 from synthesis.verify import Verify
 
 needs_bwrap = pytest.mark.skipif(
@@ -254,6 +257,42 @@ def test_a_sandbox_that_cannot_start_fails_the_stage_instead_of_rejecting_sample
             broken.check(code("next", "x = 1", "assert x == 1"))
     finally:
         broken.teardown()
+
+
+def sandbox_python_matches_this_one() -> bool:
+    """numpy built for this interpreter loads in the sandbox's only when their versions match."""
+    from synthesis.sandbox import default_python
+
+    version = subprocess.run(
+        [default_python(), "-c", "import sys; print(sys.version_info[:2])"], capture_output=True
+    )
+    return version.stdout.decode().strip() == str(sys.version_info[:2])
+
+
+@needs_bwrap
+def test_samples_import_packages_only_from_the_folders_the_recipe_names(stage):
+    if not sandbox_python_matches_this_one():
+        pytest.skip("the sandbox's Python is another version than the one numpy was built for")
+    site_packages = os.path.dirname(os.path.dirname(numpy.__file__))
+    solution = "import numpy as np\n\ndef total(xs):\n    return int(np.sum(xs))\n"
+    samples = [
+        code("right", solution, "assert total([1, 2, 3]) == 6"),
+        code("wrong", solution, "assert total([1, 2, 3]) == 7"),
+        code("write", f"open({os.path.join(site_packages, 'x.py')!r}, 'w')\n"),
+    ]
+    verdicts = stage.check_batch(samples[:1])
+    assert (verdicts[0].reason, verdicts[0].detail) == (
+        "crashed",
+        "solution: ModuleNotFoundError: No module named 'numpy'",
+    )
+    with_numpy = Verify("verify", timeout_s=5.0, workers=1, import_paths=[site_packages])
+    with_numpy.setup()
+    try:
+        assert [v.reason for v in with_numpy.check_batch(samples)] == [None, "tests_failed", "crashed"]
+    finally:
+        with_numpy.teardown()
+    with pytest.raises(ConfigError, match="import_paths: '/nonexistent' is not a folder"):
+        Verify("verify", import_paths=["/nonexistent"])
 
 
 @needs_bwrap
