@@ -18,6 +18,7 @@ from pipeline.urls import normalize_url
 WARC_MAGIC = b"WARC/"
 RECORD_START = b"\nWARC/"
 READ_CHUNK = 1 << 20
+MAX_DECODED_BYTES = 64 << 20  # an HTTP body decoding to more is a failure, not a page
 
 
 class _Buffer:
@@ -186,17 +187,54 @@ def _warc_block_to_record(
 
 
 def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:
+    """The body as the server meant it: de-chunked, then every Content-Encoding undone (last first)."""
     if "chunked" in http_headers.get("transfer-encoding", "").lower():
         payload = _dechunk(payload)
-    encoding = http_headers.get("content-encoding", "").lower()
-    if encoding not in ("gzip", "x-gzip", "deflate"):
-        return payload
+    encodings = [e.strip() for e in http_headers.get("content-encoding", "").lower().split(",")]
+    for encoding in reversed([e for e in encodings if e not in ("", "identity")]):
+        if encoding not in CONTENT_DECODERS:
+            raise ValueError(
+                f"Content-Encoding {encoding!r} is not one gristmill decodes ({', '.join(CONTENT_DECODERS)})"
+            )
+        try:
+            payload = CONTENT_DECODERS[encoding](payload)
+        except Exception as error:  # each codec raises its own error type
+            if payload.lstrip()[:1] == b"<":  # crawlers often store the decoded body, header unchanged
+                continue
+            raise ValueError(f"{encoding} body does not decode: {one_line(error)}") from None
+        if len(payload) > MAX_DECODED_BYTES:
+            raise ValueError(f"{encoding} body decodes to over {MAX_DECODED_BYTES >> 20} MiB")
+    return payload
+
+
+def _inflate(payload: bytes) -> bytes:
+    """gzip or zlib (header detected), else raw deflate, as servers send `deflate` both ways."""
     try:
-        return zlib.decompress(payload, 47)  # 47: gzip or zlib header, detected
+        return zlib.decompressobj(47).decompress(payload, MAX_DECODED_BYTES + 1)
     except zlib.error:
-        if payload.lstrip()[:1] == b"<":  # crawlers often store the decoded body, header unchanged
-            return payload
-        return zlib.decompress(payload, -zlib.MAX_WBITS)
+        return zlib.decompressobj(-zlib.MAX_WBITS).decompress(payload, MAX_DECODED_BYTES + 1)
+
+
+def _unbrotli(payload: bytes) -> bytes:
+    import brotli
+
+    return brotli.Decompressor().process(payload, output_buffer_limit=MAX_DECODED_BYTES + 1)
+
+
+def _unzstd(payload: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload)).read(MAX_DECODED_BYTES + 1)
+
+
+# Decoders of HTTP Content-Encoding; each stops past MAX_DECODED_BYTES (a decompression bomb).
+CONTENT_DECODERS = {
+    "gzip": _inflate,
+    "x-gzip": _inflate,
+    "deflate": _inflate,
+    "br": _unbrotli,
+    "zstd": _unzstd,
+}
 
 
 def _dechunk(payload: bytes) -> bytes:

@@ -3,6 +3,7 @@ import datetime
 import gzip
 import json
 import lzma
+import zlib
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -301,8 +302,9 @@ HTML = (
 )
 
 
-def _response(body: bytes, content_type: str = "text/html; charset=utf-8") -> bytes:
-    return f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n\r\n".encode() + body
+def _response(body: bytes, content_type: str = "text/html; charset=utf-8", encoding: str = "") -> bytes:
+    header = f"Content-Encoding: {encoding}\r\n" if encoding else ""
+    return f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{header}\r\n".encode() + body
 
 
 def test_warc_html_extracted_and_non_html_rejected(tmp_path):
@@ -325,6 +327,49 @@ def test_warc_trafilatura_extractor(tmp_path):
     path.write_bytes(_warc_record("response", _response(HTML)))
     (doc,) = read_all(path, html_extractor="trafilatura")
     assert "real paragraph" in doc.text
+
+
+def test_warc_bodies_in_every_common_content_encoding_are_decoded(tmp_path):
+    import brotli
+    import zstandard
+
+    zstd = zstandard.ZstdCompressor().compress
+    deflate = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    bodies = [
+        (gzip.compress(HTML), "gzip"),
+        (zlib.compress(HTML), "deflate"),
+        (deflate.compress(HTML) + deflate.flush(), "deflate"),  # raw deflate, as some servers send it
+        (brotli.compress(HTML), "br"),
+        (zstd(HTML), "zstd"),
+        (brotli.compress(gzip.compress(HTML)), "gzip, br"),  # applied in order, undone last first
+        (HTML, "br"),  # stored decoded under the header the server sent
+        (HTML, "identity"),
+    ]
+    path = tmp_path / "enc.warc"
+    path.write_bytes(
+        b"".join(_warc_record("response", _response(body, encoding=enc)) for body, enc in bodies)
+    )
+    records = read_all(path)
+    assert [type(r).__name__ for r in records] == ["Document"] * len(bodies)
+    assert all(r.text.startswith("Title\n\nA real paragraph of article text.") for r in records)
+
+
+def test_a_warc_body_that_cannot_be_decoded_is_a_failure_not_garbage_text(tmp_path):
+    import brotli
+
+    bomb = gzip.compress(b"<p>" + b" " * (65 << 20))
+    path = tmp_path / "bad.warc"
+    bodies = [(b"\x00\x01garbage" * 50, "br"), (b"\x1f\x8b" + b"x" * 50, "compress"), (bomb, "gzip")]
+    bodies.append((brotli.compress(HTML), "br"))
+    path.write_bytes(
+        b"".join(_warc_record("response", _response(body, encoding=enc)) for body, enc in bodies)
+    )
+    records = read_all(path)
+    assert [type(r).__name__ for r in records] == ["Failure", "Failure", "Failure", "Document"]
+    assert {r.error for r in records[:3]} == {"BadHttpEncoding"}
+    assert "br body does not decode" in records[0].message
+    assert "Content-Encoding 'compress' is not one gristmill decodes" in records[1].message
+    assert "gzip body decodes to over 64 MiB" in records[2].message
 
 
 def test_warc_wrong_content_length_is_one_failure_and_the_rest_is_read(tmp_path):
