@@ -15,6 +15,7 @@ from pipeline.readers import FORMATS
 from pipeline.recipe import DEFAULT_RECIPE
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that SIGPIPE ended
 
 
 def _default_recipe() -> str:
@@ -174,6 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         detail = f": {interrupt}" if str(interrupt) else ""
         print(f"gristmill: interrupted{detail}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # whatever read our output stopped (`gristmill inspect OUT | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing to flush at exit
+        return EXIT_BROKEN_PIPE
     return EXIT_OK
 
 

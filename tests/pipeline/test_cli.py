@@ -1,6 +1,8 @@
 import contextlib
 import io
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -102,6 +104,17 @@ def test_list_shows_docs_params_and_reasons(capsys):
     assert "min_words (int, default 50)" in listing
     assert "reasons: too_few_words, too_many_words" in listing
     assert "exact_dedup  (collection stage)" in listing
+
+
+def test_output_piped_into_a_reader_that_stops_ends_quietly(cli_run):
+    """`gristmill inspect OUT | head -1`: no traceback when the reader closes the pipe."""
+    out, _ = cli_run
+    for argv in (["list"], ["inspect", str(out)]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pipeline.cli", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        proc.stdout.close()  # before the command writes anything
+        assert proc.stderr.read() == b"" and proc.wait() == 141
 
 
 def test_run_stops_with_exit_1_and_publishes_nothing_when_a_stage_loses_documents(
