@@ -18,9 +18,10 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
 from pipeline import fileio
@@ -44,6 +45,7 @@ CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 JSON_ARRAY_CHUNK = 1 << 20  # bytes read at a time from a JSON array
+MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
 # A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_TEXT = re.compile(_SURROGATE_ESCAPE.pattern.decode())
@@ -398,11 +400,21 @@ def _read_json_stream(
             if head.lstrip().startswith(b"["):
                 yield from _read_json_array(handle, path, config)
                 return
+        lines: Iterable[bytes] = handle
+        if fmt == "json" and head.lstrip().startswith(b"{"):
+            first = handle.readline()
+            lines = chain([first], handle)
+            if not _parses(first):  # not JSON Lines: one object, usually pretty-printed
+                whole = first + handle.read(MAX_JSON_OBJECT_BYTES) + handle.readline()
+                one_object = len(whole) <= MAX_JSON_OBJECT_BYTES and _parses(whole)
+                lines = [whole] if one_object else chain(io.BytesIO(whole), handle)
         line_number = 0
         try:
-            for raw in handle:
+            for raw in lines:
                 line_number += 1
                 record = _parse_json_line(raw, path, line_number, config)
+                if fmt == "json" and line_number == 1:
+                    record = _hint_at_a_list_of_records(record, raw, path)
                 if record is not None:
                     yield record
         except (OSError, EOFError, zlib.error) as error:
@@ -411,6 +423,32 @@ def _read_json_stream(
         except Exception as error:  # zstd raises its own error types
             where = f"{path}:{line_number + 1}"
             yield Failure(where, path, READ_STAGE, type(error).__name__, one_line(error))
+
+
+def _parses(raw: bytes) -> bool:
+    try:
+        json.loads(raw)
+        return True
+    except (ValueError, RecursionError):
+        return False
+
+
+def _hint_at_a_list_of_records(record: Record | None, raw: bytes, path: str) -> Record | None:
+    """A `.json` file's first object without the text field that holds a list of records (an
+    export such as `{"data": [...]}`): its failure says how to read them."""
+    if not (isinstance(record, Failure) and record.error == "MissingText"):
+        return record
+    lists = [
+        (k, v) for k, v in json.loads(raw).items() if isinstance(v, list) and v and isinstance(v[0], dict)
+    ]
+    if not lists:
+        return record
+    key, items = lists[0]
+    hint = (
+        f"; the file is one JSON object whose {key!r} holds a list of {len(items)} records: gristmill reads "
+        f"a .json array or JSON Lines, e.g. `jq -c '.{key}[]' {os.path.basename(path)} > records.jsonl`"
+    )
+    return replace(record, message=record.message + hint)
 
 
 class _JsonArray:

@@ -169,6 +169,32 @@ def test_token_columns_of_an_output_read_back_are_not_metadata_but_a_records_own
     }
 
 
+def test_a_json_file_holding_one_object_is_one_record_not_a_failure_per_line(tmp_path):
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps({"id": "a", "text": "aa", "meta": {"x": [1, 2]}}, indent=2))
+    assert [(type(r).__name__, r.id, r.metadata) for r in read_all(one)] == [
+        ("Document", "a", {"meta": {"x": [1, 2]}})
+    ]
+    export = {"version": "1", "data": [{"id": str(i), "text": f"t{i}"} for i in range(30)]}
+    for indent in (2, None):
+        wrapped = tmp_path / "export.json.gz"
+        wrapped.write_bytes(gzip.compress(json.dumps(export, indent=indent).encode()))
+        (failure,) = read_all(wrapped)
+        assert failure.error == "MissingText" and failure.id == f"{wrapped}:1"
+        assert "'data' holds a list of 30 records" in failure.message
+        assert "jq -c '.data[]' export.json.gz > records.jsonl" in failure.message
+    lines = tmp_path / "lines.json"  # JSON Lines whose first line is damaged: the rest is read
+    lines.write_text(
+        '{"id": "a", "text": \n' + "".join(json.dumps({"id": i, "text": "x"}) + "\n" for i in range(3))
+    )
+    assert [(type(r).__name__, r.id) for r in read_all(lines)] == [
+        ("Failure", f"{lines}:1"),
+        ("Document", "0"),
+        ("Document", "1"),
+        ("Document", "2"),
+    ]
+
+
 def test_zstd_and_json_array(tmp_path):
     import zstandard
 
