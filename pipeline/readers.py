@@ -1,10 +1,10 @@
-"""Input readers: JSON Lines / JSON (plain, gzip, zstd), Parquet, WARC and WET.
+"""Input readers: JSON Lines / JSON / plain text (plain, gzip, zstd), Parquet, WARC and WET.
 
 Each reader turns one *split* of one file into `Document`s, `Rejection`s (stage `read`, for
 records that are not documents we can use, such as a non-HTML response) and `Failure`s (stage
 `read`, for records that could not be parsed). Splits let large plain files be read in parallel:
-JSON Lines by byte range (aligned to line starts), Parquet by row group; compressed files and
-WARC/WET are read whole. The same code serves the Beam pipeline and `iter_documents`. Every
+JSON Lines by byte range (aligned to line starts), Parquet by row group; compressed files,
+WARC/WET and text files (one document each) are read whole. The same code serves the Beam pipeline and `iter_documents`. Every
 file is matched, sized and opened through Beam's `FileSystems` (`pipeline.fileio`), so inputs may
 live on any filesystem Beam knows (local, `s3://`, `gs://`).
 """
@@ -26,11 +26,12 @@ from typing import Any
 
 from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
+from pipeline.json_array import JsonArray
 from pipeline.urls import normalize_url
 from pipeline.warc import read_warc
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-FORMATS = ("jsonl", "json", "parquet", "warc", "wet")
+FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text")
 PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
 # How compressed files start (codec, the suffix that reads it): a plain-named file starting so is refused.
@@ -44,13 +45,11 @@ MISNAMED = "CompressedInput"
 CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
-JSON_ARRAY_CHUNK = 1 << 20  # bytes read at a time from a JSON array
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
 # A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_TEXT = re.compile(_SURROGATE_ESCAPE.pattern.decode())
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
-_JSON_SPACE = re.compile(r"[ \t\n\r]*")
 
 
 class InputError(ValueError):
@@ -116,6 +115,8 @@ def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
     for fmt in ("json", "parquet", "warc", "wet"):
         if name.endswith("." + fmt):
             return fmt, compression
+    if name.endswith(".txt"):
+        return "text", compression
     raise InputError(
         f"{path}: cannot tell the format from the extension; set [input] format or --input-format"
     )
@@ -179,6 +180,8 @@ def read_split(split: Split, config: InputConfig, position: ReadPosition | None 
             yield from _read_json_stream(path, fmt, compression, config, position)
         elif fmt == "parquet":
             yield from _read_parquet(split, config)
+        elif fmt == "text":
+            yield _read_text_file(path, compression, position)
         else:
             with _open_decompressed(path, compression, position) as stream:
                 if compression is None and (misnamed := _misnamed_compressed(stream, path)):
@@ -302,6 +305,19 @@ def _lone_surrogate(record: Any) -> str | None:
                 " (half of a \\u escape pair): not valid Unicode, so it cannot be written as UTF-8"
             )
     return None
+
+
+def _read_text_file(path: str, compression: str | None, position: ReadPosition) -> Record:
+    """A plain-text file (a book, a page) as one document whose id is the file's path."""
+    with _open_decompressed(path, compression, position) as handle:
+        if compression is None and (misnamed := _misnamed_compressed(handle, path)):
+            return misnamed
+        data = handle.read()
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as error:
+        return Failure(path, path, READ_STAGE, "InvalidUtf8", one_line(error))
+    return Document(id=path, text=text, source=path)
 
 
 def _count_newlines(handle, end: int) -> int:
@@ -451,88 +467,15 @@ def _hint_at_a_list_of_records(record: Record | None, raw: bytes, path: str) -> 
     return replace(record, message=record.message + hint)
 
 
-class _JsonArray:
-    """The elements of one JSON array, parsed one at a time from a byte stream.
-
-    Memory is about the largest element, not the file. A malformed element or array raises
-    ValueError after the elements before it were yielded. Bytes that are not UTF-8 are decoded to
-    lone surrogates (`surrogateescape`), which valid JSON text never holds, so the caller can fail
-    just the element that has them.
-    """
-
-    def __init__(self, handle: io.BufferedIOBase) -> None:
-        self.handle = handle
-        self.decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode
-        self.decoder = json.JSONDecoder()
-        self.text = ""
-        self.pos = 0
-        self.eof = False
-
-    def _read(self, size: int) -> bool:
-        """Append the next `size` bytes to the text (dropping what was parsed); False at the end."""
-        if self.eof:
-            return False
-        data = self.handle.read(size)
-        self.eof = not data
-        self.text = self.text[self.pos :] + self.decode(data, final=self.eof)
-        self.pos = 0
-        return not self.eof
-
-    def _next_char(self) -> str:
-        """The next character that is not JSON whitespace ('' at the end), not consumed."""
-        while True:
-            self.pos = _JSON_SPACE.match(self.text, self.pos).end()
-            if self.pos < len(self.text):
-                return self.text[self.pos]
-            if not self._read(JSON_ARRAY_CHUNK):
-                return ""
-
-    def _element(self) -> tuple[Any, str]:
-        """The next value and its JSON text, reading more (doubling) until it parses or the stream ends."""
-        size = JSON_ARRAY_CHUNK
-        self._next_char()
-        while True:
-            try:
-                value, end = self.decoder.raw_decode(self.text, self.pos)
-                if end < len(self.text) or self.eof:  # else a number may go on in the next chunk
-                    break
-            except json.JSONDecodeError:
-                if self.eof:
-                    raise
-            self._read(size)
-            size *= 2
-        source, self.pos = self.text[self.pos : end], end
-        return value, source
-
-    def __iter__(self) -> Iterator[tuple[Any, str]]:
-        if self._next_char() != "[":
-            raise ValueError("not a JSON array")
-        self.pos += 1
-        if self._next_char() == "]":
-            self.pos += 1
-        else:
-            while True:
-                yield self._element()
-                separator = self._next_char()
-                self.pos += 1
-                if separator == "]":
-                    break
-                if separator != ",":
-                    found = repr(separator) if separator else "the end of the file"
-                    raise ValueError(f"expected ',' or ']' after an element, found {found}")
-        if self._next_char():
-            raise ValueError("extra data after the array")
-
-
 def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) -> Iterator[Record]:
-    """Records of a `.json` file holding one array, element by element (see `_JsonArray`).
+    """Records of a `.json` file holding one array, element by element (see `pipeline.json_array`).
 
     An element with bytes that are not UTF-8 is one failure; a malformed element ends the file with
     one failure naming it; the elements before it are read.
     """
     index = 0
     try:
-        for record, source in _JsonArray(handle):
+        for record, source in JsonArray(handle):
             where = f"{path}:{index}"
             if _not_utf8(source):
                 yield Failure(

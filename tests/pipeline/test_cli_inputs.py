@@ -122,9 +122,9 @@ def test_a_compressed_file_named_as_plain_stops_early_saying_how_to_name_it(tmp_
 
 def test_input_format_reads_files_whatever_their_names_say(tmp_path, capsys):
     plain = write_jsonl(tmp_path / "a.jsonl", [{"id": "a", "text": LONG_TEXT}])
-    named = tmp_path / "export.txt"
+    named = tmp_path / "export.dat"
     named.write_bytes(plain.read_bytes())
-    packed = tmp_path / "export2.txt.gz"
+    packed = tmp_path / "export2.dat.gz"
     packed.write_bytes(gzip.compress(plain.read_bytes().replace(b'"a"', b'"b"')))
     recipe = str(write_recipe(tmp_path / "r.toml", ["unused/*.jsonl"], STAGES))
     code = main(["run", "--recipe", recipe, "--input", str(named), "--output", str(tmp_path / "o")])

@@ -195,6 +195,24 @@ def test_a_json_file_holding_one_object_is_one_record_not_a_failure_per_line(tmp
     ]
 
 
+def test_a_text_file_is_one_document_named_by_its_path(tmp_path):
+    book = tmp_path / "book.txt"
+    book.write_bytes(b"\xef\xbb\xbfChapter 1\r\n\r\nIt was a dark night.\n")
+    packed = tmp_path / "notes.md.zst"
+    import zstandard
+
+    packed.write_bytes(zstandard.ZstdCompressor().compress("Été\n".encode()))
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("caf\xe9".encode("latin-1"))
+    assert detect_format(str(book)) == ("text", None)
+    assert [(d.id, d.text) for d in read_all(book)] == [
+        (str(book), "Chapter 1\r\n\r\nIt was a dark night.\n")
+    ]
+    assert [(d.id, d.text) for d in read_all(packed, format="text")] == [(str(packed), "Été\n")]
+    (failure,) = read_all(latin)
+    assert (failure.id, failure.error) == (str(latin), "InvalidUtf8")
+
+
 def test_zstd_and_json_array(tmp_path):
     import zstandard
 

@@ -1,0 +1,86 @@
+"""The elements of one JSON array, parsed one at a time from a byte stream (a `.json` input file)."""
+
+from __future__ import annotations
+
+import codecs
+import io
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+CHUNK = 1 << 20  # bytes read at a time
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class JsonArray:
+    """The elements of one JSON array, parsed one at a time from a byte stream.
+
+    Memory is about the largest element, not the file. A malformed element or array raises
+    ValueError after the elements before it were yielded. Bytes that are not UTF-8 are decoded to
+    lone surrogates (`surrogateescape`), which valid JSON text never holds, so the caller can fail
+    just the element that has them.
+    """
+
+    def __init__(self, handle: io.BufferedIOBase) -> None:
+        self.handle = handle
+        self.decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode
+        self.decoder = json.JSONDecoder()
+        self.text = ""
+        self.pos = 0
+        self.eof = False
+
+    def _read(self, size: int) -> bool:
+        """Append the next `size` bytes to the text (dropping what was parsed); False at the end."""
+        if self.eof:
+            return False
+        data = self.handle.read(size)
+        self.eof = not data
+        self.text = self.text[self.pos :] + self.decode(data, final=self.eof)
+        self.pos = 0
+        return not self.eof
+
+    def _next_char(self) -> str:
+        """The next character that is not JSON whitespace ('' at the end), not consumed."""
+        while True:
+            self.pos = _JSON_SPACE.match(self.text, self.pos).end()
+            if self.pos < len(self.text):
+                return self.text[self.pos]
+            if not self._read(CHUNK):
+                return ""
+
+    def _element(self) -> tuple[Any, str]:
+        """The next value and its JSON text, reading more (doubling) until it parses or the stream ends."""
+        size = CHUNK
+        self._next_char()
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(self.text, self.pos)
+                if end < len(self.text) or self.eof:  # else a number may go on in the next chunk
+                    break
+            except json.JSONDecodeError:
+                if self.eof:
+                    raise
+            self._read(size)
+            size *= 2
+        source, self.pos = self.text[self.pos : end], end
+        return value, source
+
+    def __iter__(self) -> Iterator[tuple[Any, str]]:
+        if self._next_char() != "[":
+            raise ValueError("not a JSON array")
+        self.pos += 1
+        if self._next_char() == "]":
+            self.pos += 1
+        else:
+            while True:
+                yield self._element()
+                separator = self._next_char()
+                self.pos += 1
+                if separator == "]":
+                    break
+                if separator != ",":
+                    found = repr(separator) if separator else "the end of the file"
+                    raise ValueError(f"expected ',' or ']' after an element, found {found}")
+        if self._next_char():
+            raise ValueError("extra data after the array")
