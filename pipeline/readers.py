@@ -4,9 +4,10 @@ Each reader turns one *split* of one file into `Document`s, `Rejection`s (stage 
 records that are not documents we can use, such as a non-HTML response) and `Failure`s (stage
 `read`, for records that could not be parsed). Splits let large plain files be read in parallel:
 JSON Lines by byte range (aligned to line starts), Parquet by row group; compressed files,
-WARC/WET and text files (one document each) are read whole. The same code serves the Beam pipeline and `iter_documents`. Every
-file is matched, sized and opened through Beam's `FileSystems` (`pipeline.fileio`), so inputs may
-live on any filesystem Beam knows (local, `s3://`, `gs://`).
+WARC/WET and text files (one document each) are read whole. The same code serves the Beam
+pipeline and `iter_documents`. Every file is matched, sized and opened through Beam's
+`FileSystems` (`pipeline.fileio`), so inputs may live on any filesystem Beam knows (local,
+`s3://`, `gs://`).
 """
 
 from __future__ import annotations
@@ -408,6 +409,7 @@ def _read_json_stream(
         if compression is None and (misnamed := _misnamed_compressed(handle, path)):
             yield misnamed
             return
+        lines: Iterable[bytes] = handle
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
             if head.startswith(codecs.BOM_UTF8):
@@ -416,14 +418,13 @@ def _read_json_stream(
             if head.lstrip().startswith(b"["):
                 yield from _read_json_array(handle, path, config)
                 return
-        lines: Iterable[bytes] = handle
-        if fmt == "json" and head.lstrip().startswith(b"{"):
-            first = handle.readline()
-            lines = chain([first], handle)
-            if not _parses(first):  # not JSON Lines: one object, usually pretty-printed
-                whole = first + handle.read(MAX_JSON_OBJECT_BYTES) + handle.readline()
-                one_object = len(whole) <= MAX_JSON_OBJECT_BYTES and _parses(whole)
-                lines = [whole] if one_object else chain(io.BytesIO(whole), handle)
+            if head.lstrip().startswith(b"{"):
+                first = handle.readline()
+                lines = chain([first], handle)
+                if not _parses(first):  # not JSON Lines: one object, usually pretty-printed
+                    whole = first + handle.read(MAX_JSON_OBJECT_BYTES) + handle.readline()
+                    one_object = len(whole) <= MAX_JSON_OBJECT_BYTES and _parses(whole)
+                    lines = [whole] if one_object else chain(io.BytesIO(whole), handle)
         line_number = 0
         try:
             for raw in lines:

@@ -19,6 +19,7 @@ WARC_MAGIC = b"WARC/"
 RECORD_START = b"\nWARC/"
 READ_CHUNK = 1 << 20
 MAX_DECODED_BYTES = 64 << 20  # an HTTP body decoding to more is a failure, not a page
+CUT_SHORT = "the body ends before its compressed stream does"
 
 
 class _Buffer:
@@ -210,21 +211,36 @@ def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:
 def _inflate(payload: bytes) -> bytes:
     """gzip or zlib (header detected), else raw deflate, as servers send `deflate` both ways."""
     try:
-        return zlib.decompressobj(47).decompress(payload, MAX_DECODED_BYTES + 1)
+        return _whole(zlib.decompressobj(47), payload)
     except zlib.error:
-        return zlib.decompressobj(-zlib.MAX_WBITS).decompress(payload, MAX_DECODED_BYTES + 1)
+        return _whole(zlib.decompressobj(-zlib.MAX_WBITS), payload)
+
+
+def _whole(decompressor, payload: bytes) -> bytes:
+    out = decompressor.decompress(payload, MAX_DECODED_BYTES + 1)
+    if not decompressor.eof and not decompressor.unconsumed_tail:
+        raise ValueError(CUT_SHORT)
+    return out
 
 
 def _unbrotli(payload: bytes) -> bytes:
     import brotli
 
-    return brotli.Decompressor().process(payload, output_buffer_limit=MAX_DECODED_BYTES + 1)
+    decompressor = brotli.Decompressor()
+    out = decompressor.process(payload, output_buffer_limit=MAX_DECODED_BYTES + 1)
+    if not decompressor.is_finished() and len(out) <= MAX_DECODED_BYTES:
+        raise ValueError(CUT_SHORT)
+    return out
 
 
 def _unzstd(payload: bytes) -> bytes:
     import zstandard
 
-    return zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload)).read(MAX_DECODED_BYTES + 1)
+    out = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload)).read(MAX_DECODED_BYTES + 1)
+    declared = zstandard.frame_content_size(payload)  # -1: the frame does not say
+    if 0 <= len(out) < declared:
+        raise ValueError(CUT_SHORT)
+    return out
 
 
 # Decoders of HTTP Content-Encoding; each stops past MAX_DECODED_BYTES (a decompression bomb).

@@ -3,8 +3,8 @@
 Containment (`bubblewrap`, the default): new user, PID, network, IPC, UTS and cgroup namespaces
 (no network at all, no view of host processes), `/usr` bound read-only and nothing else of the host
 (no `/etc`, `/home`, `/root`, `/work`) but the recipe's `import_paths` (read-only), the root and
-`/dev` remounted read-only, a private size-limited tmpfs on `/tmp` as the only writable place (a fresh scratch folder per sample, all of
-`/tmp` wiped after each) besides a private 8 MB `/dev/shm` (multiprocessing's semaphores; wiped
+`/dev` remounted read-only, a private size-limited tmpfs on `/tmp` as the only writable place (a
+fresh scratch folder per sample, all of `/tmp` wiped after each) besides a private 8 MB `/dev/shm` (multiprocessing's semaphores; wiped
 after each sample too), an empty environment, `--new-session`, `--die-with-parent`, and no nested
 user namespaces (bubblewrap >= 0.8). When the host runs as root, bubblewrap itself is started as
 `nobody` (65534) and builds an unprivileged user namespace: RLIMIT_NPROC is never enforced for

@@ -403,17 +403,25 @@ def test_a_warc_body_that_cannot_be_decoded_is_a_failure_not_garbage_text(tmp_pa
 
     bomb = gzip.compress(b"<p>" + b" " * (65 << 20))
     path = tmp_path / "bad.warc"
+    import zstandard
+
     bodies = [(b"\x00\x01garbage" * 50, "br"), (b"\x1f\x8b" + b"x" * 50, "compress"), (bomb, "gzip")]
+    compressors = {"gzip": gzip.compress, "br": brotli.compress, "zstd": zstandard.ZstdCompressor().compress}
+    bodies += [(compress(HTML)[:-8], name) for name, compress in compressors.items()]  # cut short
     bodies.append((brotli.compress(HTML), "br"))
     path.write_bytes(
         b"".join(_warc_record("response", _response(body, encoding=enc)) for body, enc in bodies)
     )
     records = read_all(path)
-    assert [type(r).__name__ for r in records] == ["Failure", "Failure", "Failure", "Document"]
-    assert {r.error for r in records[:3]} == {"BadHttpEncoding"}
+    assert [type(r).__name__ for r in records] == ["Failure"] * 6 + ["Document"]
+    assert {r.error for r in records[:6]} == {"BadHttpEncoding"}
     assert "br body does not decode" in records[0].message
     assert "Content-Encoding 'compress' is not one gristmill decodes" in records[1].message
     assert "gzip body decodes to over 64 MiB" in records[2].message
+    for record, name in zip(records[3:6], compressors):
+        assert (
+            record.message == f"{name} body does not decode: the body ends before its compressed stream does"
+        )
 
 
 def test_warc_wrong_content_length_is_one_failure_and_the_rest_is_read(tmp_path):
