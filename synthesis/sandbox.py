@@ -54,6 +54,7 @@ SANDBOXES = ("bubblewrap", "process")
 RUNNER_SOURCE = (Path(__file__).with_name("_sandbox_runner.py")).read_text(encoding="utf-8")
 NOBODY = 65534
 WATCHDOG_GRACE_S = 30.0  # host-side, beyond the runner's own wall-clock backstop
+IMPORTS_MOUNT = "/gristmill-imports"  # the recipe's import_paths appear as /gristmill-imports/0, 1, ...
 STARTUP_TIMEOUT_S = 60.0  # a runner that has not said `ready` by then is replaced
 SAMPLE_KILLED_RUNNER = ("runner_died", "runner_hung")
 INFRASTRUCTURE = (*SAMPLE_KILLED_RUNNER, "backstop")  # outcomes retried once on a fresh runner
@@ -155,9 +156,17 @@ def _bwrap_supports(bwrap: str, option: str) -> bool:
     return option in help_text.stdout + help_text.stderr
 
 
+def seen_import_paths(kind: str, import_paths: tuple[str, ...]) -> list[str]:
+    """Where the sample sees `import_paths`: under IMPORTS_MOUNT in bubblewrap (a path under /tmp
+    would be hidden by the sandbox's own /tmp), as they are in the `process` sandbox."""
+    if kind == "bubblewrap":
+        return [f"{IMPORTS_MOUNT}/{index}" for index in range(len(import_paths))]
+    return list(import_paths)
+
+
 def bwrap_command(python: str, scratch_mb: int, import_paths: tuple[str, ...] = ()) -> list[str]:
     """The bubblewrap command line (documented in the module docstring); `import_paths` are bound
-    read-only where they are."""
+    read-only under IMPORTS_MOUNT."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxError(
@@ -176,8 +185,8 @@ def bwrap_command(python: str, scratch_mb: int, import_paths: tuple[str, ...] = 
     prefix = os.path.dirname(os.path.dirname(interpreter))
     if not interpreter.startswith("/usr/"):
         cmd += ["--ro-bind", prefix, prefix]
-    for path in import_paths:
-        cmd += ["--ro-bind", path, path]
+    for path, inside in zip(import_paths, seen_import_paths("bubblewrap", import_paths)):
+        cmd += ["--ro-bind", path, inside]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
     # multiprocessing's semaphores live in /dev/shm: a private one of 8 MB (or scratch_mb if smaller).
     cmd += ["--size", str(min(scratch_mb, 8) << 20), "--tmpfs", "/dev/shm"]
@@ -354,7 +363,7 @@ class SandboxPool:
         self.limits = limits or Limits()
         self.workers = workers or os.cpu_count() or 1
         self._idle: queue.Queue[Runner] = queue.Queue()
-        self.import_paths = import_paths  # folders samples may import from (on sys.path, read-only)
+        self.import_paths = seen_import_paths(kind, import_paths)  # put first on the sample's sys.path
         self._all = [
             Runner(kind, python or default_python(), scratch_mb, import_paths) for _ in range(self.workers)
         ]
@@ -375,7 +384,7 @@ class SandboxPool:
             "solution": solution,
             "tests": tests,
             "entry_point": entry_point,
-            "import_paths": list(self.import_paths),
+            "import_paths": self.import_paths,
         }
         runner = self._idle.get()
         try:

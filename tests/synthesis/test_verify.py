@@ -7,6 +7,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 
 import numpy
@@ -293,6 +294,27 @@ def test_samples_import_packages_only_from_the_folders_the_recipe_names(stage):
         with_numpy.teardown()
     with pytest.raises(ConfigError, match="import_paths: '/nonexistent' is not a folder"):
         Verify("verify", import_paths=["/nonexistent"])
+
+
+@needs_bwrap
+def test_import_paths_under_tmp_are_seen_inside_the_sandbox():
+    """The sandbox has its own /tmp: a folder of packages under the host's /tmp is bound elsewhere."""
+    folder = tempfile.mkdtemp()
+    try:
+        os.makedirs(os.path.join(folder, "mypkg"))
+        with open(os.path.join(folder, "mypkg", "__init__.py"), "w") as handle:
+            handle.write("VALUE = 42\n")
+        for path in (folder, os.path.join(folder, "mypkg")):
+            os.chmod(path, 0o755)  # the sandbox runs as `nobody` when the tests run as root
+        verify = Verify("verify", workers=1, import_paths=[folder])
+        verify.setup()
+        try:
+            (verdict,) = verify.check_batch([code("tmp", "from mypkg import VALUE\n", "assert VALUE == 42")])
+        finally:
+            verify.teardown()
+        assert verdict.keep, verdict.detail
+    finally:
+        shutil.rmtree(folder)
 
 
 @needs_bwrap
