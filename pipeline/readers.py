@@ -42,7 +42,7 @@ COMPRESSED_MAGIC = {
     b"BZh": ("bzip2", ""),
     b"\xfd7zXZ\x00": ("xz", ""),
 }
-MISNAMED = "CompressedInput"
+MISNAMED = "CompressedInput"  # the error of the one failure such a file gets (its exception's name)
 CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
@@ -55,6 +55,11 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 class InputError(ValueError):
     """An input that cannot be read at all (missing file, unknown format); names the file."""
+
+
+class CompressedInput(ValueError):
+    """A file whose first bytes say it is compressed though its name does not: `read_split` makes
+    it the file's one failure (error `CompressedInput`)."""
 
 
 @dataclass(frozen=True)
@@ -185,10 +190,7 @@ def read_split(split: Split, config: InputConfig, position: ReadPosition | None 
             yield _read_text_file(path, compression, position)
         else:
             with _open_decompressed(path, compression, position) as stream:
-                if compression is None and (misnamed := _misnamed_compressed(stream, path)):
-                    yield misnamed
-                else:
-                    yield from read_warc(stream, path, fmt, config.html_extractor)
+                yield from read_warc(stream, path, fmt, config.html_extractor)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
         yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
 
@@ -311,8 +313,6 @@ def _lone_surrogate(record: Any) -> str | None:
 def _read_text_file(path: str, compression: str | None, position: ReadPosition) -> Record:
     """A plain-text file (a book, a page) as one document whose id is the file's path."""
     with _open_decompressed(path, compression, position) as handle:
-        if compression is None and (misnamed := _misnamed_compressed(handle, path)):
-            return misnamed
         data = handle.read()
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
@@ -334,31 +334,34 @@ def _count_newlines(handle, end: int) -> int:
     return count
 
 
-def _misnamed_compressed(handle: io.IOBase, path: str) -> Failure | None:
-    """One failure for a whole file whose first bytes say it is compressed though its name does not;
-    `handle` (the file's raw bytes) is left at its start."""
+def _refuse_misnamed(handle: io.IOBase, path: str) -> None:
+    """Raise CompressedInput when the file's first bytes say it is compressed though its name does
+    not; `handle` (the file's raw bytes) is left at its start."""
     head = handle.read(8)
     handle.seek(0)
     found = [known for magic, known in COMPRESSED_MAGIC.items() if head.startswith(magic)]
     if not found:
-        return None
+        return
     codec, suffix = found[0]
     remedy = (
         f"rename it to {os.path.basename(path)}{suffix}"
         if suffix
         else "decompress it (gristmill reads gzip and zstd)"
     )
-    message = f"the file is {codec}-compressed but its name does not say so: {remedy}; nothing of it was read"
-    return Failure(path, path, READ_STAGE, MISNAMED, message)
+    raise CompressedInput(
+        f"the file is {codec}-compressed but its name does not say so: {remedy}; nothing of it was read"
+    )
 
 
 def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosition) -> Iterator[Record]:
     """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file."""
     source = split.path
     with fileio.open_read(source) as handle:
-        if misnamed := _misnamed_compressed(handle, source):
+        try:
+            _refuse_misnamed(handle, source)
+        except CompressedInput:
             if split.start == 0:  # the file's first split reports it, once
-                yield misnamed
+                raise
             return
         read_position.follow(handle, split.start)
         end = split.end if split.end >= 0 else fileio.size(source)
@@ -398,6 +401,7 @@ def _open_decompressed(
 
             yield io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=False))
         else:
+            _refuse_misnamed(raw, path)
             yield raw
 
 
@@ -406,9 +410,6 @@ def _read_json_stream(
 ) -> Iterator[Record]:
     """Compressed JSON Lines, or a `.json` file (one array of objects, or JSON Lines)."""
     with _open_decompressed(path, compression, position) as handle:
-        if compression is None and (misnamed := _misnamed_compressed(handle, path)):
-            yield misnamed
-            return
         lines: Iterable[bytes] = handle
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
