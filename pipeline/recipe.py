@@ -13,7 +13,7 @@ from typing import Any
 
 from pipeline import fileio
 from pipeline.readers import FORMATS, InputConfig, InputError, detect_format, input_files
-from pipeline.stages import GENERATORS, STAGES, ConfigError, Generator, Stage, load_builtin_stages
+from pipeline.stages import GENERATORS, STAGES, ConfigError, Generator, Stage, load_plugins
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RECIPE = REPO_ROOT / "recipes" / "default.toml"
@@ -131,7 +131,7 @@ def build_recipe(
     data: dict[str, Any], path: str = "<recipe>", input_paths: list[str] | None = None
 ) -> Recipe:
     """Validate a parsed recipe and build its stages and generators."""
-    load_builtin_stages()
+    load_plugins()
     unknown = sorted(set(data) - {"run", "input", "output", "stage", "synthesis"})
     if unknown:
         raise ConfigError(

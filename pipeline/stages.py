@@ -180,12 +180,21 @@ STAGE_MODULES = (
 )
 
 
+def _check_free(registry: dict[str, type], name: str, cls: type, what: str) -> None:
+    """Refuse a second class under a registered name (a plugin must not replace a stage)."""
+    taken = registry.get(name)
+    if taken is not None and taken is not cls:
+        raise RuntimeError(
+            f"{what} name {name!r} of {cls.__module__}.{cls.__qualname__} is already taken by "
+            f"{taken.__module__}.{taken.__qualname__}"
+        )
+
+
 def register(name: str):
     """Class decorator: make a Stage available to recipes as `use = "<name>"`."""
 
     def wrap(cls: type[Stage]) -> type[Stage]:
-        if name in STAGES and STAGES[name] is not cls:
-            raise RuntimeError(f"stage name {name!r} registered twice")
+        _check_free(STAGES, name, cls, "stage")
         cls.registry_name = name
         STAGES[name] = cls
         return cls
@@ -197,6 +206,7 @@ def register_generator(name: str):
     """Class decorator: make a Generator available to recipe `[[synthesis]]` tables."""
 
     def wrap(cls: type[Generator]) -> type[Generator]:
+        _check_free(GENERATORS, name, cls, "generator")
         cls.registry_name = name
         GENERATORS[name] = cls
         return cls
@@ -214,3 +224,33 @@ def load_builtin_stages() -> None:
         for info in pkgutil.iter_modules(package.__path__):
             if not info.name.startswith("_"):
                 importlib.import_module(f"{package_name}.{info.name}")
+
+
+# Entry-point group through which installed packages add stages and generators: each entry
+# names a module that registers them when imported (`my_filters = "my_pkg.stages"`).
+PLUGIN_GROUP = "gristmill.plugins"
+_plugins_loaded = False
+
+
+def load_plugins() -> None:
+    """Import the modules of every installed `gristmill.plugins` entry point, once per process."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    from importlib.metadata import entry_points
+
+    load_builtin_stages()
+    for entry in sorted(entry_points(group=PLUGIN_GROUP), key=lambda e: e.name):
+        try:
+            entry.load()
+        except Exception as error:
+            raise ConfigError(
+                f"plugin {entry.name!r} ({entry.value}, entry point group {PLUGIN_GROUP}) "
+                f"failed to load: {type(error).__name__}: {error}"
+            ) from error
+    _plugins_loaded = True
+
+
+def is_builtin(cls: type) -> bool:
+    """Whether a stage or generator class ships with gristmill (not with a plugin)."""
+    return cls.__module__.split(".")[0] in STAGE_MODULES
