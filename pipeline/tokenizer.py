@@ -7,7 +7,8 @@ tokenization off and leaves `n_tokens` null.
 
 Memory follows `ENCODE_BATCH_CHARS`, not the batch or the longest document: a batch is encoded a
 few MB of text at a time, and a text longer than `PIECE_CHARS` in pieces cut where the tokenizer
-itself splits (a cut is used only when the text around it encodes to the same ids whole and in two).
+itself splits (a cut is used only when the text around it encodes to the same ids whole and in two;
+for tokenizers that prepend a space to every text, the cut drops the space the second piece gets).
 Encoding 20 MB at once took ~140 bytes of memory per character.
 """
 
@@ -95,31 +96,40 @@ def encode_pieces(tokenizer, texts: list[str], token_ids: bool) -> Iterator[list
 
 
 def text_pieces(tokenizer, text: str) -> list[str]:
-    """`text` in pieces of about PIECE_CHARS whose token ids, joined, are the whole text's."""
+    """`text` in pieces of about PIECE_CHARS whose token ids, joined, are the whole text's
+    (a space between two pieces is left out where the tokenizer prepends one to every text)."""
     pieces, start = [], 0
     while len(text) - start > PIECE_CHARS:
         cut = _cut_near(tokenizer, text, start + PIECE_CHARS)
         if cut is None:
             break
-        pieces.append(text[start:cut])
-        start = cut
+        end, start_after = cut
+        pieces.append(text[start:end])
+        start = start_after
     pieces.append(text[start:])
     return pieces
 
 
-def _cut_near(tokenizer, text: str, at: int) -> int | None:
-    """The first place from `at` on where the text around it encodes the same whole and cut in two
-    (None after CUT_TRIES places that do not: this tokenizer does not split there)."""
+def _cut_near(tokenizer, text: str, at: int) -> tuple[int, int] | None:
+    """The first place from `at` on where the text around it encodes the same whole and cut in two,
+    as (end of the first piece, start of the second); None after CUT_TRIES places that do not.
+
+    A cut goes before whitespace, or drops one space there: tokenizers that prepend a space to
+    every text (Llama-2 and other SentencePiece conversions without a pre-tokenizer) give the
+    second piece back the space as its own prepended one."""
     for tries, candidate in enumerate(CUT_CANDIDATE.finditer(text, at)):
         if tries == CUT_TRIES:
             return None
         cut = candidate.start()
         if cut >= len(text) - CUT_CONTEXT:
             return None
-        before, after = text[cut - CUT_CONTEXT : cut], text[cut : cut + CUT_CONTEXT]
-        whole, left, right = tokenizer.encode_batch_fast(
-            [before + after, before, after], add_special_tokens=False
-        )
-        if whole.ids == left.ids + right.ids:
-            return cut
+        before = text[cut - CUT_CONTEXT : cut]
+        for start_after in (cut, cut + 1) if text[cut] == " " else (cut,):
+            after = text[start_after : start_after + CUT_CONTEXT]
+            whole, left, right = tokenizer.encode_batch_fast(
+                [text[cut - CUT_CONTEXT : start_after + CUT_CONTEXT], before, after],
+                add_special_tokens=False,
+            )
+            if whole.ids == left.ids + right.ids:
+                return cut, start_after
     return None
