@@ -13,8 +13,12 @@ A generous wall-clock backstop (`backstop`) ends a sample that a starved machine
 host treats that as an infrastructure fault, not a verdict. The first line written is `ready`.
 """
 
+import ast
 import builtins
+import functools
+import itertools
 import json
+import operator
 import os
 import resource
 import select
@@ -32,6 +36,140 @@ REPORT_RESERVE = 32 * MiB
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Modules that tests commonly import, loaded once here so forked children get them for free.
 WARM_MODULES = ("collections", "functools", "heapq", "itertools", "math", "random", "re", "string", "typing")
+# Values of these types hold no code of the sample's: nothing to check inside them.
+PLAIN_TYPES = (int, float, complex, str, bytes, bool, type(None))
+# Values inside a compared container checked for an always-equal object, at most.
+GAMING_CHECK_BUDGET = 10_000
+COMPARE_HELPER = "__gristmill_compare__"
+
+
+class GamedTests(AssertionError):
+    """Tests passed only because the solution's objects or patches answer for them."""
+
+
+GUARDED_OPERATORS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+
+
+def _compile_tests(tests):
+    """The tests compiled with every single `==`, `!=`, `in` and `not in` routed through
+    COMPARE_HELPER, which refuses always-equal objects (a walk, not a NodeTransformer: 3x cheaper)."""
+    tree = ast.parse(tests, "<tests>")
+    for node in ast.walk(tree):
+        for field, value in ast.iter_fields(node):
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if type(item) is ast.Compare and (call := _guarded_comparison(item)):
+                        value[index] = call
+            elif type(value) is ast.Compare and (call := _guarded_comparison(value)):
+                setattr(node, field, call)
+    return compile(tree, "<tests>", "exec")
+
+
+def _guarded_comparison(node):
+    """`COMPARE_HELPER("Eq", a, b)` for `a == b` (chained comparisons are left as they are)."""
+    if len(node.ops) != 1 or not isinstance(node.ops[0], GUARDED_OPERATORS):
+        return None
+    at = {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
+    operation = ast.Constant(type(node.ops[0]).__name__, **at)
+    return ast.Call(
+        ast.Name(COMPARE_HELPER, ast.Load(), **at), [operation, node.left, node.comparators[0]], [], **at
+    )
+
+
+COMPARISONS = {
+    "Eq": operator.eq,
+    "NotEq": operator.ne,
+    "In": lambda left, right: left in right,
+    "NotIn": lambda left, right: left not in right,
+}
+
+
+def _compare(op, left, right):
+    """One comparison of the tests, refused when an operand is an object that equals anything."""
+    if type(left) not in PLAIN_TYPES or type(right) not in PLAIN_TYPES:
+        _refuse_always_equal(left)
+        _refuse_always_equal(right)
+    return COMPARISONS[op](left, right)
+
+
+def _refuse_always_equal(value):
+    """Raise GamedTests if `value`, or a value inside it, has an `__eq__` written by the solution
+    that says it equals a fresh `object()` (what no honest value does)."""
+    stack, budget = [value], GAMING_CHECK_BUDGET
+    while stack and budget > 0:
+        item = stack.pop()
+        budget -= 1
+        kind = type(item)
+        if kind in PLAIN_TYPES:
+            continue
+        if kind in (list, tuple, set, frozenset):
+            stack.extend(itertools.islice(item, budget))
+        elif kind is dict:
+            stack.extend(itertools.islice(item.items(), budget))
+        else:
+            _check_own_equality(item)
+
+
+def _check_own_equality(item):
+    equal = next((vars(k)["__eq__"] for k in type(item).__mro__ if "__eq__" in vars(k)), None)
+    if not isinstance(equal, types.FunctionType) or equal.__code__.co_filename != "<solution>":
+        return
+    try:
+        claims = equal(item, object())
+        claims = claims is not NotImplemented and bool(claims)
+    except Exception:
+        return
+    if claims:
+        _GAMED.append(f"the solution's {type(item).__qualname__}.__eq__ says it equals any object")
+        raise GamedTests(_GAMED[-1])
+
+
+_GAMED = []  # what a guard found; kept even if the tests catch the exception it raised
+
+
+def _guard_unittest():
+    """Check the arguments of every TestCase assert method; return the unittest classes'
+    attributes as they are now, to tell afterwards whether the sample replaced any."""
+    import unittest
+
+    for name, method in list(vars(unittest.TestCase).items()):
+        if name.startswith("assert") and callable(method):
+            setattr(unittest.TestCase, name, _guarded(method))
+    owners = (
+        unittest,
+        unittest.TestCase,
+        unittest.TestResult,
+        unittest.TextTestResult,
+        unittest.TestSuite,
+        unittest.TextTestRunner,
+    )
+    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in owners]
+
+
+def _is_code(value):
+    """Whether a class or module attribute is behaviour (settings such as `maxDiff` are the tests' to change)."""
+    return callable(value) or isinstance(value, (classmethod, staticmethod, property))
+
+
+def _guarded(method):
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        for value in args[:2]:
+            _refuse_always_equal(value)
+        return method(self, *args, **kwargs)
+
+    return guarded
+
+
+def _refuse_tampering(watched):
+    """Raise GamedTests if the sample replaced a unittest attribute or a guard found something."""
+    for owner, attributes in watched:
+        for name, value in attributes.items():
+            if vars(owner).get(name) is not value:
+                where = owner.__name__ if isinstance(owner, types.ModuleType) else owner.__qualname__
+                _GAMED.append(f"the sample replaced unittest's {where}.{name}")
+    if _GAMED:
+        raise GamedTests(_GAMED[0])
 
 
 def _set_limits(req, base_tasks):
@@ -149,7 +287,7 @@ def _run_defined_tests(namespace, before, tests):
             raise AssertionError(f"{test.id()}: {trace.strip().splitlines()[-1]}")
 
 
-def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
+def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched):
     """In the forked child: isolate, limit, then run solution, tests and check(entry_point)."""
     os.chdir(scratch)
     devnull = os.open("/dev/null", os.O_RDONLY)
@@ -180,11 +318,12 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
     try:
         solution = compile(req["solution"], "<solution>", "exec")
         phase = "compile_tests"
-        tests = compile(req["tests"], "<tests>", "exec")
+        tests = _compile_tests(req["tests"])
         phase = "solution"
         exec(solution, namespace)
         phase = "tests"
         namespace["__name__"] = "__main__"
+        namespace[COMPARE_HELPER] = _compare
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up
         before = dict(namespace)
         try:
@@ -201,6 +340,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
             if entry not in namespace:
                 raise NameError(f"entry point {entry!r} is not defined by the solution")
             namespace["check"](namespace[entry])
+        phase = "tests"
+        _refuse_tampering(watched)
         sys.stdout.flush()
         sys.stderr.flush()
         _report(status_fd, nonce, "ok")
@@ -209,7 +350,9 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks):
         try:
             namespace.clear()  # free what the sample allocated, and use the reserve to report
             resource.setrlimit(resource.RLIMIT_AS, resource.getrlimit(resource.RLIMIT_AS)[1:] * 2)
-            _report(status_fd, nonce, phase, type(exc).__name__, str(exc))
+            # the tests may have caught a guard's exception and raised their own
+            reported = GamedTests(_GAMED[0]) if _GAMED else exc
+            _report(status_fd, nonce, phase, type(reported).__name__, str(reported))
         finally:
             os._exit(1)
 
@@ -273,7 +416,7 @@ class Clock:
         return (own_left, "timeout") if own_left <= wall_left else (wall_left, "backstop")
 
 
-def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable):
+def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable, watched):
     """Run one sample and return the reply dict (status, exit, timing, captured output)."""
     scratch = os.path.join(scratch_root, f"s{seq}")
     os.mkdir(scratch, 0o700)
@@ -287,7 +430,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
             os.setsid()
             for fd in (out_r, err_r, st_r):
                 os.close(fd)
-            _run_child(req, scratch, out_w, err_w, st_w, nonce, base_tasks)
+            _run_child(req, scratch, out_w, err_w, st_w, nonce, base_tasks, watched)
         finally:
             os._exit(1)
     for fd in (out_w, err_w, st_w):
@@ -408,6 +551,7 @@ def _count_tasks(uid):
 def main():
     for name in WARM_MODULES:
         __import__(name)
+    watched = _guard_unittest()
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
     other_writable = sys.argv[3:]  # emptied after every sample too (the sandbox's /dev/shm)
@@ -422,7 +566,9 @@ def main():
     replies.write("ready\n")
     replies.flush()
     for seq, line in enumerate(requests):
-        reply = run_one(json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace, other_writable)
+        reply = run_one(
+            json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace, other_writable, watched
+        )
         replies.write(json.dumps(reply) + "\n")
         replies.flush()
         if not reply["clean"]:

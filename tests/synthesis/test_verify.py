@@ -397,6 +397,99 @@ def test_tests_that_are_only_defined_are_run_as_pytest_and_unittest_would(stage)
     )
 
 
+ALWAYS_EQUAL = "class AlwaysEqual:\n    def __eq__(self, other):\n        return True\n"
+UNITTEST_ADD = "import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n"
+
+
+@needs_bwrap
+def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(stage):
+    """Reward hacks seen in generated code: an object equal to anything, a patched test framework."""
+    gamed = {
+        "always_equal": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "int_subclass": (
+            "class E(int):\n    __hash__ = int.__hash__\n    def __eq__(self, other):\n        return True\n"
+            "def add(a, b):\n    return E(0)\n",
+            "assert 3 == add(1, 2)\n",
+        ),
+        "inside_a_list": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return [AlwaysEqual()]\n",
+            "assert add(1, 2) == [3]\n",
+        ),
+        "membership": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "assert add(1, 2) in (3,)\n",
+        ),
+        "made_by_type": (
+            "def add(a, b):\n    return type('X', (), {'__eq__': lambda self, other: True})()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "unittest_assert": (ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n", UNITTEST_ADD),
+        "caught_by_the_tests": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "try:\n    assert add(1, 2) == 3\nexcept Exception:\n    pass\n",
+        ),
+        "patched_assert_equal": (
+            "import unittest\nunittest.TestCase.assertEqual = lambda *args: None\ndef add(a, b):\n    return 0\n",
+            UNITTEST_ADD,
+        ),
+        "patched_main": (
+            "import unittest\nunittest.main = lambda *args, **kwargs: None\ndef add(a, b):\n    return 0\n",
+            UNITTEST_ADD + "unittest.main()\n",
+        ),
+    }
+    docs = [code(name, solution, tests) for name, (solution, tests) in gamed.items()]
+    docs.append(
+        code(
+            "check",
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "def check(candidate):\n    assert candidate(1, 2) == 3\n",
+            entry_point="add",
+        )
+    )
+    verdicts = stage.check_batch(docs)
+    assert [(d.id, v.reason) for d, v in zip(docs, verdicts)] == [(d.id, "tests_failed") for d in docs]
+    details = {d.id: v.detail for d, v in zip(docs, verdicts)}
+    assert (
+        details["always_equal"]
+        == "tests: GamedTests: the solution's AlwaysEqual.__eq__ says it equals any object"
+    )
+    assert details["caught_by_the_tests"] == details["always_equal"]
+    assert details["check"].startswith("check: GamedTests: the solution's AlwaysEqual.__eq__")
+    assert details["made_by_type"] == "tests: GamedTests: the solution's X.__eq__ says it equals any object"
+    assert (
+        details["patched_assert_equal"]
+        == "tests: GamedTests: the sample replaced unittest's TestCase.assertEqual"
+    )
+    assert details["patched_main"] == "tests: GamedTests: the sample replaced unittest's unittest.main"
+
+    honest = [
+        code(
+            "fraction",
+            "class Frac:\n    def __init__(self, n, d):\n        self.n, self.d = n, d\n"
+            "    def __eq__(self, other):\n        return isinstance(other, Frac) and self.n * other.d == other.n * self.d\n"
+            "def half():\n    return Frac(1, 2)\n",
+            "assert half() == Frac(2, 4)\nassert half() != Frac(1, 3)\nassert half() in [Frac(3, 6)]\n",
+        ),
+        code(
+            "compares_by_text",
+            "class Name:\n    def __init__(self, v):\n        self.v = v\n"
+            "    def __eq__(self, other):\n        return str(self.v) == str(other)\ndef name():\n    return Name('bob')\n",
+            "assert name() == 'bob'\n",
+        ),
+        code(  # the tests' own wildcard equals anything, and tests may change unittest's settings
+            "tests_wildcard",
+            "def pair(a):\n    return [a, object()]\n",
+            "import unittest\nfrom unittest import mock\nunittest.TestCase.maxDiff = None\n"
+            "assert pair(1) == [1, mock.ANY]\nclass T(unittest.TestCase):\n"
+            "    def test_pair(self):\n        self.assertEqual(pair(2), [2, mock.ANY])\n",
+        ),
+    ]
+    assert [v.reason for v in stage.check_batch(honest)] == [None, None, None]
+
+
 @needs_bwrap
 def test_teardown_stops_the_runners_setup_started():
     verify = Verify("verify", timeout_s=1.0, workers=1)
