@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from synthesis.math.answers import Answer, normalize_answer
-from synthesis.math.latex import NotArithmetic, delatex, matching_close
+from synthesis.math.latex import NotArithmetic, delatex, functions_as_calls, matching_close
 from synthesis.math.parse import evaluate_text
 from synthesis.own_time import OwnClock
 
@@ -81,7 +81,7 @@ def _text_key(s: str) -> str:
 
 def to_sympy_source(s: str) -> str:
     """A string `sympy.parse_expr` understands, from a normalised LaTeX answer."""
-    s = delatex(s)
+    s = delatex(functions_as_calls(s))
     s = re.sub(r"\\(?:pi)\b", " pi ", s)
     s = re.sub(r"\\infty\b|∞", " oo ", s)
     s = re.sub(r"\\ln\b", " log ", s)

@@ -120,3 +120,59 @@ def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
         out.append({"{": "(", "}": ")"}.get(c, c))
         i += 1
     return "".join(out)
+
+
+_LOG_BASE = re.compile(r"\\log_\s*(\{[^{}]*\}|[A-Za-z0-9])\s*")
+_FUNCTION_ATOM = re.compile(
+    r"\\(ln|log|exp|sin|cos|tan|cot|sec|csc)\s+((?:\d+(?:\.\d+)?|[A-Za-z])\^(?:\{[^{}]*\}|[A-Za-z0-9]))"
+)
+_ATOM = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]")
+_REPEATING = re.compile(r"(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
+_BARS = {
+    "lvert": "|",
+    "rvert": "|",
+    "vert": "|",
+    "lfloor": " floor(",
+    "rfloor": ")",
+    "lceil": " ceiling(",
+    "rceil": ")",
+}
+_BAR_COMMAND = re.compile(r"\\(" + "|".join(_BARS) + r")(?![A-Za-z])")
+
+
+def functions_as_calls(s: str) -> str:
+    """LaTeX function notation as calls a parser reads: `\\log_2 8` as `log((8),(2))`, `\\ln e^2`
+    as `\\ln(e^2)` (a power of an atom is the argument; `\\sin 2x` is left to sympy),
+    `\\lfloor x\\rfloor` as `floor(x)`, `|x|` as `Abs(x)`, and the repeating decimal
+    `0.\\overline{3}` as the fraction `(3/9)`."""
+    s = _REPEATING.sub(_repeating_fraction, s)
+    s = _BAR_COMMAND.sub(lambda match: _BARS[match.group(1)], s)
+    s = re.sub(r"(?<!\\)\|([^|]+)\|", r"Abs(\1)", s)
+    out, i = [], 0
+    for match in _LOG_BASE.finditer(s):
+        if match.start() < i:
+            continue
+        argument, end = _log_argument(s, match.end())
+        if argument is None:
+            continue
+        base = match.group(1).strip("{}")
+        out += [s[i : match.start()], f"log(({argument}),({base}))"]
+        i = end
+    s = "".join(out) + s[i:]
+    return _FUNCTION_ATOM.sub(r"\\\1(\2)", s)
+
+
+def _log_argument(s: str, i: int) -> tuple[str | None, int]:
+    """The argument of `\\log_b` at `s[i:]`: a `{}` or `()` group, a number or one letter."""
+    if s[i : i + 1] in ("{", "("):
+        close = matching_close(s, i, "{(", "})")
+        return (s[i + 1 : close], close + 1) if close > 0 else (None, i)
+    atom = _ATOM.match(s, i)
+    return (atom.group(), atom.end()) if atom else (None, i)
+
+
+def _repeating_fraction(match: re.Match) -> str:
+    whole, fixed, repeating = match.group(1) or "0", match.group(2), match.group(3)
+    numerator = int(fixed + repeating) - int(fixed or "0")
+    denominator = 10 ** len(fixed) * (10 ** len(repeating) - 1)
+    return f"({int(whole) * denominator + numerator}/{denominator})"

@@ -75,6 +75,20 @@ def test_extract_answer(solution, expected):
         ("x^2+2x+1", "(x+1)^2"),
         ("\\text{(C)}", "C"),
         ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\end{pmatrix}"),
+        # function notation (each was wrong_answer or unparseable)
+        ("\\log_2 8", "3"),
+        ("\\log_{3}{81}", "4"),
+        ("\\log_2(32)", "5"),
+        ("\\log_{10} 1000", "3"),
+        ("\\ln e^2", "2"),
+        ("|{-3}|", "3"),
+        ("\\left| -5 \\right|", "5"),
+        ("\\lvert -2 \\rvert", "2"),
+        ("\\lfloor 3.7 \\rfloor", "3"),
+        ("\\left\\lceil \\frac{7}{2} \\right\\rceil", "4"),
+        ("0.\\overline{3}", "\\frac13"),
+        ("1.2\\overline{34}", "\\frac{611}{495}"),
+        ("\\sin 2x", "\\sin(2x)"),
     ],
 )
 def test_equivalent_answers(verifier, predicted, reference):
@@ -101,6 +115,12 @@ def test_equivalent_answers(verifier, predicted, reference):
         ("0", "\\infty"),
         ("-\\infty", "\\infty"),
         ("(2, -\\infty)", "(2, \\infty)"),
+        ("\\log_2 8", "4"),
+        ("\\log_3 8", "2"),
+        ("\\lfloor 3.7 \\rfloor", "4"),
+        ("\\lceil 3.2 \\rceil", "3"),
+        ("0.\\overline{3}", "0.33"),
+        ("|x|", "x"),
     ],
 )
 def test_different_answers(verifier, predicted, reference):
