@@ -439,6 +439,17 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "import unittest\nunittest.main = lambda *args, **kwargs: None\ndef add(a, b):\n    return 0\n",
             UNITTEST_ADD + "unittest.main()\n",
         ),
+        "patched_private_part": (
+            "import unittest.case\nfrom contextlib import contextmanager\n@contextmanager\n"
+            "def quiet(self, test_case, subTest=False):\n    try:\n        yield\n    except BaseException:\n"
+            "        pass\nunittest.case._Outcome.testPartExecutor = quiet\ndef add(a, b):\n    return 0\n",
+            UNITTEST_ADD,
+        ),
+        "skipped": ("import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n", UNITTEST_ADD),
+        "skipped_in_main": (
+            "import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n",
+            UNITTEST_ADD + "unittest.main()\n",
+        ),
     }
     docs = [code(name, solution, tests) for name, (solution, tests) in gamed.items()]
     docs.append(
@@ -459,11 +470,12 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
     assert details["caught_by_the_tests"] == details["always_equal"]
     assert details["check"].startswith("check: GamedTests: the solution's AlwaysEqual.__eq__")
     assert details["made_by_type"] == "tests: GamedTests: the solution's X.__eq__ says it equals any object"
-    assert (
-        details["patched_assert_equal"]
-        == "tests: GamedTests: the sample replaced unittest's TestCase.assertEqual"
+    assert details["patched_assert_equal"] == (
+        "tests: GamedTests: the sample replaced unittest.case.TestCase.assertEqual"
     )
-    assert details["patched_main"] == "tests: GamedTests: the sample replaced unittest's unittest.main"
+    assert details["patched_main"] == "tests: GamedTests: the sample replaced unittest.main"
+    assert details["patched_private_part"].endswith("replaced unittest.case._Outcome.testPartExecutor")
+    assert details["skipped"] == "tests: GamedTests: the solution skipped a test (unittest.SkipTest)"
 
     honest = [
         code(
@@ -479,6 +491,11 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "    def __eq__(self, other):\n        return str(self.v) == str(other)\ndef name():\n    return Name('bob')\n",
             "assert name() == 'bob'\n",
         ),
+        code(  # the tests may skip their own tests
+            "tests_skip",
+            "def add(a, b):\n    return a + b\n",
+            UNITTEST_ADD + "    @unittest.skip('slow')\n    def test_slow(self):\n        pass\n",
+        ),
         code(  # the tests' own wildcard equals anything, and tests may change unittest's settings
             "tests_wildcard",
             "def pair(a):\n    return [a, object()]\n",
@@ -487,7 +504,7 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "    def test_pair(self):\n        self.assertEqual(pair(2), [2, mock.ANY])\n",
         ),
     ]
-    assert [v.reason for v in stage.check_batch(honest)] == [None, None, None]
+    assert [v.reason for v in stage.check_batch(honest)] == [None] * len(honest)
 
 
 @needs_bwrap
