@@ -129,8 +129,8 @@ _GAMED = []  # what a guard found; kept even if the tests catch the exception it
 
 def _guard_unittest():
     """Check the arguments of every TestCase assert method and where every SkipTest comes from;
-    return the behaviour of unittest's modules and classes as it is now, to tell afterwards
-    whether the sample replaced any of it."""
+    return the builtins and the behaviour of unittest's modules and classes as they are now, to
+    tell afterwards whether the sample replaced any of them."""
     import unittest
 
     for name, method in list(vars(unittest.TestCase).items()):
@@ -144,7 +144,7 @@ def _guard_unittest():
         for value in vars(module).values()
         if isinstance(value, type) and value.__module__ == module.__name__
     ]
-    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in owners]
+    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in [builtins, *owners]]
 
 
 def _skip_init(init):
@@ -183,7 +183,7 @@ def _qualified(owner):
 
 
 def _refuse_tampering(watched):
-    """Raise GamedTests if the sample replaced a unittest attribute or a guard found something."""
+    """Raise GamedTests if a guard found something, or the sample replaced something watched."""
     for owner, attributes in watched:
         for name, value in attributes.items():
             if vars(owner).get(name) is not value:
@@ -342,6 +342,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
         phase = "solution"
         exec(solution, namespace)
         phase = "tests"
+        _refuse_tampering(watched)  # the builtins and unittest as the solution's own code left them
         namespace["__name__"] = "__main__"
         namespace[COMPARE_HELPER] = _compare
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up
@@ -361,7 +362,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
                 raise NameError(f"entry point {entry!r} is not defined by the solution")
             namespace["check"](namespace[entry])
         phase = "tests"
-        _refuse_tampering(watched)
+        # the tests may replace builtins (`input`, to feed a program), not unittest's behaviour
+        _refuse_tampering([(owner, attributes) for owner, attributes in watched if owner is not builtins])
         sys.stdout.flush()
         sys.stderr.flush()
         _report(status_fd, nonce, "ok")

@@ -445,6 +445,10 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "        pass\nunittest.case._Outcome.testPartExecutor = quiet\ndef add(a, b):\n    return 0\n",
             UNITTEST_ADD,
         ),
+        "patched_builtin": (
+            "import builtins\nbuiltins.all = lambda *args: True\ndef add(a, b):\n    return 0\n",
+            "assert all(add(x, 1) == x + 1 for x in range(5))\n",
+        ),
         "skipped": ("import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n", UNITTEST_ADD),
         "skipped_in_main": (
             "import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n",
@@ -475,6 +479,7 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
     )
     assert details["patched_main"] == "tests: GamedTests: the sample replaced unittest.main"
     assert details["patched_private_part"].endswith("replaced unittest.case._Outcome.testPartExecutor")
+    assert details["patched_builtin"] == "tests: GamedTests: the sample replaced builtins.all"
     assert details["skipped"] == "tests: GamedTests: the solution skipped a test (unittest.SkipTest)"
 
     honest = [
@@ -490,6 +495,11 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "class Name:\n    def __init__(self, v):\n        self.v = v\n"
             "    def __eq__(self, other):\n        return str(self.v) == str(other)\ndef name():\n    return Name('bob')\n",
             "assert name() == 'bob'\n",
+        ),
+        code(  # the tests may replace a builtin to feed the program
+            "tests_feed_input",
+            "def double():\n    return 2 * int(input())\n",
+            "import builtins\nbuiltins.input = lambda: '4'\nassert double() == 8\n",
         ),
         code(  # the tests may skip their own tests
             "tests_skip",
