@@ -35,12 +35,13 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text")
 PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
-# How compressed files start (codec, the suffix that reads it): a plain-named file starting so is refused.
+# How compressed files start (codec, the suffix that reads it): a plain-named file starting so is
+# refused. bzip2's "BZh" is text, so its level digit and first block (or end) marker are matched too.
 COMPRESSED_MAGIC = {
-    b"\x1f\x8b": ("gzip", ".gz"),
-    b"\x28\xb5\x2f\xfd": ("zstd", ".zst"),
-    b"BZh": ("bzip2", ""),
-    b"\xfd7zXZ\x00": ("xz", ""),
+    re.compile(rb"\x1f\x8b"): ("gzip", ".gz"),
+    re.compile(rb"\x28\xb5\x2f\xfd"): ("zstd", ".zst"),
+    re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"): ("bzip2", ""),
+    re.compile(rb"\xfd7zXZ\x00"): ("xz", ""),
 }
 MISNAMED = "CompressedInput"  # the error of the one failure such a file gets (its exception's name)
 CANDIDATE_KINDS = ("code", "math")
@@ -337,9 +338,9 @@ def _count_newlines(handle, end: int) -> int:
 def _refuse_misnamed(handle: io.IOBase, path: str) -> None:
     """Raise CompressedInput when the file's first bytes say it is compressed though its name does
     not; `handle` (the file's raw bytes) is left at its start."""
-    head = handle.read(8)
+    head = handle.read(10)
     handle.seek(0)
-    found = [known for magic, known in COMPRESSED_MAGIC.items() if head.startswith(magic)]
+    found = [known for magic, known in COMPRESSED_MAGIC.items() if magic.match(head)]
     if not found:
         return
     codec, suffix = found[0]

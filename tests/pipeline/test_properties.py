@@ -104,6 +104,7 @@ def non_blank_lines(data: bytes) -> int:
     split_bytes=st.integers(1, 400),
 )
 @example(lines=[b"[" * 5000 + b"]" * 5000, b'{"text": "after"}'], split_bytes=400)
+@example(lines=[b"BZh", b"{}"], split_bytes=1)  # text that starts as bzip2 does
 def test_every_json_line_becomes_exactly_one_record(lines, split_bytes):
     data = b"\n".join(lines) + b"\n"
     path = write(".jsonl", data)
