@@ -38,8 +38,11 @@ SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_T
 WARM_MODULES = ("collections", "functools", "heapq", "itertools", "math", "random", "re", "string", "typing")
 # Values of these types hold no code of the sample's: nothing to check inside them.
 PLAIN_TYPES = (int, float, complex, str, bytes, bool, type(None))
+PLAIN_SET = frozenset(PLAIN_TYPES)
+CONTAINERS = (list, tuple, set, frozenset, dict)
+HASHED_CONTAINERS = (set, frozenset, dict)
 # Values inside a compared container checked for an always-equal object, at most.
-GAMING_CHECK_BUDGET = 10_000
+GAMING_CHECK_BUDGET = 1_000
 COMPARE_HELPER = "__gristmill_compare__"
 
 
@@ -85,11 +88,17 @@ COMPARISONS = {
 
 
 def _compare(op, left, right):
-    """One comparison of the tests, refused when an operand is an object that equals anything."""
-    if type(left) not in PLAIN_TYPES or type(right) not in PLAIN_TYPES:
+    """One comparison of the tests, refused when it found two values equal only because an
+    operand is an object that equals anything. Membership in a dict or set goes by hash, not
+    `__eq__`: there only the value looked up is checked."""
+    result = COMPARISONS[op](left, right)
+    if left is right or (type(result) is bool and result is (op in ("NotEq", "NotIn"))):
+        return result  # the same object, or found different
+    if type(left) not in PLAIN_TYPES:
         _refuse_always_equal(left)
+    if type(right) not in PLAIN_TYPES and not (op in ("In", "NotIn") and type(right) in HASHED_CONTAINERS):
         _refuse_always_equal(right)
-    return COMPARISONS[op](left, right)
+    return result
 
 
 def _refuse_always_equal(value):
@@ -98,15 +107,17 @@ def _refuse_always_equal(value):
     stack, budget = [value], GAMING_CHECK_BUDGET
     while stack and budget > 0:
         item = stack.pop()
-        budget -= 1
         kind = type(item)
-        if kind in PLAIN_TYPES:
-            continue
-        if kind in (list, tuple, set, frozenset):
-            stack.extend(itertools.islice(item, budget))
-        elif kind is dict:
-            stack.extend(itertools.islice(item.items(), budget))
-        else:
+        if kind in CONTAINERS:
+            values = itertools.islice(item.values() if kind is dict else item, budget)
+            if kind is dict:
+                values = itertools.chain(values, itertools.islice(item, budget))
+            values = list(values)
+            budget -= len(values) + 1
+            if not PLAIN_SET.issuperset(map(type, values)):  # the type check runs in C
+                stack.extend(v for v in values if type(v) not in PLAIN_TYPES)
+        elif kind not in PLAIN_TYPES:
+            budget -= 1
             _check_own_equality(item)
 
 

@@ -518,6 +518,18 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
 
 
 @needs_bwrap
+def test_the_equality_guard_costs_little_when_tests_compare_big_values_many_times(stage):
+    """Checking every membership in a big dict (or every big list) whole took ~2 ms a comparison."""
+    heavy = code(
+        "heavy",
+        "def build(n):\n    return {i: i for i in range(n)}\n",
+        "d = build(100_000)\nfor k in range(20_000):\n    assert k in d\n"
+        "big = list(range(10_000))\nfor _ in range(2_000):\n    assert list(big) == big\n",
+    )
+    assert stage.check_batch([heavy])[0].reason is None  # the stage's time limit is 1 s
+
+
+@needs_bwrap
 def test_teardown_stops_the_runners_setup_started():
     verify = Verify("verify", timeout_s=1.0, workers=1)
     with pytest.raises(RuntimeError, match="used before setup"):
