@@ -227,10 +227,18 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
     doc_id = str(raw_id) if raw_id is not None and raw_id != "" else where
     kind = record.get("kind")
     text = record.get(config.text_field)
-    if kind is not None and kind not in CANDIDATE_KINDS:
+    own_kind = kind is not None and kind not in CANDIDATE_KINDS
+    if own_kind and not isinstance(text, str):
         return Failure(
-            doc_id, source, READ_STAGE, "BadKind", f"kind={kind!r}; expected one of {CANDIDATE_KINDS}"
+            doc_id,
+            source,
+            READ_STAGE,
+            "BadKind",
+            f"kind={kind!r} and no {config.text_field!r} text; a synthesis candidate's kind is one of "
+            f"{CANDIDATE_KINDS}",
         )
+    if own_kind:  # a document's own `kind` field ("news", "blog"): carried in metadata
+        kind = None
     if kind is None:
         if text is None:
             fields = ", ".join(sorted(map(str, record))) or "none"
@@ -252,7 +260,9 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 
     url = record.get(config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
-    skip = {config.text_field, config.id_field, config.url_field, "kind", *restored}
+    skip = {config.text_field, config.id_field, config.url_field, *restored}
+    if not own_kind:
+        skip.add("kind")
     if is_output_row(record):
         skip.update(RECOMPUTED_COLUMNS)
     metadata = {**restored.pop("metadata", {}), **{k: v for k, v in record.items() if k not in skip}}

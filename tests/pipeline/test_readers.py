@@ -55,6 +55,25 @@ def test_jsonl_fields_id_url_metadata(tmp_path):
     assert second.id == f"{path}:2"  # stable id from source path and line number
 
 
+def test_a_documents_own_kind_field_is_metadata_and_only_candidates_kinds_are_candidates(tmp_path):
+    """A dataset labelling its records ("kind": "news") had every record fail as BadKind."""
+    path = write_jsonl(
+        tmp_path / "a.jsonl",
+        [
+            {"id": "news", "text": "a story", "kind": "news"},
+            {"id": "cand", "kind": "code", "solution": "x = 1", "tests": "assert x == 1"},
+            {"id": "typo", "kind": "Code", "solution": "x = 1"},
+        ],
+    )
+    news, candidate, typo = read_all(path)
+    assert (news.kind, news.text, news.metadata) == (None, "a story", {"kind": "news"})
+    assert candidate.kind == "code" and "kind" not in candidate.metadata
+    assert (typo.error, typo.message) == (
+        "BadKind",
+        "kind='Code' and no 'text' text; a synthesis candidate's kind is one of ('code', 'math')",
+    )
+
+
 def test_custom_field_names(tmp_path):
     path = write_jsonl(tmp_path / "a.jsonl", [{"doc_id": "x1", "content": "hi", "id": "other"}])
     (doc,) = read_all(path, text_field="content", id_field="doc_id")
