@@ -44,6 +44,9 @@ HASHED_CONTAINERS = (set, frozenset, dict)
 # Values inside a compared container checked for an always-equal object, at most.
 GAMING_CHECK_BUDGET = 1_000
 COMPARE_HELPER = "__gristmill_compare__"
+# Pairs of values of one type that differ in value, truth, length and remainder: no honest value
+# equals both.
+UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
 
 
 class GamedTests(AssertionError):
@@ -122,17 +125,25 @@ def _refuse_always_equal(value):
 
 
 def _check_own_equality(item):
+    """Raise GamedTests if `item`'s `__eq__`, written by the solution, says it equals a fresh
+    `object()`, or both values of a pair no honest value equals at once (an `__eq__` that only
+    answers True to numbers, strings, tuples or lists)."""
     equal = next((vars(k)["__eq__"] for k in type(item).__mro__ if "__eq__" in vars(k)), None)
     if not isinstance(equal, types.FunctionType) or equal.__code__.co_filename != "<solution>":
         return
-    try:
-        claims = equal(item, object())
-        claims = claims is not NotImplemented and bool(claims)
-    except Exception:
-        return
-    if claims:
+    if _claims_equal(equal, item, object()) or any(
+        _claims_equal(equal, item, a) and _claims_equal(equal, item, b) for a, b in UNEQUAL_PAIRS
+    ):
         _GAMED.append(f"the solution's {type(item).__qualname__}.__eq__ says it equals any object")
         raise GamedTests(_GAMED[-1])
+
+
+def _claims_equal(equal, item, other):
+    try:
+        claims = equal(item, other)
+        return claims is not NotImplemented and bool(claims)
+    except Exception:
+        return False
 
 
 _GAMED = []  # what a guard found; kept even if the tests catch the exception it raised

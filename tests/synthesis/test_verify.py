@@ -422,6 +422,11 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
             "assert add(1, 2) in (3,)\n",
         ),
+        "equal_to_every_builtin_value": (
+            "class B:\n    def __eq__(self, other):\n        return isinstance(other, (int, str, list))\n"
+            "def add(a, b):\n    return B()\n",
+            "assert add(1, 2) == 3\n",
+        ),
         "made_by_type": (
             "def add(a, b):\n    return type('X', (), {'__eq__': lambda self, other: True})()\n",
             "assert add(1, 2) == 3\n",
@@ -489,6 +494,13 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "    def __eq__(self, other):\n        return isinstance(other, Frac) and self.n * other.d == other.n * self.d\n"
             "def half():\n    return Frac(1, 2)\n",
             "assert half() == Frac(2, 4)\nassert half() != Frac(1, 3)\nassert half() in [Frac(3, 6)]\n",
+        ),
+        code(
+            "remainder",
+            "class Mod:\n    def __init__(self, v, m):\n        self.v, self.m = v % m, m\n"
+            "    def __eq__(self, other):\n        return other % self.m == self.v\n"
+            "def odd():\n    return Mod(1, 2)\n",
+            "assert odd() == 3\nassert odd() != 4\n",
         ),
         code(
             "compares_by_text",
