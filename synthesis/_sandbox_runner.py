@@ -1,7 +1,8 @@
 """The zygote that runs inside the sandbox: one persistent interpreter, one fresh forked child per sample.
 
-Standalone and stdlib-only: `synthesis.sandbox` passes this file's source to `python -I -S -c`, so
-nothing from the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON
+Stdlib-only: `synthesis.sandbox` passes this file's source to `python -I -S -c`, after code that
+loads `_test_guard.py` (the checks against gamed tests) as the module it imports, so nothing from
+the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON
 reply per line on fd 1. Each sample runs in a child forked from this warm interpreter (no start-up
 cost), in its own fresh scratch folder, with rlimits, an empty environment and no inherited
 descriptors except its stdout/stderr pipes and a status pipe. After every sample, everything but
@@ -13,12 +14,8 @@ A generous wall-clock backstop (`backstop`) ends a sample that a starved machine
 host treats that as an infrastructure fault, not a verdict. The first line written is `ready`.
 """
 
-import ast
 import builtins
-import functools
-import itertools
 import json
-import operator
 import os
 import resource
 import select
@@ -28,6 +25,10 @@ import sys
 import time
 import types
 
+import _test_guard  # loaded by synthesis.sandbox ahead of this file
+
+del sys.modules["_test_guard"]  # not for samples to import (the runner's own globals are not either)
+
 MiB = 1024 * 1024
 CHUNK = 65536
 # Address space kept above the limit so the child can still report a MemoryError.
@@ -36,182 +37,6 @@ REPORT_RESERVE = 32 * MiB
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Modules that tests commonly import, loaded once here so forked children get them for free.
 WARM_MODULES = ("collections", "functools", "heapq", "itertools", "math", "random", "re", "string", "typing")
-# Values of these types hold no code of the sample's: nothing to check inside them.
-PLAIN_TYPES = (int, float, complex, str, bytes, bool, type(None))
-PLAIN_SET = frozenset(PLAIN_TYPES)
-CONTAINERS = (list, tuple, set, frozenset, dict)
-HASHED_CONTAINERS = (set, frozenset, dict)
-# Values inside a compared container checked for an always-equal object, at most.
-GAMING_CHECK_BUDGET = 1_000
-COMPARE_HELPER = "__gristmill_compare__"
-# Pairs of values of one type that differ in value, truth, length and remainder: no honest value
-# equals both.
-UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
-
-
-class GamedTests(AssertionError):
-    """Tests passed only because the solution's objects or patches answer for them."""
-
-
-GUARDED_OPERATORS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
-
-
-def _compile_tests(tests):
-    """The tests compiled with every single `==`, `!=`, `in` and `not in` routed through
-    COMPARE_HELPER, which refuses always-equal objects (a walk, not a NodeTransformer: 3x cheaper)."""
-    tree = ast.parse(tests, "<tests>")
-    for node in ast.walk(tree):
-        for field, value in ast.iter_fields(node):
-            if type(value) is list:
-                for index, item in enumerate(value):
-                    if type(item) is ast.Compare and (call := _guarded_comparison(item)):
-                        value[index] = call
-            elif type(value) is ast.Compare and (call := _guarded_comparison(value)):
-                setattr(node, field, call)
-    return compile(tree, "<tests>", "exec")
-
-
-def _guarded_comparison(node):
-    """`COMPARE_HELPER("Eq", a, b)` for `a == b` (chained comparisons are left as they are)."""
-    if len(node.ops) != 1 or not isinstance(node.ops[0], GUARDED_OPERATORS):
-        return None
-    at = {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
-    operation = ast.Constant(type(node.ops[0]).__name__, **at)
-    return ast.Call(
-        ast.Name(COMPARE_HELPER, ast.Load(), **at), [operation, node.left, node.comparators[0]], [], **at
-    )
-
-
-COMPARISONS = {
-    "Eq": operator.eq,
-    "NotEq": operator.ne,
-    "In": lambda left, right: left in right,
-    "NotIn": lambda left, right: left not in right,
-}
-
-
-def _compare(op, left, right):
-    """One comparison of the tests, refused when it found two values equal only because an
-    operand is an object that equals anything. Membership in a dict or set goes by hash, not
-    `__eq__`: there only the value looked up is checked."""
-    result = COMPARISONS[op](left, right)
-    if left is right or (type(result) is bool and result is (op in ("NotEq", "NotIn"))):
-        return result  # the same object, or found different
-    if type(left) not in PLAIN_TYPES:
-        _refuse_always_equal(left)
-    if type(right) not in PLAIN_TYPES and not (op in ("In", "NotIn") and type(right) in HASHED_CONTAINERS):
-        _refuse_always_equal(right)
-    return result
-
-
-def _refuse_always_equal(value):
-    """Raise GamedTests if `value`, or a value inside it, has an `__eq__` written by the solution
-    that says it equals a fresh `object()` (what no honest value does)."""
-    stack, budget = [value], GAMING_CHECK_BUDGET
-    while stack and budget > 0:
-        item = stack.pop()
-        kind = type(item)
-        if kind in CONTAINERS:
-            values = itertools.islice(item.values() if kind is dict else item, budget)
-            if kind is dict:
-                values = itertools.chain(values, itertools.islice(item, budget))
-            values = list(values)
-            budget -= len(values) + 1
-            if not PLAIN_SET.issuperset(map(type, values)):  # the type check runs in C
-                stack.extend(v for v in values if type(v) not in PLAIN_TYPES)
-        elif kind not in PLAIN_TYPES:
-            budget -= 1
-            _check_own_equality(item)
-
-
-def _check_own_equality(item):
-    """Raise GamedTests if `item`'s `__eq__`, written by the solution, says it equals a fresh
-    `object()`, or both values of a pair no honest value equals at once (an `__eq__` that only
-    answers True to numbers, strings, tuples or lists)."""
-    equal = next((vars(k)["__eq__"] for k in type(item).__mro__ if "__eq__" in vars(k)), None)
-    if not isinstance(equal, types.FunctionType) or equal.__code__.co_filename != "<solution>":
-        return
-    if _claims_equal(equal, item, object()) or any(
-        _claims_equal(equal, item, a) and _claims_equal(equal, item, b) for a, b in UNEQUAL_PAIRS
-    ):
-        _GAMED.append(f"the solution's {type(item).__qualname__}.__eq__ says it equals any object")
-        raise GamedTests(_GAMED[-1])
-
-
-def _claims_equal(equal, item, other):
-    try:
-        claims = equal(item, other)
-        return claims is not NotImplemented and bool(claims)
-    except Exception:
-        return False
-
-
-_GAMED = []  # what a guard found; kept even if the tests catch the exception it raised
-
-
-def _guard_unittest():
-    """Check the arguments of every TestCase assert method and where every SkipTest comes from;
-    return the builtins and the behaviour of unittest's modules and classes as they are now, to
-    tell afterwards whether the sample replaced any of them."""
-    import unittest
-
-    for name, method in list(vars(unittest.TestCase).items()):
-        if name.startswith("assert") and callable(method):
-            setattr(unittest.TestCase, name, _guarded(method))
-    unittest.SkipTest.__init__ = _skip_init(unittest.SkipTest.__init__)
-    modules = [m for n, m in sys.modules.items() if n == "unittest" or n.startswith("unittest.")]
-    owners = modules + [
-        value
-        for module in modules
-        for value in vars(module).values()
-        if isinstance(value, type) and value.__module__ == module.__name__
-    ]
-    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in [builtins, *owners]]
-
-
-def _skip_init(init):
-    """SkipTest's `__init__`, noting a skip raised from the solution's code (a test that did not run)."""
-
-    def skip_init(self, *args):
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename != "<solution>":
-            frame = frame.f_back
-        if frame is not None:
-            _GAMED.append("the solution skipped a test (unittest.SkipTest)")
-        init(self, *args)
-
-    return skip_init
-
-
-def _is_code(value):
-    """Whether a class or module attribute is behaviour (settings such as `maxDiff` are the tests' to change)."""
-    return callable(value) or isinstance(value, (classmethod, staticmethod, property))
-
-
-def _guarded(method):
-    @functools.wraps(method)
-    def guarded(self, *args, **kwargs):
-        for value in args[:2]:
-            _refuse_always_equal(value)
-        return method(self, *args, **kwargs)
-
-    return guarded
-
-
-def _qualified(owner):
-    return (
-        owner.__name__ if isinstance(owner, types.ModuleType) else f"{owner.__module__}.{owner.__qualname__}"
-    )
-
-
-def _refuse_tampering(watched):
-    """Raise GamedTests if a guard found something, or the sample replaced something watched."""
-    for owner, attributes in watched:
-        for name, value in attributes.items():
-            if vars(owner).get(name) is not value:
-                _GAMED.append(f"the sample replaced {_qualified(owner)}.{name}")
-    if _GAMED:
-        raise GamedTests(_GAMED[0])
 
 
 def _set_limits(req, base_tasks):
@@ -360,13 +185,15 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
     try:
         solution = compile(req["solution"], "<solution>", "exec")
         phase = "compile_tests"
-        tests = _compile_tests(req["tests"])
+        tests = _test_guard.compile_tests(req["tests"])
         phase = "solution"
         exec(solution, namespace)
         phase = "tests"
-        _refuse_tampering(watched)  # the builtins and unittest as the solution's own code left them
+        _test_guard.refuse_tampering(
+            watched
+        )  # the builtins and unittest as the solution's own code left them
         namespace["__name__"] = "__main__"
-        namespace[COMPARE_HELPER] = _compare
+        namespace[_test_guard.COMPARE_HELPER] = _test_guard.compare
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up
         before = dict(namespace)
         try:
@@ -385,7 +212,9 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
             namespace["check"](namespace[entry])
         phase = "tests"
         # the tests may replace builtins (`input`, to feed a program), not unittest's behaviour
-        _refuse_tampering([(owner, attributes) for owner, attributes in watched if owner is not builtins])
+        _test_guard.refuse_tampering(
+            [(owner, attributes) for owner, attributes in watched if owner is not builtins]
+        )
         sys.stdout.flush()
         sys.stderr.flush()
         _report(status_fd, nonce, "ok")
@@ -395,7 +224,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
             namespace.clear()  # free what the sample allocated, and use the reserve to report
             resource.setrlimit(resource.RLIMIT_AS, resource.getrlimit(resource.RLIMIT_AS)[1:] * 2)
             # the tests may have caught a guard's exception and raised their own
-            reported = GamedTests(_GAMED[0]) if _GAMED else exc
+            reported = _test_guard.GamedTests(_test_guard.FOUND[0]) if _test_guard.FOUND else exc
             _report(status_fd, nonce, phase, type(reported).__name__, str(reported))
         finally:
             os._exit(1)
@@ -595,7 +424,7 @@ def _count_tasks(uid):
 def main():
     for name in WARM_MODULES:
         __import__(name)
-    watched = _guard_unittest()
+    watched = _test_guard.guard_unittest()
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
     other_writable = sys.argv[3:]  # emptied after every sample too (the sandbox's /dev/shm)

@@ -51,7 +51,21 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 SANDBOXES = ("bubblewrap", "process")
-RUNNER_SOURCE = (Path(__file__).with_name("_sandbox_runner.py")).read_text(encoding="utf-8")
+
+
+def _runner_source() -> str:
+    """`_sandbox_runner.py` preceded by code that loads `_test_guard.py` as the module it imports:
+    the sandbox's `python -I -S -c` sees no files of ours."""
+    guard = Path(__file__).with_name("_test_guard.py").read_text(encoding="utf-8")
+    preload = (
+        "import sys as _sys, types as _types\n"
+        "_sys.modules['_test_guard'] = _types.ModuleType('_test_guard')\n"
+        f"exec(compile({guard!r}, '_test_guard.py', 'exec'), _sys.modules['_test_guard'].__dict__)\n"
+    )
+    return preload + Path(__file__).with_name("_sandbox_runner.py").read_text(encoding="utf-8")
+
+
+RUNNER_SOURCE = _runner_source()
 NOBODY = 65534
 WATCHDOG_GRACE_S = 30.0  # host-side, beyond the runner's own wall-clock backstop
 IMPORTS_MOUNT = "/gristmill-imports"  # the recipe's import_paths appear as /gristmill-imports/0, 1, ...

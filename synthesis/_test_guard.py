@@ -1,0 +1,193 @@
+"""Guards against solutions that game the tests instead of solving the task (stdlib only).
+
+Runs inside the sandbox: `synthesis.sandbox` loads this source as the module `_test_guard` ahead of
+`_sandbox_runner.py`, which imports it. `guard_unittest()` is called once in the warm interpreter;
+per sample, the runner compiles the tests with `compile_tests` (every single comparison goes
+through `compare`) and calls `refuse_tampering` after the solution's module code and after the
+tests. What is found is kept in `FOUND`, so tests that catch a guard's exception do not hide it.
+"""
+
+import ast
+import builtins
+import functools
+import itertools
+import operator
+import sys
+import types
+
+# Values of these types hold no code of the sample's: nothing to check inside them.
+PLAIN_TYPES = (int, float, complex, str, bytes, bool, type(None))
+PLAIN_SET = frozenset(PLAIN_TYPES)
+CONTAINERS = (list, tuple, set, frozenset, dict)
+HASHED_CONTAINERS = (set, frozenset, dict)
+# Values inside a compared container checked for an always-equal object, at most.
+GAMING_CHECK_BUDGET = 1_000
+COMPARE_HELPER = "__gristmill_compare__"
+# Pairs of values of one type that differ in value, truth, length and remainder: no honest value
+# equals both.
+UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
+
+
+class GamedTests(AssertionError):
+    """Tests passed only because the solution's objects or patches answer for them."""
+
+
+GUARDED_OPERATORS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+
+
+def compile_tests(tests):
+    """The tests compiled with every single `==`, `!=`, `in` and `not in` routed through
+    COMPARE_HELPER, which refuses always-equal objects (a walk, not a NodeTransformer: 3x cheaper)."""
+    tree = ast.parse(tests, "<tests>")
+    for node in ast.walk(tree):
+        for field, value in ast.iter_fields(node):
+            if type(value) is list:
+                for index, item in enumerate(value):
+                    if type(item) is ast.Compare and (call := _guarded_comparison(item)):
+                        value[index] = call
+            elif type(value) is ast.Compare and (call := _guarded_comparison(value)):
+                setattr(node, field, call)
+    return compile(tree, "<tests>", "exec")
+
+
+def _guarded_comparison(node):
+    """`COMPARE_HELPER("Eq", a, b)` for `a == b` (chained comparisons are left as they are)."""
+    if len(node.ops) != 1 or not isinstance(node.ops[0], GUARDED_OPERATORS):
+        return None
+    at = {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
+    operation = ast.Constant(type(node.ops[0]).__name__, **at)
+    return ast.Call(
+        ast.Name(COMPARE_HELPER, ast.Load(), **at), [operation, node.left, node.comparators[0]], [], **at
+    )
+
+
+COMPARISONS = {
+    "Eq": operator.eq,
+    "NotEq": operator.ne,
+    "In": lambda left, right: left in right,
+    "NotIn": lambda left, right: left not in right,
+}
+
+
+def compare(op, left, right):
+    """One comparison of the tests, refused when it found two values equal only because an
+    operand is an object that equals anything. Membership in a dict or set goes by hash, not
+    `__eq__`: there only the value looked up is checked."""
+    result = COMPARISONS[op](left, right)
+    if left is right or (type(result) is bool and result is (op in ("NotEq", "NotIn"))):
+        return result  # the same object, or found different
+    if type(left) not in PLAIN_TYPES:
+        _refuse_always_equal(left)
+    if type(right) not in PLAIN_TYPES and not (op in ("In", "NotIn") and type(right) in HASHED_CONTAINERS):
+        _refuse_always_equal(right)
+    return result
+
+
+def _refuse_always_equal(value):
+    """Raise GamedTests if `value`, or a value inside it, has an `__eq__` written by the solution
+    that says it equals a fresh `object()` (what no honest value does)."""
+    stack, budget = [value], GAMING_CHECK_BUDGET
+    while stack and budget > 0:
+        item = stack.pop()
+        kind = type(item)
+        if kind in CONTAINERS:
+            values = itertools.islice(item.values() if kind is dict else item, budget)
+            if kind is dict:
+                values = itertools.chain(values, itertools.islice(item, budget))
+            values = list(values)
+            budget -= len(values) + 1
+            if not PLAIN_SET.issuperset(map(type, values)):  # the type check runs in C
+                stack.extend(v for v in values if type(v) not in PLAIN_TYPES)
+        elif kind not in PLAIN_TYPES:
+            budget -= 1
+            _check_own_equality(item)
+
+
+def _check_own_equality(item):
+    """Raise GamedTests if `item`'s `__eq__`, written by the solution, says it equals a fresh
+    `object()`, or both values of a pair no honest value equals at once (an `__eq__` that only
+    answers True to numbers, strings, tuples or lists)."""
+    equal = next((vars(k)["__eq__"] for k in type(item).__mro__ if "__eq__" in vars(k)), None)
+    if not isinstance(equal, types.FunctionType) or equal.__code__.co_filename != "<solution>":
+        return
+    if _claims_equal(equal, item, object()) or any(
+        _claims_equal(equal, item, a) and _claims_equal(equal, item, b) for a, b in UNEQUAL_PAIRS
+    ):
+        FOUND.append(f"the solution's {type(item).__qualname__}.__eq__ says it equals any object")
+        raise GamedTests(FOUND[-1])
+
+
+def _claims_equal(equal, item, other):
+    try:
+        claims = equal(item, other)
+        return claims is not NotImplemented and bool(claims)
+    except Exception:
+        return False
+
+
+FOUND = []  # what a guard found; kept even if the tests catch the exception it raised
+
+
+def guard_unittest():
+    """Check the arguments of every TestCase assert method and where every SkipTest comes from;
+    return the builtins and the behaviour of unittest's modules and classes as they are now, to
+    tell afterwards whether the sample replaced any of them."""
+    import unittest
+
+    for name, method in list(vars(unittest.TestCase).items()):
+        if name.startswith("assert") and callable(method):
+            setattr(unittest.TestCase, name, _guarded(method))
+    unittest.SkipTest.__init__ = _skip_init(unittest.SkipTest.__init__)
+    modules = [m for n, m in sys.modules.items() if n == "unittest" or n.startswith("unittest.")]
+    owners = modules + [
+        value
+        for module in modules
+        for value in vars(module).values()
+        if isinstance(value, type) and value.__module__ == module.__name__
+    ]
+    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in [builtins, *owners]]
+
+
+def _skip_init(init):
+    """SkipTest's `__init__`, noting a skip raised from the solution's code (a test that did not run)."""
+
+    def skip_init(self, *args):
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code.co_filename != "<solution>":
+            frame = frame.f_back
+        if frame is not None:
+            FOUND.append("the solution skipped a test (unittest.SkipTest)")
+        init(self, *args)
+
+    return skip_init
+
+
+def _is_code(value):
+    """Whether a class or module attribute is behaviour (settings such as `maxDiff` are the tests' to change)."""
+    return callable(value) or isinstance(value, (classmethod, staticmethod, property))
+
+
+def _guarded(method):
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        for value in args[:2]:
+            _refuse_always_equal(value)
+        return method(self, *args, **kwargs)
+
+    return guarded
+
+
+def _qualified(owner):
+    return (
+        owner.__name__ if isinstance(owner, types.ModuleType) else f"{owner.__module__}.{owner.__qualname__}"
+    )
+
+
+def refuse_tampering(watched):
+    """Raise GamedTests if a guard found something, or the sample replaced something watched."""
+    for owner, attributes in watched:
+        for name, value in attributes.items():
+            if vars(owner).get(name) is not value:
+                FOUND.append(f"the sample replaced {_qualified(owner)}.{name}")
+    if FOUND:
+        raise GamedTests(FOUND[0])
