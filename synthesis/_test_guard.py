@@ -26,6 +26,7 @@ COMPARE_HELPER = "__gristmill_compare__"
 # Pairs of values of one type that differ in value, truth, length and remainder: no honest value
 # equals both.
 UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
+FOUND = []  # what a guard found; kept even if the tests catch the exception it raised
 
 
 class GamedTests(AssertionError):
@@ -84,17 +85,15 @@ def compare(op, left, right):
 
 
 def _refuse_always_equal(value):
-    """Raise GamedTests if `value`, or a value inside it, has an `__eq__` written by the solution
-    that says it equals a fresh `object()` (what no honest value does)."""
+    """Raise GamedTests if `value`, or a value inside it (at most GAMING_CHECK_BUDGET values), is
+    an object that equals anything (`_check_own_equality`)."""
     stack, budget = [value], GAMING_CHECK_BUDGET
     while stack and budget > 0:
         item = stack.pop()
         kind = type(item)
         if kind in CONTAINERS:
-            values = itertools.islice(item.values() if kind is dict else item, budget)
-            if kind is dict:
-                values = itertools.chain(values, itertools.islice(item, budget))
-            values = list(values)
+            # a dict's keys are matched by hash; its values are compared with `==`
+            values = list(itertools.islice(item.values() if kind is dict else item, budget))
             budget -= len(values) + 1
             if not PLAIN_SET.issuperset(map(type, values)):  # the type check runs in C
                 stack.extend(v for v in values if type(v) not in PLAIN_TYPES)
@@ -123,9 +122,6 @@ def _claims_equal(equal, item, other):
         return claims is not NotImplemented and bool(claims)
     except Exception:
         return False
-
-
-FOUND = []  # what a guard found; kept even if the tests catch the exception it raised
 
 
 def guard_unittest():
