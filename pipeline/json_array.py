@@ -11,15 +11,19 @@ from typing import Any
 
 CHUNK = 1 << 20  # bytes read at a time
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
+# A string (to its closing quote, or to the end of what was read) or a bracket.
+_BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+TOO_DEEP = object()  # yielded in place of an element nested too deeply to parse (its text is skipped)
 
 
 class JsonArray:
     """The elements of one JSON array, parsed one at a time from a byte stream.
 
     Memory is about the largest element, not the file. A malformed element or array raises
-    ValueError after the elements before it were yielded. Bytes that are not UTF-8 are decoded to
-    lone surrogates (`surrogateescape`), which valid JSON text never holds, so the caller can fail
-    just the element that has them.
+    ValueError after the elements before it were yielded; an element nested too deeply for the
+    parser is skipped by its brackets and yielded as TOO_DEEP, and the elements after it are read.
+    Bytes that are not UTF-8 are decoded to lone surrogates (`surrogateescape`), which valid JSON
+    text never holds, so the caller can fail just the element that has them.
     """
 
     def __init__(self, handle: io.BufferedIOBase) -> None:
@@ -61,10 +65,27 @@ class JsonArray:
             except json.JSONDecodeError:
                 if self.eof:
                     raise
+            except RecursionError:
+                return TOO_DEEP, self._skip_nested()
             self._read(size)
             size *= 2
         source, self.pos = self.text[self.pos : end], end
         return value, source
+
+    def _skip_nested(self) -> str:
+        """Consume one array or object by its brackets alone (strings skipped whole); its text."""
+        while True:
+            depth = 0
+            for token in _BRACKET_OR_STRING.finditer(self.text, self.pos):
+                mark = token.group()
+                if mark[0] == '"':  # one that goes on past what was read ends this pass
+                    continue
+                depth += 1 if mark in "[{" else -1
+                if depth == 0:
+                    source, self.pos = self.text[self.pos : token.end()], token.end()
+                    return source
+            if not self._read(CHUNK):
+                raise ValueError("an element nested too deeply to parse is never closed")
 
     def __iter__(self) -> Iterator[tuple[Any, str]]:
         if self._next_char() != "[":

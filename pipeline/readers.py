@@ -27,7 +27,7 @@ from typing import Any
 
 from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
-from pipeline.json_array import JsonArray
+from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.urls import normalize_url
 from pipeline.warc import read_warc
 
@@ -43,6 +43,7 @@ COMPRESSED_MAGIC = {
     re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"): ("bzip2", ""),
     re.compile(rb"\xfd7zXZ\x00"): ("xz", ""),
 }
+TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
 MISNAMED = "CompressedInput"  # the error of the one failure such a file gets (its exception's name)
 CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
@@ -293,7 +294,7 @@ def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputCon
     except json.JSONDecodeError as error:
         return Failure(where, source, READ_STAGE, "MalformedJson", one_line(error))
     except RecursionError:  # without this, the file's remaining lines were lost with it
-        return Failure(where, source, READ_STAGE, "TooDeeplyNested", "JSON nested too deeply to parse")
+        return Failure(where, source, READ_STAGE, "TooDeeplyNested", TOO_DEEP_MESSAGE)
     if _SURROGATE_ESCAPE.search(stripped) and (problem := _lone_surrogate(record)):
         return Failure(where, source, READ_STAGE, "LoneSurrogate", problem)
     return record_to_document(record, source, str(line_number), config)
@@ -483,14 +484,18 @@ def _hint_at_a_list_of_records(record: Record | None, raw: bytes, path: str) -> 
 def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) -> Iterator[Record]:
     """Records of a `.json` file holding one array, element by element (see `pipeline.json_array`).
 
-    An element with bytes that are not UTF-8 is one failure; a malformed element ends the file with
-    one failure naming it; the elements before it are read.
+    An element with bytes that are not UTF-8, or nested too deeply to parse, is one failure; a
+    malformed element ends the file with one failure naming it; the elements before it are read.
     """
     index = 0
     try:
         for record, source in JsonArray(handle):
             where = f"{path}:{index}"
-            if _not_utf8(source):
+            if record is TOO_DEEP:  # as a JSON Lines line: named, and the elements after it are read
+                yield Failure(
+                    where, path, READ_STAGE, "TooDeeplyNested", f"array element {index}: {TOO_DEEP_MESSAGE}"
+                )
+            elif _not_utf8(source):
                 yield Failure(
                     where, path, READ_STAGE, "InvalidUtf8", f"array element {index} is not valid UTF-8"
                 )
@@ -501,9 +506,6 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
             index += 1
     except ValueError as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "MalformedJson", _rest_unread(index, error))
-    except RecursionError:  # as a JSON Lines line: named, not a failure of the whole file
-        message = _rest_unread(index, RecursionError("JSON nested too deeply to parse"))
-        yield Failure(f"{path}:{index}", path, READ_STAGE, "TooDeeplyNested", message)
     except (OSError, EOFError, zlib.error) as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "TruncatedInput", _rest_unread(index, error))
 

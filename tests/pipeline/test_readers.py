@@ -248,7 +248,7 @@ def test_zstd_and_json_array(tmp_path):
     ]
 
 
-def test_a_json_array_is_read_element_by_element(tmp_path):
+def test_a_json_array_is_read_element_by_element(tmp_path, monkeypatch):
     array = tmp_path / "a.json"
     array.write_text(
         '[{"id": "a", "text": "aa"}, {"id": "b", "text": "bb"}, {"id": "c", "text": b}, {"id": "d"}]'
@@ -273,11 +273,25 @@ def test_a_json_array_is_read_element_by_element(tmp_path):
     found = read_all(array)
     assert [r.id for r in found] == ["a", "b", f"{array}:2"]
     assert "found the end of the file" in found[-1].message
-    array.write_text(
-        '[{"id": "a", "text": "aa"}, {"id": "b", "text": "b", "m": ' + "[" * 100_000 + "]" * 100_000 + "}]"
+    deep = "[" * 100_000 + '"]}[{\\"x"' + "]" * 100_000  # brackets inside a string do not count
+    before = '[{"id": "a", "text": "aa"}, {"id": "b", "text": "b", "m": '
+    array.write_text(before + deep + '}, {"id": "c", "text": "c"}]')
+    found = read_all(array)  # as a JSON Lines line nested too deeply: named, and the rest is read
+    assert [r.id for r in found] == ["a", f"{array}:1", "c"]
+    assert (found[1].error, found[1].message) == (
+        "TooDeeplyNested",
+        "array element 1: JSON nested too deeply to parse",
     )
-    found = read_all(array)  # as a JSON Lines line nested too deeply: named, and by its own error
-    assert [r.id for r in found] == ["a", f"{array}:1"] and found[-1].error == "TooDeeplyNested"
+    with monkeypatch.context() as patch:  # the skipped element spans many reads, one ending mid-string
+        patch.setattr("pipeline.json_array.CHUNK", len(before) + 100_004)  # the first read ends in `"]}[`
+        assert [(r.id, type(r).__name__) for r in read_all(array)] == [
+            (r.id, type(r).__name__) for r in found
+        ]
+    array.write_text('[{"id": "a", "text": "aa"}, ' + "[" * 100_000)  # never closed
+    assert [(r.id, getattr(r, "error", None)) for r in read_all(array)] == [
+        ("a", None),
+        (f"{array}:1", "MalformedJson"),
+    ]
     big = [
         {"id": str(i), "text": "word " * (i % 50), "n": 10**15 + i} for i in range(20000)
     ]  # several chunks
