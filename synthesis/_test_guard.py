@@ -2,16 +2,15 @@
 
 Runs inside the sandbox: `synthesis.sandbox` loads this source as the module `_test_guard` ahead of
 `_sandbox_runner.py`, which imports it. `guard_unittest()` is called once in the warm interpreter;
-per sample, the runner compiles the tests with `compile_tests` (every single comparison goes
-through `compare`) and calls `refuse_tampering` after the solution's module code and after the
-tests. What is found is kept in `FOUND`, so tests that catch a guard's exception do not hide it.
+per sample, the runner compiles the tests with `compile_tests` (every single comparison becomes a
+call of one of HELPERS, which it puts in the tests' namespace) and calls `refuse_tampering` after
+the solution's module code and after the tests. What is found is kept in `FOUND`, so tests that catch a guard's exception do not hide it.
 """
 
 import ast
 import builtins
 import functools
 import itertools
-import operator
 import sys
 import types
 
@@ -22,7 +21,6 @@ CONTAINERS = (list, tuple, set, frozenset, dict)
 HASHED_CONTAINERS = (set, frozenset, dict)
 # Values inside a compared container checked for an always-equal object, at most.
 GAMING_CHECK_BUDGET = 1_000
-COMPARE_HELPER = "__gristmill_compare__"
 # Pairs of values of one type that differ in value, truth, length and remainder: no honest value
 # equals both.
 UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
@@ -33,12 +31,10 @@ class GamedTests(AssertionError):
     """Tests passed only because the solution's objects or patches answer for them."""
 
 
-GUARDED_OPERATORS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
-
-
 def compile_tests(tests):
-    """The tests compiled with every single `==`, `!=`, `in` and `not in` routed through
-    COMPARE_HELPER, which refuses always-equal objects (a walk, not a NodeTransformer: 3x cheaper)."""
+    """The tests compiled with every single `==`, `!=`, `in` and `not in` made a call of the
+    helper for its operator (HELPERS), which refuses always-equal objects (a walk, not a
+    NodeTransformer: 3x cheaper)."""
     tree = ast.parse(tests, "<tests>")
     for node in ast.walk(tree):
         for field, value in ast.iter_fields(node):
@@ -52,36 +48,59 @@ def compile_tests(tests):
 
 
 def _guarded_comparison(node):
-    """`COMPARE_HELPER("Eq", a, b)` for `a == b` (chained comparisons are left as they are)."""
-    if len(node.ops) != 1 or not isinstance(node.ops[0], GUARDED_OPERATORS):
+    """`__gristmill_eq__(a, b)` for `a == b`, and so on (chained comparisons are left as they are)."""
+    if len(node.ops) != 1 or type(node.ops[0]) not in HELPER_NAMES:
         return None
     at = {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
-    operation = ast.Constant(type(node.ops[0]).__name__, **at)
-    return ast.Call(
-        ast.Name(COMPARE_HELPER, ast.Load(), **at), [operation, node.left, node.comparators[0]], [], **at
-    )
+    helper = ast.Name(HELPER_NAMES[type(node.ops[0])], ast.Load(), **at)
+    return ast.Call(helper, [node.left, node.comparators[0]], [], **at)
 
 
-COMPARISONS = {
-    "Eq": operator.eq,
-    "NotEq": operator.ne,
-    "In": lambda left, right: left in right,
-    "NotIn": lambda left, right: left not in right,
-}
+# Each helper compares as the operator does, then, when it found two different objects equal (or
+# a member), looks at the operands. Membership in a dict or set goes by hash, not `__eq__`: there
+# only the value looked up is.
+def _equal(left, right):
+    result = left == right
+    if result is not False and left is not right:
+        _check_operands(left, right, False)
+    return result
 
 
-def compare(op, left, right):
-    """One comparison of the tests, refused when it found two values equal only because an
-    operand is an object that equals anything. Membership in a dict or set goes by hash, not
-    `__eq__`: there only the value looked up is checked."""
-    result = COMPARISONS[op](left, right)
-    if left is right or (type(result) is bool and result is (op in ("NotEq", "NotIn"))):
-        return result  # the same object, or found different
+def _not_equal(left, right):
+    result = left != right
+    if result is not True and left is not right:
+        _check_operands(left, right, False)
+    return result
+
+
+def _member(left, right):
+    result = left in right
+    if result:
+        _check_operands(left, right, type(right) in HASHED_CONTAINERS)
+    return result
+
+
+def _not_member(left, right):
+    result = left not in right
+    if not result:
+        _check_operands(left, right, type(right) in HASHED_CONTAINERS)
+    return result
+
+
+def _check_operands(left, right, by_hash):
     if type(left) not in PLAIN_TYPES:
         _refuse_always_equal(left)
-    if type(right) not in PLAIN_TYPES and not (op in ("In", "NotIn") and type(right) in HASHED_CONTAINERS):
+    if not by_hash and type(right) not in PLAIN_TYPES:
         _refuse_always_equal(right)
-    return result
+
+
+HELPER_NAMES = {
+    ast.Eq: "__gristmill_eq__",
+    ast.NotEq: "__gristmill_ne__",
+    ast.In: "__gristmill_in__",
+    ast.NotIn: "__gristmill_not_in__",
+}
+HELPERS = dict(zip(HELPER_NAMES.values(), (_equal, _not_equal, _member, _not_member)))  # for the namespace
 
 
 def _refuse_always_equal(value):
