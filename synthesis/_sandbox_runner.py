@@ -2,8 +2,8 @@
 
 Stdlib-only: `synthesis.sandbox` passes this file's source to `python -I -S -c`, after code that
 loads `_test_guard.py` (the checks against gamed tests) as the module it imports, so nothing from
-the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON
-reply per line on fd 1. Each sample runs in a child forked from this warm interpreter (no start-up
+the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON reply per
+line on fd 1. Each sample runs in a child forked from this warm interpreter (no start-up
 cost), in its own fresh scratch folder, with rlimits, an empty environment and no inherited
 descriptors except its stdout/stderr pipes and a status pipe. After every sample, everything but
 this process is killed (inside a private PID namespace `kill(-1)` reaches exactly the sandbox).
@@ -189,9 +189,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
         phase = "solution"
         exec(solution, namespace)
         phase = "tests"
-        _test_guard.refuse_tampering(
-            watched
-        )  # the builtins and unittest as the solution's own code left them
+        # the builtins and unittest as the solution's own code left them
+        _test_guard.refuse_tampering(watched)
         namespace["__name__"] = "__main__"
         namespace.update(_test_guard.HELPERS)
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up
