@@ -125,7 +125,7 @@ def _check_own_equality(item):
     """Raise GamedTests if `item`'s `__eq__`, written by the solution, says it equals a fresh
     `object()`, or both values of a pair no honest value equals at once (an `__eq__` that only
     answers True to numbers, strings, tuples or lists)."""
-    equal = next((vars(k)["__eq__"] for k in type(item).__mro__ if "__eq__" in vars(k)), None)
+    equal = type(item).__eq__  # the function itself when a class in the MRO defines it in Python
     if not isinstance(equal, types.FunctionType) or equal.__code__.co_filename != "<solution>":
         return
     if _claims_equal(equal, item, object()) or any(

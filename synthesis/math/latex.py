@@ -123,10 +123,10 @@ def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
 
 
 _LOG_BASE = re.compile(r"\\log_\s*(\{[^{}]*\}|[A-Za-z0-9])\s*")
+_ATOM = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]")  # a number or one letter
 _FUNCTION_ATOM = re.compile(
-    r"\\(ln|log|exp|sin|cos|tan|cot|sec|csc)\s+((?:\d+(?:\.\d+)?|[A-Za-z])\^(?:\{[^{}]*\}|[A-Za-z0-9]))"
+    rf"\\(ln|log|exp|sin|cos|tan|cot|sec|csc)\s+((?:{_ATOM.pattern})\^(?:\{{[^{{}}]*\}}|[A-Za-z0-9]))"
 )
-_ATOM = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]")
 _REPEATING = re.compile(r"(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
 _BARS = {
     "lvert": "|",
