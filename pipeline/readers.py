@@ -16,6 +16,7 @@ import codecs
 import gzip
 import io
 import json
+import math
 import os
 import re
 import zlib
@@ -224,8 +225,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         return Failure(
             where, source, READ_STAGE, "NotAnObject", f"expected a JSON object, got {type(record).__name__}"
         )
-    raw_id = record.get(config.id_field)
-    doc_id = str(raw_id) if raw_id is not None and raw_id != "" else where
+    doc_id = _id_text(record.get(config.id_field)) or where
     kind = record.get("kind")
     text = record.get(config.text_field)
     own_kind = kind is not None and kind not in CANDIDATE_KINDS
@@ -261,7 +261,9 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 
     url = record.get(config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
-    skip = {config.text_field, config.id_field, config.url_field, *restored}
+    skip = {config.text_field, config.id_field, *restored}
+    if url is None or isinstance(url, str):  # any other value is not a URL: kept in metadata
+        skip.add(config.url_field)
     if not own_kind:
         skip.add("kind")
     if is_output_row(record):
@@ -276,6 +278,18 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         metadata=metadata,
         **restored,
     )
+
+
+def _id_text(raw_id: Any) -> str:
+    """A record's id as text: lists and objects as JSON, bytes as UTF-8; "" when it has none
+    (missing, null, empty or NaN, as pandas writes a missing number)."""
+    if raw_id is None or (isinstance(raw_id, float) and math.isnan(raw_id)):
+        return ""
+    if isinstance(raw_id, bytes):
+        return raw_id.decode("utf-8", "backslashreplace")
+    if isinstance(raw_id, (dict, list, tuple)):
+        return json.dumps(raw_id, ensure_ascii=False, sort_keys=True, default=str)
+    return str(raw_id)
 
 
 def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputConfig) -> Record | None:

@@ -55,6 +55,30 @@ def test_jsonl_fields_id_url_metadata(tmp_path):
     assert second.id == f"{path}:2"  # stable id from source path and line number
 
 
+def test_ids_of_other_types_and_urls_that_are_not_text(tmp_path):
+    """A list id was written as Python's repr, and a url that was not a string was dropped."""
+    path = write_jsonl(
+        tmp_path / "a.jsonl",
+        [
+            {"id": ["g", 1], "text": "a", "url": 5},
+            {"id": {"shard": 2}, "text": "b", "url": {"href": "http://x"}},
+            {"id": True, "text": "c", "url": None},
+        ],
+    )
+    listed, mapped, flag = read_all(path)
+    assert (listed.id, listed.url, listed.metadata) == ('["g", 1]', None, {"url": 5})
+    assert (mapped.id, mapped.metadata) == ('{"shard": 2}', {"url": {"href": "http://x"}})
+    assert (flag.id, flag.metadata) == ("True", {})
+    table = pa.table(
+        {"id": pa.array([1.0, float("nan"), None]), "binary_id": [b"\xe2\x82\xac", b"\xff", b"x"]}
+    )
+    pq.write_table(table.append_column("text", pa.array(["x", "y", "z"])), tmp_path / "t.parquet")
+    numbered = read_all(tmp_path / "t.parquet")  # a Parquet row's position counts from 0
+    assert [d.id for d in numbered] == ["1.0", f"{tmp_path / 't.parquet'}:1", f"{tmp_path / 't.parquet'}:2"]
+    binary = read_all(tmp_path / "t.parquet", id_field="binary_id")
+    assert [d.id for d in binary] == ["\u20ac", "\\xff", "x"]
+
+
 def test_a_documents_own_kind_field_is_metadata_and_only_candidates_kinds_are_candidates(tmp_path):
     """A dataset labelling its records ("kind": "news") had every record fail as BadKind."""
     path = write_jsonl(
