@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import shutil
 import signal
 import sys
 import tempfile
@@ -412,6 +413,7 @@ def run_recipe(
                 held.enter_context(exclusive(work_root, "--work-dir"))
             check_work_root(work_root, output)
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh, inputs)
+        pipeline = None
         try:
             pipeline = beam.Pipeline(runner=make_runner(options), options=options)
             total_bytes = sum(info.size for info in inputs.values())
@@ -440,6 +442,8 @@ def run_recipe(
             fileio.delete_tree(staging)
             if own_spill:
                 fileio.delete_tree(own_spill)
+            if pipeline is not None:  # Beam deletes its local temp folder only when the pipeline runs
+                shutil.rmtree(pipeline.local_tempdir, ignore_errors=True)
         problems = manifest["problems"]
         if problems:  # published, but a rerun after fixing the recipe can still reuse the work
             raise RunFailed("; ".join(problems))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,20 @@ paths = {json.dumps(inputs)}
 """
     )
     return path
+
+
+@pytest.fixture(scope="session", autouse=True)
+def remove_unrun_pipelines_temp_folders():
+    """Beam makes a `beam-pipeline-temp*` folder per Pipeline and deletes it only when the pipeline
+    runs; tests that only build a graph would leave theirs. Empty ones made during the session go."""
+    temp = Path(tempfile.gettempdir())
+    before = set(temp.glob("beam-pipeline-temp*"))
+    yield
+    for folder in set(temp.glob("beam-pipeline-temp*")) - before:
+        try:
+            os.rmdir(folder)  # only when empty: another process's pipeline may still use a full one
+        except OSError:
+            pass
 
 
 @pytest.fixture

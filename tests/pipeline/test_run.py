@@ -159,6 +159,24 @@ def test_a_given_spill_dir_is_left_as_it_was_found(tmp_path, shared_run):
     assert os.listdir(spill) == ["theirs.txt"]
 
 
+def test_a_run_whose_graph_fails_to_build_leaves_no_beam_temp_folder(tmp_path, monkeypatch):
+    """Beam deletes a pipeline's local temp folder when it runs; a run that failed while building
+    the graph left an empty `beam-pipeline-temp*` folder in the system temp folder."""
+    from pipeline import run
+
+    built = []
+
+    def failing_build(pipeline, *args):
+        built.append(pipeline)
+        raise RuntimeError("graph failed")
+
+    monkeypatch.setattr(run, "build_pipeline", failing_build)
+    recipe = write_recipe(tmp_path / "r.toml", [str(write_jsonl(tmp_path / "in.jsonl", corpus(3)))], STAGES)
+    with pytest.raises(RuntimeError, match="graph failed"):
+        run_recipe(load_recipe(str(recipe)), str(tmp_path / "out"), IN_PROCESS)
+    assert built and not os.path.exists(built[0].local_tempdir)
+
+
 def test_rerun_replaces_previous_output(tmp_path, shared_run):
     out = tmp_path / "out"
     shutil.copytree(shared_run.out, out)  # a finished run's output folder
