@@ -5,13 +5,14 @@
 
 1. pipeline: the same corpus through a recipe with no stages, `tokenizer = "none"` against the
    default tokenizer (the tokenize cost), and with the global shuffle + token-balanced shards.
-2. reader: `pipeline.dataset.OutputStream` (one slot, shuffle buffer 1000) against plain pyarrow
-   reading the same token-balanced shards, each yielding the same type: texts (`iter_batches` +
-   `to_pylist`), token ids as Python lists (`to_pylist` of whole batches, and of 256-row batches,
-   the faster way on this data) and as numpy int32 arrays (one copied slice of the batch's values
-   per document; the reader's `arrays=True`): docs/s and tokens/s. The readers take turns,
-   `--repeats` rounds; the median round is printed (without `pipeline`, the output is written
-   first, untimed, unless `--output` names one already written by that recipe).
+2. reader: `pipeline.dataset.OutputStream` (one slot, and 16 slots in turn for texts; shuffle
+   buffer 1000) against plain pyarrow reading the same token-balanced shards, each yielding the
+   same type: texts (`iter_batches` + `to_pylist`), token ids as Python lists (`to_pylist` of
+   whole batches, and of 256-row batches, the faster way on this data) and as numpy int32 arrays
+   (one copied slice of the batch's values per document; the reader's `arrays=True`): docs/s and
+   tokens/s. The readers take turns, `--repeats` rounds; the median round is printed (without
+   `pipeline`, the output is written first, untimed, unless `--output` names one already written
+   by that recipe).
 3. shuffle: the global shuffle's own cost. The same kept rows (read from JSONL) written to 4
    shards by `WriteShards` alone (hash of the id picks the shard, rows in id order: the layout
    before the shuffle) and through `AssignShards` (seeded positions, shard starts from bucketed
@@ -85,12 +86,17 @@ def pyarrow_arrays(output: Path) -> tuple[int, int]:
     return docs, tokens
 
 
-def gristmill_reader(output: Path, columns: tuple[str, ...], arrays: bool = False) -> tuple[int, int]:
+def gristmill_reader(
+    output: Path, columns: tuple[str, ...], arrays: bool = False, slots: int = 1
+) -> tuple[int, int]:
+    """Every slot's stream in turn (a slot may share a row group with the next one)."""
     docs = tokens = 0
     units = kept_units(str(output), verify=False)
-    for row in OutputStream(units, buffer_size=1000, columns=columns, arrays=arrays):
-        docs += 1
-        tokens += len(row["token_ids"]) if "token_ids" in row else 0
+    for slot in range(slots):
+        stream = OutputStream(units, buffer_size=1000, columns=columns, arrays=arrays, slot=slot, slots=slots)
+        for row in stream:
+            docs += 1
+            tokens += len(row["token_ids"]) if "token_ids" in row else 0
     return docs, tokens
 
 
@@ -99,6 +105,7 @@ def readers(output: Path, repeats: int) -> list[dict]:
     cases = {
         "pyarrow (id, text)": lambda: plain_pyarrow(output, ["id", "text"]),
         "OutputStream (id, text)": lambda: gristmill_reader(output, ("id", "text")),
+        "OutputStream (id, text), 16 slots": lambda: gristmill_reader(output, ("id", "text"), slots=16),
         "pyarrow token_ids lists": lambda: plain_pyarrow(output, ["token_ids"]),
         "pyarrow token_ids lists, 256-row batches": lambda: plain_pyarrow(output, ["token_ids"], 256),
         "OutputStream token_ids lists": lambda: gristmill_reader(output, ("token_ids",)),

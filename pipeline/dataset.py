@@ -1,8 +1,10 @@
 """Stream a finished gristmill output folder into a trainer, resumable at the exact next document.
 
 The kept shards are cut into units (one Parquet row group each). Each epoch the units are put in
-a seeded order and dealt round-robin to the global reader slots (rank × dataloader worker), so
-every kept document is read exactly once per epoch across all ranks and workers. Each slot mixes
+a seeded order and their rows cut into equal contiguous ranges, one per global reader slot (rank ×
+dataloader worker): every kept document is read exactly once per epoch across all ranks and
+workers, and slots differ by at most one document (whole row groups dealt round-robin left ranks
+with a row group more than others, or with none when there were fewer row groups than slots). Each slot mixes
 its documents through a seeded shuffle buffer. Which document comes out next depends only on
 positions (seed, epoch, slot, row counts), never on content, so a saved position — documents
 consumed — is enough to restore the stream exactly: the buffer is rebuilt by replaying indices
@@ -20,7 +22,7 @@ import itertools
 import json
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
@@ -32,6 +34,7 @@ from pipeline import fileio
 SUPPORTED_FORMAT_VERSIONS = (1,)
 REQUIRED_COLUMNS = {"id": pa.string(), "text": pa.string()}
 HASH_CHUNK = 8 << 20
+DEALING = "row-ranges"  # how documents are dealt to reader slots; a saved state names it
 
 
 class BadOutputFolder(ValueError):
@@ -40,11 +43,12 @@ class BadOutputFolder(ValueError):
 
 @dataclass(frozen=True)
 class Unit:
-    """One Parquet row group of one kept shard."""
+    """Rows `first` .. `first + rows` of one Parquet row group of one kept shard."""
 
     path: str
     row_group: int
     rows: int
+    first: int = 0
 
 
 def _read_bytes(path: str) -> bytes:
@@ -121,11 +125,28 @@ def kept_units(output: str, verify: bool = True) -> list[Unit]:
     return units
 
 
-def slot_units(units: list[Unit], seed: int, epoch: int, slot: int, slots: int) -> list[Unit]:
-    """The units a reader slot reads this epoch: a seeded order of all units, dealt round-robin."""
+def slot_units(
+    units: list[Unit], seed: int, epoch: int, slot: int, slots: int, drop_remainder: bool = False
+) -> list[Unit]:
+    """The units a reader slot reads this epoch: the rows of all units in a seeded order, cut into
+    `slots` contiguous ranges (sizes differ by at most one; all `total // slots` with
+    `drop_remainder`, the last `total % slots` rows of the order left out); this slot's range."""
     order = list(range(len(units)))
     random.Random(f"units:{seed}:{epoch}").shuffle(order)
-    return [units[i] for i in order[slot::slots]]
+    total = sum(unit.rows for unit in units)
+    if drop_remainder:
+        start, end = slot * (total // slots), (slot + 1) * (total // slots)
+    else:
+        start, end = slot * total // slots, (slot + 1) * total // slots
+    taken, position = [], 0
+    for unit in (units[i] for i in order):
+        low, high = max(start, position), min(end, position + unit.rows)
+        if low < high:
+            taken.append(replace(unit, first=unit.first + low - position, rows=high - low))
+        position += unit.rows
+        if position >= end:
+            break
+    return taken
 
 
 def shuffled_positions(total: int, buffer_size: int, seed: int, epoch: int, slot: int) -> Iterator[int]:
@@ -193,7 +214,8 @@ class OutputStream:
     `columns`: what each yielded record holds (a dict of those columns); `arrays`: lists of integers
     (token ids) as numpy arrays instead of Python lists (views of their row group's ids, which stay
     in memory while a view is kept; a pickled view, as DataLoader workers send them, is a copy). `skip`: documents of this epoch already
-    consumed (from a saved state); the stream continues with the next one.
+    consumed (from a saved state); the stream continues with the next one. `drop_remainder`: every
+    slot gets the same number of documents (see `slot_units`).
     """
 
     def __init__(
@@ -208,8 +230,9 @@ class OutputStream:
         columns: tuple[str, ...] = ("id", "text"),
         arrays: bool = False,
         skip: int = 0,
+        drop_remainder: bool = False,
     ) -> None:
-        self.units = slot_units(units, seed, epoch, slot, slots)
+        self.units = slot_units(units, seed, epoch, slot, slots, drop_remainder)
         self.starts = list(itertools.accumulate((unit.rows for unit in self.units), initial=0))[:-1]
         self.total = sum(unit.rows for unit in self.units)
         self.columns = list(columns)
@@ -235,6 +258,7 @@ class OutputStream:
             table = pq.ParquetFile(handle).read_row_group(
                 unit.row_group, columns=self.columns, use_threads=False
             )
+        table = table.slice(unit.first, unit.rows)  # a slot may hold only part of a row group
         records = self._loaded[index] = _records(table, self.arrays)
         return records
 
@@ -296,6 +320,9 @@ class GristmillDataset(_torch_dataset_base()):
     (the samples this rank's trainer consumed; with `num_workers=0` the dataset counts them
     itself) and `load_state_dict` it into a fresh dataset; iteration continues with the next
     document. `batch_size` must be the DataLoader's, so positions can be restored per worker.
+    Ranks differ by at most one document per slot; `drop_remainder=True` leaves out the last
+    `total % (world_size × workers)` documents of each epoch's order so that every rank has the
+    same number, and so the same number of batches, as DistributedDataParallel needs.
     """
 
     def __init__(
@@ -310,6 +337,7 @@ class GristmillDataset(_torch_dataset_base()):
         arrays: bool = False,
         batch_size: int = 1,
         verify: bool = True,
+        drop_remainder: bool = False,
     ) -> None:
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is not in [0, {world_size})")
@@ -321,6 +349,7 @@ class GristmillDataset(_torch_dataset_base()):
         self.columns = tuple(columns)
         self.arrays = arrays
         self.batch_size = batch_size
+        self.drop_remainder = drop_remainder
         self.units = kept_units(output, verify=verify)
         self.epoch = 0
         self._resume_from = 0  # samples of `epoch` this rank had consumed when the state was saved
@@ -341,6 +370,7 @@ class GristmillDataset(_torch_dataset_base()):
             columns=self.columns,
             arrays=self.arrays,
             skip=skip,
+            drop_remainder=self.drop_remainder,
         )
 
     def _worker(self) -> tuple[int, int]:
@@ -371,11 +401,18 @@ class GristmillDataset(_torch_dataset_base()):
             "world_size": self.world_size,
             "batch_size": self.batch_size,
             "buffer_size": self.buffer_size,
+            "drop_remainder": self.drop_remainder,
+            "dealing": DEALING,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Continue from `state`; refuses a state saved with a different layout or seed."""
-        for key in ("seed", "rank", "world_size", "batch_size", "buffer_size"):
+        if state.get("dealing") != DEALING:  # before 2026-12-05: whole row groups per slot
+            raise ValueError(
+                "state was saved by an older gristmill that dealt whole row groups to the reader "
+                "slots; resume it with that version, or start its epoch over (set_epoch)"
+            )
+        for key in ("seed", "rank", "world_size", "batch_size", "buffer_size", "drop_remainder"):
             if state[key] != getattr(self, key):
                 raise ValueError(
                     f"state was saved with {key}={state[key]!r}, this dataset has {getattr(self, key)!r}"

@@ -91,6 +91,40 @@ def test_torch_dataloader_workers_and_ranks_cover_the_output_once(output):
     assert sorted(seen) == [f"doc-{i:04d}" for i in range(DOCS)]
 
 
+def test_slots_get_equal_shares_even_with_fewer_row_groups_than_slots(tmp_path):
+    """Whole row groups were dealt round-robin: with two row groups and four ranks of three
+    workers, rank 0 read all 300 documents and ranks 1-3 none."""
+    units = kept_units(write_output(tmp_path / "out", shards=2, row_group_mb=64))
+    assert len(units) == 2
+    for epoch in range(3):
+        streams = [OutputStream(units, seed=1, epoch=epoch, slot=s, slots=12) for s in range(12)]
+        assert {len(stream) for stream in streams} == {25}
+        assert sorted(i for stream in streams for i in ids(stream)) == [f"doc-{i:04d}" for i in range(DOCS)]
+    uneven = [len(OutputStream(units, slot=s, slots=7)) for s in range(7)]
+    assert sum(uneven) == DOCS and max(uneven) - min(uneven) == 1
+
+
+def test_drop_remainder_gives_every_rank_the_same_batches(tmp_path):
+    from torch.utils.data import DataLoader
+
+    output = write_output(tmp_path / "out", docs=301, shards=2, row_group_mb=0.002)
+    seen, batches = [], set()
+    for rank in range(4):
+        dataset = GristmillDataset(output, rank=rank, world_size=4, batch_size=4, drop_remainder=True)
+        loader = DataLoader(dataset, batch_size=4, num_workers=2, collate_fn=list)
+        rank_batches = [[r["id"] for r in batch] for batch in loader]
+        batches.add(len(rank_batches))
+        seen += [i for batch in rank_batches for i in batch]
+    assert batches == {20} and len(seen) == len(set(seen)) == 8 * 37  # 2 workers × ceil(37 / 4)
+
+
+def test_a_state_from_the_whole_row_group_dealing_is_refused(output):
+    state = GristmillDataset(output).state_dict()
+    del state["dealing"]
+    with pytest.raises(ValueError, match="dealt whole row groups"):
+        GristmillDataset(output).load_state_dict(state)
+
+
 def test_same_seed_same_order_other_seed_other_order(output):
     units = kept_units(output)
     first = ids(OutputStream(units, seed=1, buffer_size=32))
