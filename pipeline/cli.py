@@ -73,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         "--input-format",
         choices=FORMATS,
         help="read every input as this format, whatever its name says (replaces [input] format; "
-        "a .gz or .zst suffix still chooses the decompression)",
+        "a .gz, .zst, .bz2 or .xz suffix still chooses the decompression)",
     )
     run.add_argument("--quiet", action="store_true", help="no progress; print only the summary")
     run.add_argument(

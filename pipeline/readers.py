@@ -1,4 +1,4 @@
-"""Input readers: JSON Lines / JSON / plain text (plain, gzip, zstd), Parquet, WARC and WET.
+"""Input readers: JSON Lines / JSON / plain text (plain, gzip, zstd, bzip2, xz), Parquet, WARC and WET.
 
 Each reader turns one *split* of one file into `Document`s, `Rejection`s (stage `read`, for
 records that are not documents we can use, such as a non-HTML response) and `Failure`s (stage
@@ -12,10 +12,12 @@ pipeline and `iter_documents`. Every file is matched, sized and opened through B
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import gzip
 import io
 import json
+import lzma
 import math
 import os
 import re
@@ -31,18 +33,19 @@ from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.urls import normalize_url
 from pipeline.warc import read_warc
+from pipeline.zstd_frames import open_zstd
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text")
 PARQUET_BATCH_ROWS = 1024
-COMPRESSIONS = {".gz": "gzip", ".zst": "zstd"}
+COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bzip2", ".xz": "xz"}
 # How compressed files start (codec, the suffix that reads it): a plain-named file starting so is
 # refused. bzip2's "BZh" is text, so its level digit and first block (or end) marker are matched too.
 COMPRESSED_MAGIC = {
     re.compile(rb"\x1f\x8b"): ("gzip", ".gz"),
     re.compile(rb"\x28\xb5\x2f\xfd"): ("zstd", ".zst"),
-    re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"): ("bzip2", ""),
-    re.compile(rb"\xfd7zXZ\x00"): ("xz", ""),
+    re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"): ("bzip2", ".bz2"),
+    re.compile(rb"\xfd7zXZ\x00"): ("xz", ".xz"),
 }
 TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
 MISNAMED = "CompressedInput"  # the error of the one failure such a file gets (its exception's name)
@@ -369,13 +372,9 @@ def _refuse_misnamed(handle: io.IOBase, path: str) -> None:
     if not found:
         return
     codec, suffix = found[0]
-    remedy = (
-        f"rename it to {os.path.basename(path)}{suffix}"
-        if suffix
-        else "decompress it (gristmill reads gzip and zstd)"
-    )
     raise CompressedInput(
-        f"the file is {codec}-compressed but its name does not say so: {remedy}; nothing of it was read"
+        f"the file is {codec}-compressed but its name does not say so: rename it to "
+        f"{os.path.basename(path)}{suffix}; nothing of it was read"
     )
 
 
@@ -423,9 +422,13 @@ def _open_decompressed(
             with gzip.GzipFile(fileobj=raw, mode="rb") as handle:
                 yield handle
         elif compression == "zstd":
-            import zstandard
-
-            yield io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=False))
+            yield open_zstd(raw)
+        elif compression == "bzip2":
+            with bz2.BZ2File(raw, mode="rb") as handle:
+                yield handle
+        elif compression == "xz":
+            with lzma.LZMAFile(raw, mode="rb") as handle:
+                yield handle
         else:
             _refuse_misnamed(raw, path)
             yield raw

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.urls import normalize_url
+from pipeline.zstd_frames import FrameWalker
 
 WARC_MAGIC = b"WARC/"
 RECORD_START = b"\nWARC/"
@@ -236,9 +237,11 @@ def _unbrotli(payload: bytes) -> bytes:
 def _unzstd(payload: bytes) -> bytes:
     import zstandard
 
-    out = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload)).read(MAX_DECODED_BYTES + 1)
-    declared = zstandard.frame_content_size(payload)  # -1: the frame does not say
-    if 0 <= len(out) < declared:
+    reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(payload), read_across_frames=True)
+    out = reader.read(MAX_DECODED_BYTES + 1)
+    frames = FrameWalker()
+    frames.feed(payload)
+    if not frames.between_frames() and len(out) <= MAX_DECODED_BYTES:
         raise ValueError(CUT_SHORT)
     return out
 

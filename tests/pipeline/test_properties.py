@@ -1,6 +1,6 @@
 """Property-based tests (hypothesis) of the readers and the recipe loader on hostile input.
 
-Readers: random bytes under every format, truncated gzip/zstd, invalid UTF-8, deeply nested and
+Readers: random bytes under every format, truncated gzip/zstd/bzip2/xz, invalid UTF-8, deeply nested and
 wrongly typed JSON, unknown keys, empty files, one 50 MB document. Never an exception; every
 non-blank JSON line becomes exactly one record (document, rejection or failure: conservation);
 every failure names an error class and has a one-line message. Recipe loader: any bytes and any
@@ -10,8 +10,10 @@ Example counts are kept small (see MAX_EXAMPLES) so the file runs in seconds.
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import json
+import lzma
 import tempfile
 from pathlib import Path
 
@@ -27,6 +29,12 @@ from pipeline.stages import ConfigError
 
 MAX_EXAMPLES = 60
 SETTINGS = settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+COMPRESSORS = {
+    "gz": gzip.compress,
+    "zst": zstandard.ZstdCompressor().compress,
+    "bz2": bz2.compress,
+    "xz": lzma.compress,
+}
 SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".jsonl.zst", ".json.gz", ".parquet", ".warc", ".warc.gz", ".wet")
 
 json_values = st.recursive(
@@ -124,13 +132,14 @@ def test_every_json_line_becomes_exactly_one_record(lines, split_bytes):
 @SETTINGS
 @given(
     items=st.lists(records, min_size=1, max_size=10),
-    codec=st.sampled_from(["gz", "zst"]),
+    codec=st.sampled_from(list(COMPRESSORS)),
     cut=st.floats(0, 1),
 )
 def test_truncated_compressed_input_keeps_what_came_before_and_says_why(items, codec, cut):
     data = b"".join(json.dumps(r).encode() + b"\n" for r in items)
-    packed = gzip.compress(data) if codec == "gz" else zstandard.ZstdCompressor().compress(data)
-    path = write(f".jsonl.{codec}", packed[: int(len(packed) * cut)])
+    packed = COMPRESSORS[codec](data)
+    kept = int(len(packed) * cut)
+    path = write(f".jsonl.{codec}", packed[:kept])
     try:
         found = read_file(path)
     finally:
@@ -138,6 +147,8 @@ def test_truncated_compressed_input_keeps_what_came_before_and_says_why(items, c
     assert_well_formed(found)
     assert len(found) <= len(items) + 1
     assert len([r for r in found if not isinstance(r, Failure)]) <= len(items)
+    if 0 < kept < len(packed):  # a truncated .zst ended quietly, the documents after the cut lost
+        assert isinstance(found[-1], Failure) and found[-1].error == "TruncatedInput"
 
 
 @SETTINGS

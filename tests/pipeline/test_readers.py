@@ -34,6 +34,8 @@ def test_detect_format_by_extension():
     assert detect_format("a/b.jsonl") == ("jsonl", None)
     assert detect_format("b.jsonl.gz") == ("jsonl", "gzip")
     assert detect_format("b.jsonl.zst") == ("jsonl", "zstd")
+    assert detect_format("b.jsonl.bz2") == ("jsonl", "bzip2")
+    assert detect_format("b.jsonl.xz") == ("jsonl", "xz")
     assert detect_format("b.warc.gz") == ("warc", "gzip")
     assert detect_format("b.wet") == ("wet", None)
     assert detect_format("b.data", forced="jsonl") == ("jsonl", None)
@@ -185,10 +187,31 @@ def test_a_compressed_file_named_as_plain_is_one_failure_saying_what_to_do(tmp_p
         len(plan_splits(str(path), InputConfig((str(path),), split_bytes=1024))) > 1 or name != "data.jsonl"
     )
     assert [(type(r).__name__, r.id, r.error) for r in records] == [("Failure", str(path), "CompressedInput")]
-    remedy = {"gzip": f"rename it to {name}.gz", "zstd": f"rename it to {name}.zst"}.get(
-        codec, "decompress it"
+    suffix = {"gzip": ".gz", "zstd": ".zst", "bzip2": ".bz2", "xz": ".xz"}[codec]
+    assert (
+        f"{codec}-compressed but its name does not say so: rename it to {name}{suffix}" in records[0].message
     )
-    assert f"{codec}-compressed but its name does not say so: {remedy}" in records[0].message
+
+
+@pytest.mark.parametrize(
+    "codec, suffix", [("gzip", ".gz"), ("zstd", ".zst"), ("bzip2", ".bz2"), ("xz", ".xz")]
+)
+def test_every_compression_reads_json_lines_arrays_and_text_and_reports_a_cut_file(tmp_path, codec, suffix):
+    """`.bz2` and `.xz` (OpenWebText's format) were refused: "cannot tell the format"."""
+    compress = COMPRESSORS[codec]
+    records = [{"id": str(i), "text": f"document {i} " * 30} for i in range(400)]
+    lines = "".join(json.dumps(r) + "\n" for r in records).encode()
+    (tmp_path / f"a.jsonl{suffix}").write_bytes(compress(lines))
+    (tmp_path / f"b.json{suffix}").write_bytes(compress(json.dumps(records[:2]).encode()))
+    (tmp_path / f"c.txt{suffix}").write_bytes(compress("Été\n".encode()))
+    assert [d.id for d in read_all(tmp_path / f"a.jsonl{suffix}")] == [str(i) for i in range(400)]
+    assert [d.id for d in read_all(tmp_path / f"b.json{suffix}")] == ["0", "1"]
+    assert [d.text for d in read_all(tmp_path / f"c.txt{suffix}")] == ["Été\n"]
+    whole = compress(lines)
+    (tmp_path / f"cut.jsonl{suffix}").write_bytes(whole[: len(whole) * 3 // 4])
+    *documents, last = read_all(tmp_path / f"cut.jsonl{suffix}")
+    assert all(isinstance(d, Document) for d in documents) and len(documents) < 400
+    assert isinstance(last, Failure) and last.error == "TruncatedInput"
 
 
 def test_token_columns_of_an_output_read_back_are_not_metadata_but_a_records_own_fields_are():
@@ -465,13 +488,15 @@ def test_a_warc_body_that_cannot_be_decoded_is_a_failure_not_garbage_text(tmp_pa
     bodies = [(b"\x00\x01garbage" * 50, "br"), (b"\x1f\x8b" + b"x" * 50, "compress"), (bomb, "gzip")]
     compressors = {"gzip": gzip.compress, "br": brotli.compress, "zstd": zstandard.ZstdCompressor().compress}
     bodies += [(compress(HTML)[:-8], name) for name, compress in compressors.items()]  # cut short
+    unsized = zstandard.ZstdCompressor(write_content_size=False).compress(HTML)
+    bodies.append((unsized[:-8], "zstd"))  # no declared size to compare with: told by its frame
     bodies.append((brotli.compress(HTML), "br"))
     path.write_bytes(
         b"".join(_warc_record("response", _response(body, encoding=enc)) for body, enc in bodies)
     )
     records = read_all(path)
-    assert [type(r).__name__ for r in records] == ["Failure"] * 6 + ["Document"]
-    assert {r.error for r in records[:6]} == {"BadHttpEncoding"}
+    assert [type(r).__name__ for r in records] == ["Failure"] * 7 + ["Document"]
+    assert {r.error for r in records[:7]} == {"BadHttpEncoding"}
     assert "br body does not decode" in records[0].message
     assert "Content-Encoding 'compress' is not one gristmill decodes" in records[1].message
     assert "gzip body decodes to over 64 MiB" in records[2].message
