@@ -186,7 +186,9 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
 
     from apache_beam.io.filesystems import FileSystems
 
+    from pipeline import fileio
     from pipeline.checkpoints import CheckpointSettings
+    from pipeline.decisions import SpillOptions
     from pipeline.output_folder import remove_if_empty
     from pipeline.preflight import check_beam_options, check_inputs, check_output
     from pipeline.progress import console_progress
@@ -196,10 +198,16 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     check_beam_options(beam_args, own_options)
     # Object stores (s3://, gs://) take their credentials and endpoint from the Beam options, and
     # the input check below reads through them before any pipeline exists.
-    FileSystems.set_options(pipeline_options(beam_args))
+    options = pipeline_options(beam_args)
+    FileSystems.set_options(options)
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
     fields = {"text_field": args.text_field, "id_field": args.id_field, "format": args.input_format}
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
+    spill_dir = options.view_as(SpillOptions).spill_dir
+    named = [("--output", args.output), ("--work-dir", args.work_dir), ("--spill_dir", spill_dir)]
+    for what, path in [*(("--input", path) for path in recipe.input.paths), *named]:
+        if path:
+            fileio.check_filesystem(path, what)
     inputs = check_inputs(recipe.input)
     created = not os.path.exists(args.output)
     check_output(args.output)

@@ -58,6 +58,7 @@ def _read_bytes(path: str) -> bytes:
 
 def load_manifest(output: str) -> dict[str, Any]:
     """The manifest of a finished run; refuses an unfinished run or one of an unknown format."""
+    fileio.check_filesystem(output, "output folder")
     path = FileSystems.join(output, "manifest.json")
     if not FileSystems.exists(path):
         raise BadOutputFolder(

@@ -23,8 +23,32 @@ def _filesystems():
     return FileSystems
 
 
+class UnsupportedFilesystem(ValueError):
+    """A path whose scheme (`hdfs://`, `https://`) no installed Beam filesystem serves."""
+
+
 def is_local(path: str) -> bool:
     return "://" not in path
+
+
+def check_filesystem(path: str, what: str) -> None:
+    """Raise UnsupportedFilesystem, one line naming `what` (`--output`) and the path, when Beam
+    cannot serve `path`: an unknown scheme, or one whose filesystem's package is not installed
+    (Beam's own errors are a traceback or a hint at apache-beam[gcp] whatever the scheme)."""
+    if is_local(path):
+        return
+    from apache_beam.io.filesystem import BeamIOError
+
+    try:
+        _filesystems().get_filesystem(path)
+    except (ValueError, BeamIOError) as error:
+        causes = getattr(error, "exception_details", None) or {}
+        cause = "; ".join(map(str, causes.values())) or "Beam knows no filesystem for it"
+        scheme = path.split("://", 1)[0]
+        raise UnsupportedFilesystem(
+            f"{what} {path}: cannot use {scheme}:// paths ({cause}); gristmill reads and writes local "
+            "paths, s3:// (apache-beam[aws]), gs:// (apache-beam[gcp]) and other filesystems Beam has installed"
+        ) from None
 
 
 def join(base: str, *parts: str) -> str:

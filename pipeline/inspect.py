@@ -73,6 +73,7 @@ def read_manifest(directory: str) -> dict[str, Any]:
     """The folder's manifest; a folder without one is not a finished output (error naming it)."""
     from apache_beam.io.filesystems import FileSystems
 
+    fileio.check_filesystem(directory, "output folder")
     path = f"{directory.rstrip('/')}/manifest.json"
     if not FileSystems.exists(path):
         raise UsageError(f"{directory}: no manifest.json (not a finished gristmill output folder)")

@@ -69,6 +69,29 @@ def test_an_output_that_cannot_be_a_folder_is_an_error_before_the_run(tmp_path, 
     assert code == 2 and f"--output {a}/sub: cannot create the folder: Not a directory" in err
 
 
+@pytest.mark.parametrize(
+    "option, scheme",
+    [("--input", "hdfs"), ("--output", "nosuchfs"), ("--work-dir", "hdfs"), ("--spill_dir", "nosuchfs")],
+)
+def test_a_path_no_installed_filesystem_serves_is_one_line(tmp_path, capsys, three_files, option, scheme):
+    """An hdfs:// path (Beam's hadoop extra not installed) ended in a traceback; an unknown
+    scheme's error suggested installing apache-beam[gcp]."""
+    if scheme == "hdfs" and __import__("importlib.util").util.find_spec("hdfs"):
+        pytest.skip("the hdfs package is installed")
+    recipe, paths = three_files
+    path = f"{scheme}://bucket/place"
+    given = {"--input": paths[0], "--output": str(tmp_path / "o"), option: path}
+    args = [arg for pair in given.items() for arg in pair]
+    assert main(["run", "--quiet", "--recipe", str(recipe), *args, "--checkpoints", "on"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        f"gristmill: error: {option} {path}: cannot use {scheme}:// paths ("
+    )
+    assert not (tmp_path / "o").exists()
+    assert main(["inspect", path]) == 2
+    assert f"output folder {path}: cannot use" in capsys.readouterr().err
+
+
 def test_a_misspelled_option_is_an_error_naming_it(tmp_path, capsys, three_files):
     recipe, (a, _, _) = three_files
     code = main(["run", "--recipe", str(recipe), "--input", a, "--ouptut", str(tmp_path / "o")])

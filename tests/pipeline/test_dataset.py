@@ -227,6 +227,8 @@ def test_unfinished_run_without_manifest_is_refused(output):
     os.remove(os.path.join(output, "manifest.json"))
     with pytest.raises(BadOutputFolder, match="no manifest.json; the run did not finish"):
         GristmillDataset(output)
+    with pytest.raises(ValueError, match="output folder nosuchfs://b/out: cannot use nosuchfs:// paths"):
+        GristmillDataset("nosuchfs://b/out")
 
 
 def test_changed_shard_is_refused(output):
