@@ -88,16 +88,25 @@ def _check_sha256(path: str, expected: str) -> None:
         )
 
 
-def _check_schema(path: str, schema: pa.Schema) -> None:
+def _check_schema(path: str, schema: pa.Schema, columns: tuple[str, ...] = ()) -> None:
+    """A kept shard's `id` and `text`, and the `columns` a reader asks for (pyarrow reads a column
+    a file does not have as nothing: every record was an empty dict)."""
     for name, kind in REQUIRED_COLUMNS.items():
         index = schema.get_field_index(name)
         if index < 0 or schema.field(index).type not in (kind, pa.large_string()):
             found = ", ".join(f"{f.name}: {f.type}" for f in schema)
             raise BadOutputFolder(f"{path}: not a gristmill kept shard (needs {name}: {kind}; found {found})")
+    missing = [name for name in columns if schema.get_field_index(name) < 0]
+    if missing:
+        hint = " (written by runs with [output] token_ids = true)" if "token_ids" in missing else ""
+        raise BadOutputFolder(
+            f"{path}: no column {', '.join(missing)}{hint}; the kept shards have {', '.join(schema.names)}"
+        )
 
 
-def kept_units(output: str, verify: bool = True) -> list[Unit]:
-    """Every row group of every kept shard, in manifest order; shards checked against the manifest."""
+def kept_units(output: str, verify: bool = True, columns: tuple[str, ...] = ()) -> list[Unit]:
+    """Every row group of every kept shard, in manifest order; shards checked against the manifest
+    and for the `columns` a reader will ask for."""
     manifest = load_manifest(output)
     units = []
     for shard in manifest.get("shards", []):
@@ -117,7 +126,7 @@ def kept_units(output: str, verify: bool = True) -> list[Unit]:
             _check_sha256(path, shard["sha256"])
         with FileSystems.open(path, compression_type="uncompressed") as handle:
             metadata = pq.ParquetFile(handle).metadata
-            _check_schema(path, metadata.schema.to_arrow_schema())
+            _check_schema(path, metadata.schema.to_arrow_schema(), columns)
             if metadata.num_rows != shard["rows"]:
                 raise BadOutputFolder(f"{path}: {metadata.num_rows} rows, the manifest says {shard['rows']}")
             units.extend(
@@ -256,9 +265,10 @@ class OutputStream:
         # One thread: a read through a Python file object on arrow's thread pool can abort the
         # interpreter at exit once torch is loaded (apache/arrow#34314; 5 exits of 16 here).
         with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
-            table = pq.ParquetFile(handle).read_row_group(
-                unit.row_group, columns=self.columns, use_threads=False
-            )
+            parquet = pq.ParquetFile(handle)
+            table = parquet.read_row_group(unit.row_group, columns=self.columns, use_threads=False)
+        if table.num_columns < len(set(self.columns)):  # units from kept_units without `columns`
+            _check_schema(unit.path, parquet.schema_arrow, tuple(self.columns))
         table = table.slice(unit.first, unit.rows)  # a slot may hold only part of a row group
         records = self._loaded[index] = _records(table, self.arrays)
         return records
@@ -351,7 +361,7 @@ class GristmillDataset(_torch_dataset_base()):
         self.arrays = arrays
         self.batch_size = batch_size
         self.drop_remainder = drop_remainder
-        self.units = kept_units(output, verify=verify)
+        self.units = kept_units(output, verify=verify, columns=self.columns)
         self.epoch = 0
         self._resume_from = 0  # samples of `epoch` this rank had consumed when the state was saved
         self._seen = 0  # samples yielded in this process (num_workers=0)

@@ -223,6 +223,17 @@ def test_a_state_from_another_layout_is_refused(output):
         GristmillDataset(output).load_state_dict(state)
 
 
+def test_a_column_the_shards_do_not_have_is_refused_not_read_as_nothing(output):
+    """`columns=("token_ids",)` on an output written without token ids gave an empty dict per
+    document (pyarrow skips a column a file does not have)."""
+    with pytest.raises(
+        BadOutputFolder, match=r"no column token_ids \(written by runs with \[output\] token_ids"
+    ):
+        GristmillDataset(output, columns=("token_ids",))
+    with pytest.raises(BadOutputFolder, match="no column txt; the kept shards have id, text"):
+        next(iter(OutputStream(kept_units(output), columns=("id", "txt"))))
+
+
 def test_unfinished_run_without_manifest_is_refused(output):
     os.remove(os.path.join(output, "manifest.json"))
     with pytest.raises(BadOutputFolder, match="no manifest.json; the run did not finish"):
