@@ -147,7 +147,9 @@ def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileI
                 f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
             )
         if not matched:
-            raise InputError(f"{pattern}: no input file matches")
+            relative = fileio.is_local(pattern) and not os.path.isabs(pattern)
+            where = f" (relative to the working directory {os.getcwd()})" if relative else ""
+            raise InputError(f"{pattern}: no input file matches{where}")
         files.update(matched)
     return dict(sorted(files.items()))
 
