@@ -43,9 +43,14 @@ def test_detect_format_by_extension():
         detect_format("b.data")
 
 
-def test_missing_input_names_the_pattern(tmp_path):
+def test_missing_input_names_the_pattern(tmp_path, monkeypatch):
     with pytest.raises(InputError, match="nothing-here"):
         expand_paths([str(tmp_path / "nothing-here*.jsonl")])
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(
+        InputError, match=f"nothing/x: no input file matches .relative to the working directory {tmp_path}"
+    ):
+        expand_paths(["nothing/x"])
 
 
 def test_jsonl_fields_id_url_metadata(tmp_path):
