@@ -13,7 +13,7 @@ from itertools import islice
 
 from pipeline import fileio
 from pipeline.readers import (
-    MISNAMED,
+    WHOLE_FILE_ERRORS,
     InputConfig,
     InputError,
     detect_format,
@@ -86,13 +86,14 @@ def check_output(folder: str) -> None:
 
 def check_text_field(path: str, config: InputConfig, size: int) -> None:
     """Stop when the first records of `path` (of `size` bytes) all lack the text field
-    (e.g. GSM8K's question/answer), or when the file is compressed but named as plain."""
+    (e.g. GSM8K's question/answer), or when none of the file can be read (compressed but named as
+    plain, UTF-16)."""
     fmt, _ = detect_format(path, config.format)
     if fmt not in FIELD_FORMATS:
         return
     splits = plan_splits(path, replace(config, split_bytes=1 << 20), size)
     records = list(islice(read_split(splits[0], config), PROBE_RECORDS))
-    if records and getattr(records[0], "error", None) == MISNAMED:
+    if records and getattr(records[0], "error", None) in WHOLE_FILE_ERRORS:
         raise InputError(f"{path}: {records[0].message}")
     missing = [r for r in records if getattr(r, "error", None) == "MissingText"]
     if missing and not any(getattr(r, "text", None) is not None for r in records):

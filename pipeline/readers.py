@@ -48,7 +48,13 @@ COMPRESSED_MAGIC = {
     re.compile(rb"\xfd7zXZ\x00"): ("xz", ".xz"),
 }
 TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
-MISNAMED = "CompressedInput"  # the error of the one failure such a file gets (its exception's name)
+# Byte-order marks of UTF-32 and UTF-16 (UTF-32 first: its little-endian mark starts with UTF-16's).
+WIDE_TEXT_BOMS = {
+    codecs.BOM_UTF32_LE: "UTF-32",
+    codecs.BOM_UTF32_BE: "UTF-32",
+    codecs.BOM_UTF16_LE: "UTF-16",
+    codecs.BOM_UTF16_BE: "UTF-16",
+}
 CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
@@ -63,9 +69,21 @@ class InputError(ValueError):
     """An input that cannot be read at all (missing file, unknown format); names the file."""
 
 
-class CompressedInput(ValueError):
-    """A file whose first bytes say it is compressed though its name does not: `read_split` makes
-    it the file's one failure (error `CompressedInput`)."""
+class UnreadableFile(ValueError):
+    """A file whose first bytes show that none of it can be read as its name says: `read_split`
+    makes it the file's one failure (error: the subclass's name)."""
+
+
+class CompressedInput(UnreadableFile):
+    """A file whose first bytes say it is compressed though its name does not."""
+
+
+class WideTextInput(UnreadableFile):
+    """A UTF-16 or UTF-32 text file (Windows PowerShell's `>` writes UTF-16): every line of it
+    failed as invalid UTF-8 or malformed JSON."""
+
+
+WHOLE_FILE_ERRORS = (CompressedInput.__name__, WideTextInput.__name__)
 
 
 @dataclass(frozen=True)
@@ -365,11 +383,18 @@ def _count_newlines(handle, end: int) -> int:
     return count
 
 
-def _refuse_misnamed(handle: io.IOBase, path: str) -> None:
+def _refuse_unreadable(handle: io.IOBase, path: str) -> None:
     """Raise CompressedInput when the file's first bytes say it is compressed though its name does
-    not; `handle` (the file's raw bytes) is left at its start."""
+    not, WideTextInput when they are a UTF-16 or UTF-32 byte-order mark; `handle` (the file's raw
+    bytes) is left at its start."""
     head = handle.read(10)
     handle.seek(0)
+    wide = [encoding for bom, encoding in WIDE_TEXT_BOMS.items() if head.startswith(bom)]
+    if wide:
+        raise WideTextInput(
+            f"the file is {wide[0]} text (its byte-order mark says so) and gristmill reads UTF-8: "
+            f"convert it, e.g. `iconv -f {wide[0]} -t UTF-8`; nothing of it was read"
+        )
     found = [known for magic, known in COMPRESSED_MAGIC.items() if magic.match(head)]
     if not found:
         return
@@ -385,8 +410,8 @@ def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosi
     source = split.path
     with fileio.open_read(source) as handle:
         try:
-            _refuse_misnamed(handle, source)
-        except CompressedInput:
+            _refuse_unreadable(handle, source)
+        except UnreadableFile:
             if split.start == 0:  # the file's first split reports it, once
                 raise
             return
@@ -432,7 +457,7 @@ def _open_decompressed(
             with lzma.LZMAFile(raw, mode="rb") as handle:
                 yield handle
         else:
-            _refuse_misnamed(raw, path)
+            _refuse_unreadable(raw, path)
             yield raw
 
 

@@ -143,6 +143,19 @@ def test_a_compressed_file_named_as_plain_stops_early_saying_how_to_name_it(tmp_
     assert "rename it to crawl.jsonl.gz" in err[-1] and not out.exists()
 
 
+def test_a_utf16_file_stops_early_saying_how_to_convert_it(tmp_path, capsys):
+    """Windows PowerShell's `>` writes UTF-16: each line failed as invalid UTF-8 or malformed JSON."""
+    data = tmp_path / "export.jsonl"
+    data.write_bytes('{"id": "a", "text": "aa"}\n'.encode("utf-16"))
+    out = tmp_path / "o"
+    code = main(
+        ["run", "--recipe", str(write_recipe(tmp_path / "r.toml", [str(data)], STAGES)), "--output", str(out)]
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and "export.jsonl: the file is UTF-16 text (its byte-order mark says so)" in err[-1]
+    assert "iconv -f UTF-16 -t UTF-8" in err[-1] and not out.exists()
+
+
 def test_input_format_reads_files_whatever_their_names_say(tmp_path, capsys):
     plain = write_jsonl(tmp_path / "a.jsonl", [{"id": "a", "text": LONG_TEXT}])
     named = tmp_path / "export.dat"
