@@ -1,8 +1,9 @@
 """Wall time of `gristmill run` over many small JSONL objects on a local S3 server (moto_server, a
 separate process on loopback): what the driver spends per input file before and beside the
-pipeline. Each object holds one 80-word document; the recipe has one `length` stage.
+pipeline. Each object holds one 80-word document; the recipe has one `length` stage. With
+`--format parquet` the objects are Parquet files, whose footers the driver reads to plan splits.
 
-    python benchmarks/s3_planning.py [--files 200] [--quiet]
+    python benchmarks/s3_planning.py [--files 200] [--format jsonl|parquet] [--quiet]
 """
 
 from __future__ import annotations
@@ -32,9 +33,22 @@ def start_server() -> tuple[subprocess.Popen, str]:
     return process, f"http://127.0.0.1:{port}"
 
 
+def encode(fmt: str, i: int, text: str) -> bytes:
+    """One object's bytes: one document as a JSON line or a one-row Parquet file."""
+    if fmt == "jsonl":
+        return f'{{"id": "{i}", "text": "{text} {i}"}}\n'.encode()
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.table({"id": [str(i)], "text": [f"{text} {i}"]}), sink)
+    return sink.getvalue().to_pybytes()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=200)
+    parser.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl")
     parser.add_argument("--quiet", action="store_true", help="run with --quiet (no progress display)")
     args = parser.parse_args()
     process, endpoint = start_server()
@@ -54,12 +68,13 @@ def main() -> int:
                 time.sleep(0.3)
         text = " ".join(f"word{i % 50}" for i in range(80))
         for i in range(args.files):
-            body = f'{{"id": "{i}", "text": "{text} {i}"}}\n'.encode()
-            client.put_object(Bucket=BUCKET, Key=f"in/{i:05d}.jsonl", Body=body)
+            client.put_object(
+                Bucket=BUCKET, Key=f"in/{i:05d}.{args.format}", Body=encode(args.format, i, text)
+            )
         with tempfile.TemporaryDirectory() as folder:
             recipe = Path(folder) / "recipe.toml"
             recipe.write_text(
-                f'[input]\npaths = ["s3://{BUCKET}/in/*.jsonl"]\n\n[[stage]]\nuse = "length"\nmin_words = 5\n'
+                f'[input]\npaths = ["s3://{BUCKET}/in/*.{args.format}"]\n\n[[stage]]\nuse = "length"\nmin_words = 5\n'
             )
             command = [sys.executable, "-m", "pipeline.cli", "run", "--recipe", str(recipe)]
             command += ["--output", f"{folder}/out", *(["--quiet"] if args.quiet else [])]
@@ -72,7 +87,7 @@ def main() -> int:
             print(run.stderr[-2000:])
             return 1
         print(
-            f"{args.files} objects{' (--quiet)' if args.quiet else ''}: gristmill run took {wall:.1f} s wall"
+            f"{args.files} {args.format} objects{' (--quiet)' if args.quiet else ''}: gristmill run took {wall:.1f} s wall"
         )
         return 0
     finally:

@@ -41,7 +41,7 @@ from pipeline.spill import ChunkEncoder
 from pipeline.stages import CollectionStage, Stage
 
 LOG = logging.getLogger("gristmill")
-CHECKPOINT_VERSION = 3  # 2: compressed chunks; 3: documents carry their origin
+CHECKPOINT_VERSION = 4  # 2: compressed chunks; 3: documents carry their origin; 4: Parquet split by bytes
 CHUNK_RECORDS = 512  # pairs per chunk (the unit read back at once)
 MARKER = ".done.json"
 PHASE_MARKER = f"phase{MARKER}"

@@ -12,10 +12,11 @@ from dataclasses import replace
 from itertools import islice
 
 from pipeline import fileio
+from pipeline.file_start import WHOLE_FILE_ERRORS
 from pipeline.readers import (
-    WHOLE_FILE_ERRORS,
     InputConfig,
     InputError,
+    Split,
     detect_format,
     input_files,
     plan_splits,
@@ -91,8 +92,11 @@ def check_text_field(path: str, config: InputConfig, size: int) -> None:
     fmt, _ = detect_format(path, config.format)
     if fmt not in FIELD_FORMATS:
         return
-    splits = plan_splits(path, replace(config, split_bytes=1 << 20), size)
-    records = list(islice(read_split(splits[0], config), PROBE_RECORDS))
+    # The whole of a Parquet file (read lazily): its first 1 MB may hold no row group's middle.
+    first = (
+        Split(path) if fmt == "parquet" else plan_splits(path, replace(config, split_bytes=1 << 20), size)[0]
+    )
+    records = list(islice(read_split(first, config), PROBE_RECORDS))
     if records and getattr(records[0], "error", None) in WHOLE_FILE_ERRORS:
         raise InputError(f"{path}: {records[0].message}")
     missing = [r for r in records if getattr(r, "error", None) == "MissingText"]

@@ -23,7 +23,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.document import Document, Failure, Rejection
-from pipeline.readers import WIDE_TEXT_BOMS, InputConfig, plan_splits, read_split
+from pipeline.file_start import WIDE_TEXT_BOMS
+from pipeline.readers import InputConfig, plan_splits, read_split
 from pipeline.recipe import build_recipe, load_recipe
 from pipeline.stages import ConfigError
 

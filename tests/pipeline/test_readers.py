@@ -383,19 +383,31 @@ def test_byte_range_splits_read_every_line_once_with_exact_line_numbers(tmp_path
     assert split[-1].id == f"{path}:500"
 
 
-def test_parquet_row_groups_are_splits(tmp_path, monkeypatch):
+def test_parquet_is_split_by_bytes_and_each_row_group_read_once(tmp_path, monkeypatch):
+    """Splits come from the file's size: planning read every file's footer, which on an object
+    store is a request (and, through Beam, a new S3 client) per file, in the driver."""
     path = tmp_path / "p.parquet"
-    table = pa.table({"text": [f"t{i}" for i in range(10)], "extra": list(range(10))})
-    pq.write_table(table, path, row_group_size=3)
-    config = InputConfig()
-    assert len(plan_splits(str(path), config)) == 4
+    table = pa.table({"text": [f"t{i}" * 40 for i in range(100)], "extra": list(range(100))})
+    pq.write_table(table, path, row_group_size=7)
     docs = read_all(path)
-    assert [d.id for d in docs] == [f"{path}:{i}" for i in range(10)]
+    assert [d.id for d in docs] == [f"{path}:{i}" for i in range(100)]
     assert docs[4].metadata == {"extra": 4}
+    monkeypatch.setattr(readers.fileio, "open_read", None)  # planning opens nothing
+    splits = plan_splits(str(path), InputConfig(split_bytes=200), path.stat().st_size)
+    monkeypatch.undo()
+    assert len(splits) > 15  # more splits than the file's 15 row groups: some read none
     # Row groups are read in batches smaller than themselves; each split numbers its rows exactly.
     monkeypatch.setattr(readers, "PARQUET_BATCH_ROWS", 2)
-    by_split = [[d.id for d in read_split(split, config)] for split in plan_splits(str(path), config)]
-    assert by_split == [[f"{path}:{i}" for i in range(start, min(start + 3, 10))] for start in (0, 3, 6, 9)]
+    by_split = [[d.id for d in read_split(split, InputConfig())] for split in splits]
+    assert [i for ids in by_split for i in ids] == [f"{path}:{i}" for i in range(100)]
+    assert sorted(len(ids) for ids in by_split if ids) == [2] + [7] * 14  # whole row groups
+
+
+def test_an_unreadable_parquet_file_of_many_splits_is_one_failure(tmp_path):
+    path = tmp_path / "bad.parquet"
+    path.write_bytes(b"PAR1" + b"\x00" * 5000)
+    records = read_all(path, split_bytes=1000)
+    assert [(type(r).__name__, r.id) for r in records] == [("Failure", str(path))]
 
 
 def test_parquet_binary_text_is_decoded_and_a_null_text_says_so(tmp_path):
