@@ -1,11 +1,10 @@
 """Stream a finished gristmill output folder into a trainer, resumable at the exact next document.
 
 The kept shards are cut into units (one Parquet row group each). Each epoch the units are put in
-a seeded order and their rows cut into equal contiguous ranges, one per global reader slot (rank ×
-dataloader worker): every kept document is read exactly once per epoch across all ranks and
-workers, and slots differ by at most one document (whole row groups dealt round-robin left ranks
-with a row group more than others, or with none when there were fewer row groups than slots). Each slot mixes
-its documents through a seeded shuffle buffer. Which document comes out next depends only on
+a seeded order and their rows cut into contiguous ranges, one per global reader slot (rank ×
+dataloader worker), that differ by at most one document however few row groups there are: every
+kept document is read exactly once per epoch across all ranks and workers. Each slot mixes its
+documents through a seeded shuffle buffer. Which document comes out next depends only on
 positions (seed, epoch, slot, row counts), never on content, so a saved position — documents
 consumed — is enough to restore the stream exactly: the buffer is rebuilt by replaying indices
 and reading back only the rows it held.
