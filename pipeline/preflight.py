@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import difflib
 import os
-from dataclasses import replace
 from itertools import islice
 
 from pipeline import fileio
@@ -19,7 +18,6 @@ from pipeline.readers import (
     Split,
     detect_format,
     input_files,
-    plan_splits,
     read_split,
 )
 
@@ -92,11 +90,8 @@ def check_text_field(path: str, config: InputConfig, size: int) -> None:
     fmt, _ = detect_format(path, config.format)
     if fmt not in FIELD_FORMATS:
         return
-    # The whole of a Parquet file (read lazily): its first 1 MB may hold no row group's middle.
-    first = (
-        Split(path) if fmt == "parquet" else plan_splits(path, replace(config, split_bytes=1 << 20), size)[0]
-    )
-    records = list(islice(read_split(first, config), PROBE_RECORDS))
+    # The whole file as one split, read lazily: only the first records are parsed.
+    records = list(islice(read_split(Split(path, 0, size), config), PROBE_RECORDS))
     if records and getattr(records[0], "error", None) in WHOLE_FILE_ERRORS:
         raise InputError(f"{path}: {records[0].message}")
     missing = [r for r in records if getattr(r, "error", None) == "MissingText"]

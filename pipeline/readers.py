@@ -537,12 +537,12 @@ def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
         end = split.end if split.end >= 0 else math.inf
         row = 0
         for group in range(metadata.num_row_groups):
-            rows = metadata.row_group(group).num_rows
-            if start <= _row_group_middle(metadata.row_group(group)) < end:
+            described = metadata.row_group(group)
+            if start <= _row_group_middle(described) < end:
                 # A batch at a time: a whole row group as Python objects took ~4x its text in memory.
                 for batch in parquet.iter_batches(PARQUET_BATCH_ROWS, row_groups=[group], use_threads=False):
                     for record in batch.to_pylist():
                         yield record_to_document(record, split.path, str(row), config)
                         row += 1
             else:
-                row += rows
+                row += described.num_rows

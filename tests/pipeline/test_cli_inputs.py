@@ -131,29 +131,35 @@ def test_a_missing_text_field_stops_early_listing_the_fields(tmp_path, capsys):
     assert code == 0 and "read 30, kept 30" in capsys.readouterr().out
 
 
-def test_a_compressed_file_named_as_plain_stops_early_saying_how_to_name_it(tmp_path, capsys):
-    data = tmp_path / "crawl.jsonl"
-    data.write_bytes(gzip.compress(b'{"id": "a", "text": "aa"}\n'))
+@pytest.mark.parametrize(
+    "name, encode, said",
+    [
+        (
+            "crawl.jsonl",
+            gzip.compress,
+            ["crawl.jsonl: the file is gzip-compressed", "rename it to crawl.jsonl.gz"],
+        ),
+        # Windows PowerShell's `>` writes UTF-16: each line failed as invalid UTF-8 or malformed JSON.
+        (
+            "export.jsonl",
+            lambda data: data.decode().encode("utf-16"),
+            [
+                "export.jsonl: the file is UTF-16 text (its byte-order mark says so)",
+                "iconv -f UTF-16 -t UTF-8",
+            ],
+        ),
+    ],
+)
+def test_a_file_none_of_which_can_be_read_stops_early_saying_what_to_do(tmp_path, capsys, name, encode, said):
+    data = tmp_path / name
+    data.write_bytes(encode(b'{"id": "a", "text": "aa"}\n'))
     out = tmp_path / "o"
     code = main(
         ["run", "--recipe", str(write_recipe(tmp_path / "r.toml", [str(data)], STAGES)), "--output", str(out)]
     )
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and "crawl.jsonl: the file is gzip-compressed" in err[-1]
-    assert "rename it to crawl.jsonl.gz" in err[-1] and not out.exists()
-
-
-def test_a_utf16_file_stops_early_saying_how_to_convert_it(tmp_path, capsys):
-    """Windows PowerShell's `>` writes UTF-16: each line failed as invalid UTF-8 or malformed JSON."""
-    data = tmp_path / "export.jsonl"
-    data.write_bytes('{"id": "a", "text": "aa"}\n'.encode("utf-16"))
-    out = tmp_path / "o"
-    code = main(
-        ["run", "--recipe", str(write_recipe(tmp_path / "r.toml", [str(data)], STAGES)), "--output", str(out)]
-    )
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and "export.jsonl: the file is UTF-16 text (its byte-order mark says so)" in err[-1]
-    assert "iconv -f UTF-16 -t UTF-8" in err[-1] and not out.exists()
+    assert code == 2 and said[0] in err[-1]
+    assert said[1] in err[-1] and not out.exists()
 
 
 def test_input_format_reads_files_whatever_their_names_say(tmp_path, capsys):
