@@ -18,7 +18,7 @@ from common import cpu_seconds
 from dedup.minhash import MinHashDedup
 from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
-from pipeline.run import make_runner, pipeline_options
+from pipeline.run import new_pipeline, pipeline_options
 
 
 def _parse(line: str) -> Document:
@@ -37,7 +37,7 @@ def run_minhash(docs: list[Document] | Path, workers: int = 1, **params) -> dict
     )
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        pipeline = beam.Pipeline(runner=make_runner(options), options=options)
+        pipeline = new_pipeline(options)
         if isinstance(docs, Path):
             source = pipeline | "Read" >> beam.io.ReadFromText(str(docs)) | "Parse" >> beam.Map(_parse)
         else:

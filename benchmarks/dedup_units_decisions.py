@@ -34,6 +34,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from benchmarks.dedup_units_eval import load
 from benchmarks.semantic_decisions import finish
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from pipeline.stages import STAGES, load_builtin_stages
 
 
@@ -66,7 +67,7 @@ def decisions(docs: list[Document], stage) -> tuple[dict[str, list], dict[str, i
     """(sorted kept rows, rejections and failures; the stage's counters) of one in-process run."""
     options = PipelineOptions(["--direct_running_mode=in_memory", "--direct_num_workers=1"])
     with tempfile.TemporaryDirectory() as tmp:
-        p = beam.Pipeline(runner="DirectRunner", options=options)
+        p = new_pipeline(options)
         out = stage.expand(p | beam.Create(docs))
         rows = (
             out.kept | "K" >> beam.Map(_kept_row),

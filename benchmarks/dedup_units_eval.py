@@ -37,6 +37,7 @@ from dedup import semantic
 from dedup.content import main_content, shingle_set, sketch
 from dedup.units import UnitDedup
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 
 COPY_KINDS = ("partial", "half", "truncated", "revised", "paraphrase")
 NEGATIVE_KINDS = ("hard_negative", "paraphrase_negative")
@@ -60,7 +61,7 @@ def run_unit_dedup(records: list[dict], **params) -> tuple[dict, list]:
     stage = UnitDedup("unit_dedup", **params)
     docs = [Document(r["id"], r["text"], language=r["language"]) for r in records]
     with tempfile.TemporaryDirectory() as tmp:
-        with beam.Pipeline(runner="DirectRunner") as p:
+        with new_pipeline() as p:
             out = stage.expand(p | beam.Create(docs))
             kept = out.kept | "K" >> beam.Map(
                 lambda d: ["k", d.id, d.text, d.metadata.get("units_removed", [])]

@@ -26,7 +26,7 @@ from benchmarks.dedup_units_speed import kept_row
 from benchmarks.semantic_speed import to_document
 from pipeline.beam_stages import RunCollectionStage
 from pipeline.outcomes import OUTCOMES
-from pipeline.run import make_runner, pipeline_options
+from pipeline.run import new_pipeline, pipeline_options
 from pipeline.stages import STAGES, load_builtin_stages
 
 
@@ -46,7 +46,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as out:
         if profiler:
             profiler.enable()
-        p = beam.Pipeline(runner=make_runner(options), options=options)
+        p = new_pipeline(options)
         result = (
             p
             | beam.io.ReadFromText(str(args.corpus))

@@ -1,4 +1,4 @@
-"""Keep-fraction accuracy of `score_threshold` on 100k documents (Beam DirectRunner).
+"""Keep-fraction accuracy of `score_threshold` on 100k documents (gristmill's local runner).
 
     python benchmarks/quality_threshold.py [--docs 100000] [--targets 0.01 0.1 0.3 0.5 0.9]
 
@@ -15,11 +15,11 @@ import time
 import apache_beam as beam
 import numpy as np
 from apache_beam.metrics.metric import MetricsFilter
-from apache_beam.options.pipeline_options import PipelineOptions
 from common import arguments
 
 from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from quality_models.score_threshold import ScoreThreshold
 
 
@@ -40,7 +40,7 @@ def main() -> int:
     docs = [Document(id=f"doc-{i:07d}", text="", scores={"q": float(v)}) for i, v in enumerate(values)]
     stages = [ScoreThreshold(f"keep_{t:g}", score="q", keep_fraction=t) for t in args.targets]
     start = time.perf_counter()
-    pipeline = beam.Pipeline(options=PipelineOptions(["--runner=DirectRunner"]))
+    pipeline = new_pipeline()
     pcoll = pipeline | beam.Create(docs, reshuffle=False)
     for stage in stages:
         _ = pcoll | RunCollectionStage(stage)
@@ -50,7 +50,7 @@ def main() -> int:
     metrics = result.metrics().query(MetricsFilter())
     counters = {(m.key.metric.namespace, m.key.metric.name): m.result for m in metrics["counters"]}
     gauges = {(m.key.metric.namespace, m.key.metric.name): m.result.value for m in metrics["gauges"]}
-    print(f"{args.docs} documents, {len(stages)} thresholds in one DirectRunner pipeline: {elapsed:.1f} s\n")
+    print(f"{args.docs} documents, {len(stages)} thresholds in one local pipeline: {elapsed:.1f} s\n")
     print("| target | kept | achieved | error (pp) | cut value | exact cut (numpy) |")
     print("|---|---|---|---|---|---|")
     worst = 0.0

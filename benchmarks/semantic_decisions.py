@@ -28,6 +28,7 @@ from benchmarks.dedup_units_eval import load  # noqa: E402
 from benchmarks.semantic_docs import build_corpus  # noqa: E402
 from dedup.semantic import SemanticDedup  # noqa: E402
 from pipeline.document import Document  # noqa: E402
+from pipeline.run import new_pipeline  # noqa: E402
 
 
 def corpora(data: Path, units_bench: Path) -> dict[str, list[Document]]:
@@ -49,7 +50,7 @@ def corpora(data: Path, units_bench: Path) -> dict[str, list[Document]]:
 def decisions(docs: list[Document], stage: SemanticDedup) -> dict[str, list]:
     """Sorted kept ids, rejections and failures of one run of the stage."""
     with tempfile.TemporaryDirectory() as tmp:
-        with beam.Pipeline(runner="DirectRunner") as p:
+        with new_pipeline() as p:
             out = stage.expand(p | beam.Create(docs))
             rows = (
                 out.kept | "K" >> beam.Map(lambda d: ["kept", d.id]),

@@ -8,7 +8,7 @@ documents are the hard negatives). For a seeded subset of originals one variant 
   swapped, synonym swaps, a new opening line and a footer;
 - `msrp`: documents of 6 human-written paraphrase sentences (MSRP label 1) against their
   originals; MSRP label-0 pairs (same story, different facts) give hard *negative* documents.
-The real Beam stage runs once (DirectRunner, in process) at the given eps; an eps sweep then
+The real Beam stage runs once (gristmill's local runner, in process) at the given eps; an eps sweep then
 reuses the stage's embedding, centering and per-cluster code over one cluster (no k-means split).
 A removal is correct when its `duplicate_of` is in its own family.
 
@@ -32,6 +32,7 @@ from common import arguments
 from benchmarks.semantic_calibrate import read_msrp
 from dedup.semantic import SemanticDedup, center, decide_cluster, embed_documents, load_embedder, member_order
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 
 SOURCES = {"abc_news_transcripts": 1500, "brown_corpus": 500, "movie_reviews": 1000}
 VARIANTS = ("reorder", "synonyms", "rewrite")
@@ -155,7 +156,7 @@ def score(removals: list[tuple[str, str]], family: dict[str, str], kind: dict[st
 def run_stage(docs: list[Document], stage: SemanticDedup) -> list[tuple[str, str]]:
     """Run the real Beam composite and return (removed id, survivor id) pairs."""
     with tempfile.TemporaryDirectory() as tmp:
-        with beam.Pipeline(runner="DirectRunner") as p:
+        with new_pipeline() as p:
             out = stage.expand(p | beam.Create(docs))
             _ = (
                 out.rejected

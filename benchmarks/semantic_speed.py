@@ -31,7 +31,7 @@ from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
 from pipeline.malloc import tune_malloc
 from pipeline.outcomes import OUTCOMES
-from pipeline.run import make_runner, pipeline_options
+from pipeline.run import new_pipeline, pipeline_options
 
 
 def build_jsonl(data: Path, n: int, path: Path, seed: int = 0) -> None:
@@ -109,7 +109,7 @@ def measure_stage(stage, source: Path, out: Path, workers: int, kept_row=_doc_id
     threading.Thread(target=sample, daemon=True).start()
     options = pipeline_options([f"--direct_num_workers={workers}"])
     started = time.perf_counter()
-    with beam.Pipeline(runner=make_runner(options), options=options) as p:
+    with new_pipeline(options) as p:
         docs = p | beam.io.ReadFromText(str(source)) | beam.Map(to_document)
         result = docs | RunCollectionStage(stage)
         _ = result.kept | "KeptIds" >> beam.Map(kept_row) | "WriteKept" >> beam.io.WriteToText(f"{out}/kept")

@@ -166,6 +166,13 @@ def make_runner(options: PipelineOptions):
     return None  # Beam resolves --runner itself
 
 
+def new_pipeline(options: PipelineOptions | None = None) -> beam.Pipeline:
+    """A Beam pipeline on the runner `make_runner` picks for `options` (none given: the local one).
+    Tests and benchmarks build theirs here too, so that they run where `gristmill run` runs."""
+    options = options or PipelineOptions([])
+    return beam.Pipeline(runner=make_runner(options), options=options)
+
+
 def _write_count(directory: str, name: str):
     def write(count: int) -> int:
         fileio.write_bytes(f"{directory}/{name}.json", json.dumps({"count": count}).encode())
@@ -415,7 +422,7 @@ def run_recipe(
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh, inputs)
         pipeline = None
         try:
-            pipeline = beam.Pipeline(runner=make_runner(options), options=options)
+            pipeline = new_pipeline(options)
             total_bytes = sum(info.size for info in inputs.values())
             channel = Channel.for_recipe(recipe, staging, total_bytes) if progress else None
             build_pipeline(pipeline, recipe, staging, channel, resume, inputs)

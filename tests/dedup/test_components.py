@@ -2,8 +2,6 @@ import random
 from collections import defaultdict
 
 import apache_beam as beam
-from apache_beam.runners.portability.fn_api_runner import FnApiRunner
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.components import (
@@ -14,6 +12,7 @@ from dedup.components import (
     large_star,
     small_star,
 )
+from pipeline.run import new_pipeline
 
 
 def union_find(edges) -> dict:
@@ -153,7 +152,7 @@ def test_star_clique_and_pair_finish_in_the_first_rounds():
 def _run_beam(edges, rounds):
     """Run the Beam composite; return (labels, metrics by name)."""
     expected = sorted(union_find([e for e in edges if e[0] != e[1]]).items())
-    pipeline = TestPipeline(runner=FnApiRunner())
+    pipeline = new_pipeline()
     out = pipeline | beam.Create(edges) | ConnectedComponents(rounds=rounds, namespace="cc_test")
     assert_that(out, equal_to(expected))
     result = pipeline.run()
@@ -180,7 +179,7 @@ def test_beam_composite_matches_union_find_on_adversarial_graphs():
 
 def test_beam_composite_reports_unconverged_run():
     edges = [(f"{a:04d}", f"{b:04d}") for a, b in chain(64)]
-    pipeline = TestPipeline(runner=FnApiRunner())
+    pipeline = new_pipeline()
     labels = pipeline | beam.Create(edges) | ConnectedComponents(rounds=1, namespace="cc_short")
     assert_that(labels | beam.Map(lambda kv: kv[1] <= kv[0]) | beam.Distinct(), equal_to([True]))
     result = pipeline.run()

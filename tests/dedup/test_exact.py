@@ -1,9 +1,9 @@
 import apache_beam as beam
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.exact import ExactDedup, normalize
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 
 
 def test_normalize_collapses_whitespace_and_nfc():
@@ -12,7 +12,7 @@ def test_normalize_collapses_whitespace_and_nfc():
 
 
 def run(stage, documents):
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         outputs = stage.expand(pipeline | beam.Create(documents))
         kept = outputs.kept | "K" >> beam.Map(lambda d: d.id)
         rejected = outputs.rejected | "R" >> beam.Map(

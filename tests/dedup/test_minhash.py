@@ -5,8 +5,6 @@ import apache_beam as beam
 import numpy as np
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
-from apache_beam.runners.portability.fn_api_runner import FnApiRunner
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.minhash import MinHashDedup, VerifyPairs, _endpoints, by_partition, verification_set
@@ -20,6 +18,7 @@ from dedup.signatures import (
     words_of_unspaced_scripts,
 )
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from pipeline.stages import ConfigError
 
 VOCAB = [
@@ -155,7 +154,7 @@ def run_stage(docs, stage, workers=1):
     """(pipeline, kept ids, rejected rows, failed) of `stage` on `docs`; with 2 workers, in worker
     processes and with the input spread over them."""
     options = ["--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"]
-    pipeline = TestPipeline(runner=FnApiRunner(), options=PipelineOptions(options) if workers > 1 else None)
+    pipeline = new_pipeline(PipelineOptions(options) if workers > 1 else None)
     out = stage.expand(pipeline | beam.Create(docs, reshuffle=workers > 1))
     kept = out.kept | "KeptIds" >> beam.Map(lambda d: d.id)
     rejected = out.rejected | "RejectedRows" >> beam.Map(
@@ -258,7 +257,7 @@ def verify(pairs, stored, tmp_path, partitions=4):
     chunks = by_partition(
         [(i, verification_set(np.array(h, dtype=np.uint64))) for i, h in stored.items()], partitions
     )
-    pipeline = TestPipeline(runner=FnApiRunner())
+    pipeline = new_pipeline()
     sets = pipeline | "Sets" >> beam.Create(chunks)
     verified = (
         pipeline

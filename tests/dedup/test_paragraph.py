@@ -3,12 +3,12 @@ from collections import defaultdict
 
 import apache_beam as beam
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.paragraph import ParagraphDedup, join_paragraphs, split_paragraphs
 from dedup.survivor import survivor_key
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from pipeline.stages import ConfigError
 
 BOILER = "Subscribe to our newsletter for the latest updates and offers."
@@ -22,7 +22,7 @@ def body(tag: str, words: int = 40) -> str:
 
 def run(stage, documents):
     """Yield (kept as (id, text, paragraphs_removed), rejected as tuples) PCollections."""
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         outputs = stage.expand(pipeline | beam.Create(documents))
         kept = outputs.kept | "K" >> beam.Map(lambda d: (d.id, d.text, d.metadata.get("paragraphs_removed")))
         rejected = outputs.rejected | "R" >> beam.Map(
@@ -203,7 +203,7 @@ def test_shuffled_input_gives_the_reference_result():
     for seed in range(2):
         shuffled = docs[:]
         random.Random(seed).shuffle(shuffled)
-        with TestPipeline() as pipeline:
+        with new_pipeline() as pipeline:
             outputs = stage.expand(pipeline | beam.Create(shuffled))
             both = (
                 outputs.kept | "K" >> beam.Map(lambda d: ("kept", d.id, d.text)),

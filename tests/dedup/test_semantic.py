@@ -7,7 +7,6 @@ import zlib
 import apache_beam as beam
 import numpy as np
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline as BeamTestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup import semantic
@@ -24,6 +23,7 @@ from dedup.semantic import (
     similar_pairs,
 )
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from pipeline.stages import ConfigError
 
 
@@ -212,7 +212,7 @@ def test_composite_removes_duplicates(monkeypatch):
         "semdup", batch_size=8, block_size=4, survivor="longest", sample_size=50, min_overlap=0.0
     )
 
-    with BeamTestPipeline() as p:
+    with new_pipeline() as p:
         out = stage.expand(p | beam.Create(docs))
         assert_that(
             out.kept | beam.Map(lambda d: d.id),
@@ -239,7 +239,7 @@ def test_composite_splits_oversized_cluster(monkeypatch):
     stage = SemanticDedup(
         "semdup", clusters=1, max_cluster_size=100, block_size=16, sample_size=500, min_overlap=0.0
     )
-    with BeamTestPipeline() as p:
+    with new_pipeline() as p:
         out = stage.expand(p | beam.Create(topic_docs(240, 30)))
         assert_that(out.kept | beam.combiners.Count.Globally(), equal_to([240]), label="kept")
         assert_that(
@@ -281,7 +281,7 @@ def test_verification_keeps_same_words_in_other_order_apart(monkeypatch):
         Document(id="d", text=text, language="de"),
     ]
     stage = SemanticDedup("semdup", languages=[], sample_size=10, survivor="longest")
-    with BeamTestPipeline() as p:
+    with new_pipeline() as p:
         out = stage.expand(p | beam.Create(docs))
         assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["a", "b", "d"]), label="kept")
         assert_that(
@@ -345,7 +345,7 @@ def test_identical_copies_share_a_content_key_and_one_survives(monkeypatch):
         Document(id="z", text="other words here"),
     ]
     stage = SemanticDedup("semdup", sample_size=10)
-    with BeamTestPipeline() as p:
+    with new_pipeline() as p:
         out = stage.expand(p | beam.Create(docs))
         assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["same", "z"]), label="kept")
         assert_that(

@@ -5,7 +5,6 @@ import re
 import apache_beam as beam
 import numpy as np
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup import unit_candidates
@@ -13,6 +12,7 @@ from dedup import units as units_module
 from dedup.kmeans import neighbour_pairs
 from dedup.units import UnitDedup, cut
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from tests.dedup.test_semantic import BagOfWordsEmbedder  # a model that cannot embed 'EXPLODE'
 
 NAV = "Home | News | Contact"  # a template line: fewer than min_words words, never a unit
@@ -30,7 +30,7 @@ def run(documents, **params):
     """Run `unit_dedup` and check kept (id, text, units_removed) and rejected (id, reason, detail,
     duplicate_of) against what `expect` returns for the same parameters."""
     stage = UnitDedup("unit_dedup", **{"min_remaining_chars": 50, **params})
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         out = stage.expand(pipeline | beam.Create(documents))
         kept = out.kept | "K" >> beam.Map(lambda d: (d.id, d.text, d.metadata.get("units_removed")))
         rejected = out.rejected | "R" >> beam.Map(
@@ -264,7 +264,7 @@ def test_same_output_for_any_input_order_and_partitions(seed, partitions, tmp_pa
     random.Random(seed).shuffle(shuffled)
     for name, batch, parts in (("ref", docs, 64), ("shuffled", shuffled, partitions)):
         stage = UnitDedup("unit_dedup", min_remaining_chars=50, partitions=parts)
-        with TestPipeline() as pipeline:
+        with new_pipeline() as pipeline:
             out = stage.expand(pipeline | beam.Create(batch))
             _ = (
                 (

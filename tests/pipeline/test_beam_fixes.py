@@ -65,10 +65,10 @@ def test_local_runner_fixes_are_installed_by_make_runner():
 
 
 def test_multi_worker_pipeline_with_a_large_shuffle_keeps_every_element(tmp_path):
-    from pipeline.run import make_runner, pipeline_options
+    from pipeline.run import new_pipeline, pipeline_options
 
     options = pipeline_options(["--direct_num_workers=2", "--direct_running_mode=multi_processing"])
-    with beam.Pipeline(runner=make_runner(options), options=options) as pipeline:
+    with new_pipeline(options) as pipeline:
         counts = (
             pipeline
             | beam.Create(range(20_000))
@@ -130,7 +130,7 @@ def test_an_unchecked_beam_version_is_refused(monkeypatch):
 
 
 def test_a_failed_input_send_fails_the_pipeline_instead_of_hanging(monkeypatch):
-    from pipeline.run import make_runner, pipeline_options
+    from pipeline.run import new_pipeline, pipeline_options
 
     original = data_plane._GrpcDataChannel.output_stream
 
@@ -149,5 +149,5 @@ def test_a_failed_input_send_fails_the_pipeline_instead_of_hanging(monkeypatch):
     monkeypatch.setattr(data_plane._GrpcDataChannel, "output_stream", breaking_output_stream)
     options = pipeline_options(["--direct_num_workers=2", "--direct_running_mode=multi_threading"])
     with pytest.raises(Exception, match="could not be sent to its worker: OSError: send queue closed"):
-        with beam.Pipeline(runner=make_runner(options), options=options) as pipeline:
+        with new_pipeline(options) as pipeline:
             _ = pipeline | beam.Create(range(10)) | beam.Reshuffle() | beam.Map(str)

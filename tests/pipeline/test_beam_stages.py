@@ -2,14 +2,13 @@ from pathlib import Path
 
 import apache_beam as beam
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.exact import ExactDedup
 from filters.length import LengthFilter
 from pipeline.beam_stages import ApplyStages, failure, group_stages, run_stage_on_batch
 from pipeline.document import KEEP, Document, keep, reject
-from pipeline.run import error_summary
+from pipeline.run import error_summary, new_pipeline
 from pipeline.stages import CollectionStage, DocumentStage, Param, StageOutputs
 
 
@@ -63,7 +62,7 @@ def test_apply_stages_three_outcomes_in_beam():
         Uppercases("upper"),
         ExactDedup("exact"),
     ]
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         outputs = pipeline | beam.Create(inputs) | ApplyStages(stages, batch_size=2)
         assert_that(
             outputs.kept | "KeptIds" >> beam.Map(lambda d: (d.id, d.text)),
@@ -99,14 +98,14 @@ class LosesOne(CollectionStage):
 
 def test_collection_stage_that_loses_a_document_fails_the_pipeline():
     with pytest.raises(Exception) as raised:
-        with TestPipeline() as pipeline:
+        with new_pipeline() as pipeline:
             _ = pipeline | beam.Create(docs("a", "b", "c")) | ApplyStages([LosesOne("lossy")])
     summary = error_summary(raised.value)
     assert summary.startswith("stage lossy: 3 documents in, but 2 kept + 0 rejected + 0 failed = 2 out")
 
 
 def test_conserving_collection_stage_passes_the_check():
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         out = pipeline | beam.Create(docs("a", "b", "a")) | ApplyStages([ExactDedup("exact_dedup")])
         assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["d0", "d1"]))
 
@@ -129,7 +128,7 @@ def stage_counters(result) -> dict[tuple[str, str], int]:
 
 
 def test_document_and_collection_stages_count_in_one_vocabulary():
-    pipeline = TestPipeline()
+    pipeline = new_pipeline()
     stages = [Explodes("explodes"), LengthFilter("length", min_words=2), ExactDedup("exact")]
     _ = pipeline | beam.Create(docs("a b", "boom b", "x", "a b")) | ApplyStages(stages, batch_size=3)
     counters = stage_counters(pipeline.run())
@@ -149,7 +148,7 @@ def test_document_and_collection_stages_count_in_one_vocabulary():
 
 def test_candidates_pass_a_collection_stage_that_ignores_them_uncounted():
     twins = [Document("c1", "same", kind="code"), Document("c2", "same", kind="code")]
-    pipeline = TestPipeline()
+    pipeline = new_pipeline()
     out = pipeline | beam.Create([*twins, *docs("a b", "a b")]) | ApplyStages([ExactDedup("exact")])
     assert_that(
         out.kept | beam.Map(lambda d: (d.id, d.kind)),
@@ -188,7 +187,7 @@ class Tracked(DocumentStage):
 
 
 def test_runtime_calls_setup_before_check_and_teardown_at_the_end(tmp_path):
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         out = pipeline | beam.Create(docs("a", "b")) | ApplyStages([Tracked("tracked", marks=str(tmp_path))])
         assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["d0", "d1"]))
     assert (tmp_path / "setup").exists() and (tmp_path / "teardown").exists()

@@ -5,13 +5,13 @@ from pathlib import Path
 
 import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup.exact import ExactDedup
 from pipeline.decisions import ApplyDecisions, DecisionChunk, content_key, key_partition
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED
+from pipeline.run import new_pipeline
 from pipeline.spill import SpillByKeyFn, read_values
 
 
@@ -26,7 +26,7 @@ def test_decisions_reach_their_documents_and_the_spill_files_are_deleted(tmp_pat
     docs = [Document(f"d{i}", f"text {i}") for i in range(300)]
     decisions = [(f"d{i}", f"r{i % 3}") for i in range(0, 300, 7)] + [("d7", "extra")]
     options = PipelineOptions([f"--spill_dir={tmp_path}"])
-    with TestPipeline(options=options) as pipeline:
+    with new_pipeline(options=options) as pipeline:
         outputs = (
             pipeline | "Docs" >> beam.Create(docs),
             pipeline | "Decisions" >> beam.Create(decisions),
@@ -47,7 +47,7 @@ def test_decision_chunks_join_like_single_decisions(tmp_path):
     for doc_id, decision in decided[1:]:  # the first one stays a single (key, decision) element
         chunks.setdefault(key_partition(doc_id, 4), []).append((doc_id, decision))
     options = PipelineOptions([f"--spill_dir={tmp_path}"])
-    with TestPipeline(options=options) as pipeline:
+    with new_pipeline(options=options) as pipeline:
         decisions = [decided[0]] + [DecisionChunk(part, items) for part, items in chunks.items()]
         outputs = (
             pipeline | "Docs" >> beam.Create(docs),
@@ -65,7 +65,7 @@ def test_passthrough_documents_come_out_kept_unchanged(tmp_path):
     # a passthrough document sharing an id with a decided document is not decided on
     passthrough = [Document(f"c{i}", "", kind="code") for i in range(7)] + [Document("d3", "", kind="math")]
     options = PipelineOptions([f"--spill_dir={tmp_path}"])
-    with TestPipeline(options=options) as pipeline:
+    with new_pipeline(options=options) as pipeline:
         outputs = (
             pipeline | "Docs" >> beam.Create(docs),
             pipeline | "Decisions" >> beam.Create([("d3", "r")]),
@@ -110,7 +110,7 @@ def test_exact_dedup_keeps_one_of_identical_copies_and_separates_same_id_sources
         Document("a", "same text", source="b.jsonl"),
         Document("c", "other"),
     ]
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         outputs = ExactDedup("exact_dedup", tie_break="smallest_id").expand(pipeline | beam.Create(documents))
         kept = outputs.kept | "K" >> beam.Map(lambda d: d.id)
         rejected = outputs.rejected | "R" >> beam.Map(lambda r: (r.doc.id, r.duplicate_of, r.detail))

@@ -1,15 +1,15 @@
 import apache_beam as beam
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.document import Document
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag, SplitOutcomes
+from pipeline.run import new_pipeline
 
 
 def test_split_outcomes_sends_each_value_to_its_outcome():
     pairs = [(KEPT, "a"), (REJECTED, "b"), (KEPT, "c"), (FAILED, "d")]
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         outputs = pipeline | beam.Create(pairs) | SplitOutcomes()
         assert_that(outputs.kept, equal_to(["a", "c"]), label="kept")
         assert_that(outputs.rejected, equal_to(["b"]), label="rejected")
@@ -18,7 +18,7 @@ def test_split_outcomes_sends_each_value_to_its_outcome():
 
 def test_unknown_tag_fails_the_run_instead_of_dropping_the_value():
     with pytest.raises(Exception, match="'lost' is not one of"):
-        with TestPipeline() as pipeline:
+        with new_pipeline() as pipeline:
             _ = pipeline | beam.Create([("x", 1), ("lost", 2)]) | SplitByTag(["x"])
 
 

@@ -7,6 +7,7 @@ from apache_beam.testing.util import assert_that, equal_to
 
 import pipeline.spill
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from pipeline.spill import (
     ChunkEncoder,
     SortedGroups,
@@ -130,7 +131,7 @@ def test_spill_groups_of_a_tuple_reads_each_input_after_the_one_before(tmp_path)
     tuple's first PCollection come first, however the bundles interleave them."""
     small = [(key, ("small", i)) for i in range(40) for key in range(3)]
     large = [(key, ("large", i)) for i in range(300) for key in range(3)]
-    with beam.Pipeline() as pipeline:
+    with new_pipeline() as pipeline:
         first = pipeline | "Small" >> beam.Create(small, reshuffle=True)
         second = pipeline | "Large" >> beam.Create(large, reshuffle=True)
         in_order = (first, second) | "InOrder" >> SpillGroups(str(tmp_path / "in_order"), _runs_of_kinds)
@@ -156,7 +157,7 @@ def test_sorted_groups_gives_every_key_its_values_in_order(tmp_path, monkeypatch
     expected = {}
     for key, value in pairs:
         expected.setdefault(key, []).append(value)
-    with beam.Pipeline() as pipeline_:
+    with new_pipeline() as pipeline_:
         groups = (
             pipeline_
             | beam.Create(pairs, reshuffle=True)

@@ -6,7 +6,7 @@ import subprocess
 import apache_beam as beam
 import pytest
 
-from pipeline.run import make_runner, pipeline_options
+from pipeline.run import new_pipeline, pipeline_options
 
 SPAWNS = 60
 
@@ -28,7 +28,7 @@ def test_children_forked_inside_a_busy_worker_start(tmp_path):
     # SIGABRT in gRPC's epoll code before exec (and so did sandbox runners).
     options = pipeline_options(["--direct_running_mode=multi_processing", "--direct_num_workers=2"])
     out = tmp_path / "codes"
-    with beam.Pipeline(runner=make_runner(options), options=options) as pipeline:
+    with new_pipeline(options) as pipeline:
         codes = pipeline | beam.Create(range(6)) | beam.Reshuffle() | beam.ParDo(SpawnAsNobody())
         codes | beam.Map(repr) | beam.io.WriteToText(str(out))
     results = [line for path in tmp_path.glob("codes*") for line in path.read_text().splitlines()]

@@ -7,11 +7,11 @@ import apache_beam as beam
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.document import Document
 from pipeline.recipe import build_recipe
+from pipeline.run import new_pipeline
 from pipeline.stages import ConfigError
 from quality_models import score_expr
 from quality_models.score_threshold import ScoreThreshold
@@ -70,7 +70,7 @@ def test_threshold_expression_mode_in_a_pipeline():
         Document("toxic", "x", scores={"q": 0.9, "t": 0.5}),
         Document("missing", "x", scores={"q": 0.9}),
     ]
-    pipeline = TestPipeline()
+    pipeline = new_pipeline()
     out = stage.expand(pipeline | beam.Create(docs))
     assert_that(out.kept | "Ids" >> beam.Map(lambda d: d.id), equal_to(["keep"]), label="kept")
     assert_that(

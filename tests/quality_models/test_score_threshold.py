@@ -3,11 +3,11 @@ import math
 import apache_beam as beam
 import pytest
 from apache_beam.metrics.metric import MetricsFilter
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.beam_stages import RunCollectionStage
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from pipeline.stages import ConfigError
 from quality_models.score_threshold import ScoreThreshold, cut_from_quantiles
 
@@ -18,7 +18,7 @@ def doc(i: int, score: float | None) -> Document:
 
 def run(stage: ScoreThreshold, docs: list[Document], expect_kept, expect_rejected, expect_failed=()):
     """Run `stage` in the runtime; check its outcomes and return its counters by name."""
-    pipeline = TestPipeline()
+    pipeline = new_pipeline()
     out = pipeline | beam.Create(docs) | RunCollectionStage(stage)
     assert_that(out.kept | "KeptIds" >> beam.Map(lambda d: d.id), equal_to(expect_kept), label="kept")
     assert_that(
@@ -93,7 +93,7 @@ def test_keep_fraction_keeps_the_top_fraction_of_the_whole_input():
 def test_keep_fraction_splits_ties_deterministically():
     docs = [doc(i, 1.0 if i < 60 else 0.0) for i in range(100)] + [doc(100, None)]
     stage = ScoreThreshold("top", score="q", keep_fraction=0.3)
-    pipeline = TestPipeline()
+    pipeline = new_pipeline()
     out = stage.expand(pipeline | beam.Create(docs))
     assert_that(
         out.kept | beam.Map(lambda d: d.scores["q"]) | beam.combiners.Count.Globally(),

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import apache_beam as beam
-from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.document import Document
+from pipeline.run import new_pipeline
 from synthesis.candidate_dedup import CandidateDedup, training_text
 
 
@@ -42,7 +42,7 @@ def test_duplicate_candidates_are_rejected_and_distinct_ones_kept():
         math("math-1", "2 + 3 = 5\n#### 5"),
         Document("web", "some web text"),
     ]
-    with TestPipeline() as pipeline:
+    with new_pipeline() as pipeline:
         outputs = CandidateDedup("candidate_dedup").expand(pipeline | beam.Create(documents))
         kept = outputs.kept | "K" >> beam.Map(lambda d: d.id)
         rejected = outputs.rejected | "R" >> beam.Map(lambda r: (r.doc.id, r.reason, r.duplicate_of))
