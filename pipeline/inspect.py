@@ -232,6 +232,19 @@ def collect(directory: str, manifest: dict[str, Any] | None = None) -> dict[str,
     }
 
 
+def reuse_line(summary: dict | None) -> str | None:
+    """One line saying what a run took from an earlier one (`ResumePlan.summary`), or None."""
+    if not summary or not summary["units_reused"]:
+        return None
+    reused = [f"{summary['units_reused']} of {summary['units']} input units"]
+    if summary["phases_reused"]:
+        last = summary["phases_reused"][-1]
+        phases = f"phases 0-{last['phase']}" if last["phase"] else "phase 0"
+        reused.append(f"{phases} (through {last['stages'][-1]})")
+    reused.append(f"{summary['records_reused']} records")
+    return f"reused from an earlier run ({summary['work_dir']}): {', '.join(reused)}"
+
+
 def summary(manifest: dict, directory: str) -> str:
     """The funnel table printed after a run and by `inspect`."""
     counts = manifest["counts"]
@@ -241,6 +254,8 @@ def summary(manifest: dict, directory: str) -> str:
         f"(conservation {'ok' if manifest['conservation'] else 'BROKEN'})",
         f"{'stage':<22}{'in':>9}{'kept':>9}{'rejected':>10}{'failed':>8}{'sec':>8}  reasons",
     ]
+    if reused := reuse_line(manifest.get("checkpoints")):
+        lines.insert(1, reused)
     for stage in manifest["stages"]:
         rejected = sum(stage["rejected"].values())
         reasons = ", ".join(f"{k}={v}" for k, v in sorted(stage["rejected"].items(), key=lambda kv: -kv[1]))

@@ -224,6 +224,9 @@ class ConsoleProgress:
         self.terminal = self.stream.isatty()
         self.interval = PLAIN_INTERVAL if interval is None else interval
 
+    def note(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)
+
     @contextmanager
     def running(self, channel: Channel):
         started = time.monotonic()

@@ -42,6 +42,7 @@ from pipeline.checkpoints import (
 )
 from pipeline.decisions import SpillOptions
 from pipeline.document import Document
+from pipeline.inspect import reuse_line
 from pipeline.kept_output import WriteKept
 from pipeline.manifest_figures import kept_output_figures, stage_figures
 from pipeline.outcomes import SplitOutcomes
@@ -420,6 +421,8 @@ def run_recipe(
                 held.enter_context(exclusive(work_root, "--work-dir"))
             check_work_root(work_root, output)
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh, inputs)
+            if progress and (reused := reuse_line(resume.summary())):
+                progress.note(f"gristmill: {reused}; --fresh starts over")
         pipeline = None
         try:
             pipeline = new_pipeline(options)

@@ -138,6 +138,24 @@ def test_a_rerun_reuses_every_phase_and_gives_the_same_output(setup):
     assert not (out / ".gristmill-work").exists()  # removed after a successful run
 
 
+def test_the_console_says_what_a_rerun_reused(setup):
+    folder, recipe, _ = setup
+    out = copy_of_kept_work(folder, "told")
+    command = [sys.executable, "-m", "pipeline.cli", "run", "--recipe", str(recipe), "--output", str(out)]
+    done = subprocess.run([*command, *IN_PROCESS], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    reused = (
+        f"reused from an earlier run ({out / '.gristmill-work'}): 6 of 6 input units, "
+        "phases 0-1 (through gopher_repetition), "
+    )
+    assert f"gristmill: {reused}" in done.stderr and "; --fresh starts over" in done.stderr
+    assert reused in done.stdout.splitlines()[1]  # the summary's second line
+    fresh = subprocess.run(
+        [*command, "--fresh", *IN_PROCESS], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert fresh.returncode == 0 and "reused" not in fresh.stderr + fresh.stdout
+
+
 def test_a_change_to_the_last_stage_reuses_the_earlier_phases(setup):
     folder, recipe, _ = setup
     out = copy_of_kept_work(folder, "changed")
