@@ -448,6 +448,10 @@ def run_recipe(
         except KeyboardInterrupt as interrupt:
             kept = describe(work_root) if resume else "checkpoints were off, nothing was kept"
             raise RunInterrupted(f"nothing was published; {kept}") from interrupt
+        except PipelineFailed as failed:
+            if resume:  # a full disk, a lost worker: what finished is not lost
+                raise PipelineFailed(f"{failed}; {describe(work_root)} (a rerun resumes there)") from failed
+            raise
         finally:
             fileio.delete_tree(staging)
             if own_spill:

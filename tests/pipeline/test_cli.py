@@ -138,3 +138,5 @@ def test_run_stops_with_exit_1_and_publishes_nothing_when_a_stage_loses_document
     error = capsys.readouterr().err
     assert "run failed, nothing published: stage exact_dedup: 3 documents in, but 2 kept" in error
     assert not (out / "manifest.json").exists()
+    work = out / ".gristmill-work"  # what finished before the failure is kept for a rerun
+    assert f"1 finished input splits and 0 finished later phases are checkpointed in {work} (a rerun" in error
