@@ -43,18 +43,24 @@ class WideTextInput(UnreadableFile):
 WHOLE_FILE_ERRORS = (CompressedInput.__name__, WideTextInput.__name__)
 
 
-def refuse_unreadable(handle: io.IOBase, path: str) -> None:
-    """Raise CompressedInput when the file's first bytes say it is compressed though its name does
-    not, WideTextInput when they are a UTF-16 or UTF-32 byte-order mark; `handle` (the file's raw
-    bytes) is left at its start."""
-    head = handle.read(10)
-    handle.seek(0)
+def refuse_wide_text(head: bytes) -> None:
+    """Raise WideTextInput when `head`, the first bytes of a file's text (decompressed), starts
+    with a UTF-16 or UTF-32 byte-order mark."""
     wide = [encoding for bom, encoding in WIDE_TEXT_BOMS.items() if head.startswith(bom)]
     if wide:
         raise WideTextInput(
             f"the file is {wide[0]} text (its byte-order mark says so) and gristmill reads UTF-8: "
             f"convert it, e.g. `iconv -f {wide[0]} -t UTF-8`; nothing of it was read"
         )
+
+
+def refuse_unreadable(handle: io.IOBase, path: str) -> None:
+    """Raise CompressedInput when the file's first bytes say it is compressed though its name does
+    not, WideTextInput when they are a UTF-16 or UTF-32 byte-order mark; `handle` (the file's raw
+    bytes) is left at its start."""
+    head = handle.read(10)
+    handle.seek(0)
+    refuse_wide_text(head)
     found = [known for magic, known in COMPRESSED_MAGIC.items() if magic.match(head)]
     if not found:
         return

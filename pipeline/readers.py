@@ -30,7 +30,7 @@ from typing import Any
 
 from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
-from pipeline.file_start import UnreadableFile, refuse_unreadable
+from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.urls import normalize_url
 from pipeline.warc import read_warc
@@ -386,20 +386,27 @@ def _open_decompressed(
 ) -> Iterator[io.BufferedIOBase]:
     with fileio.open_read(path) as raw:
         position.follow(raw)
-        if compression == "gzip":
-            with gzip.GzipFile(fileobj=raw, mode="rb") as handle:
-                yield handle
-        elif compression == "zstd":
-            yield open_zstd(raw)
-        elif compression == "bzip2":
-            with bz2.BZ2File(raw, mode="rb") as handle:
-                yield handle
-        elif compression == "xz":
-            with lzma.LZMAFile(raw, mode="rb") as handle:
-                yield handle
-        else:
+        if compression is None:
             refuse_unreadable(raw, path)
             yield raw
+            return
+        with _decompressor(raw, compression) as handle:
+            try:
+                head = handle.peek(4)[:4]
+            except (OSError, EOFError, zlib.error):  # cut short or corrupt: the reading says so
+                head = b""
+            refuse_wide_text(head)
+            yield handle
+
+
+def _decompressor(raw: io.IOBase, compression: str) -> io.BufferedIOBase:
+    if compression == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if compression == "zstd":
+        return open_zstd(raw)
+    if compression == "bzip2":
+        return bz2.BZ2File(raw, mode="rb")
+    return lzma.LZMAFile(raw, mode="rb")
 
 
 def _read_json_stream(

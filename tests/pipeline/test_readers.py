@@ -223,11 +223,14 @@ def test_every_compression_reads_json_lines_arrays_and_text_and_reports_a_cut_fi
     "encoding, name", [("utf-16", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32", "UTF-32")]
 )
 @pytest.mark.parametrize("file", ["data.jsonl", "data.json", "book.txt"])
-def test_a_utf16_or_utf32_file_is_one_failure_saying_how_to_convert_it(tmp_path, encoding, name, file):
+@pytest.mark.parametrize("codec", [None, *COMPRESSORS])
+def test_a_utf16_or_utf32_file_is_one_failure_saying_how_to_convert_it(tmp_path, encoding, name, file, codec):
     text = "".join(json.dumps({"id": str(i), "text": "word " * 50}) + "\n" for i in range(500))
     bom = "\ufeff" if encoding.endswith("-be") else ""  # the -be codec writes no mark of its own
-    path = tmp_path / file
-    path.write_bytes((bom + text).encode(encoding))
+    data = (bom + text).encode(encoding)
+    suffix = {None: "", "gzip": ".gz", "zstd": ".zst", "bzip2": ".bz2", "xz": ".xz"}[codec]
+    path = tmp_path / f"{file}{suffix}"
+    path.write_bytes(COMPRESSORS[codec](data) if codec else data)
     records = read_all(path, split_bytes=4096)  # a JSON Lines file of many splits reports once
     assert [(type(r).__name__, r.id, r.error) for r in records] == [("Failure", str(path), "WideTextInput")]
     assert records[0].message.startswith(f"the file is {name} text (its byte-order mark says so)")
