@@ -391,6 +391,13 @@ class GristmillDataset(_torch_dataset_base()):
 
     def __iter__(self) -> Iterator[dict]:
         worker, workers = self._worker()
+        total, slots = sum(unit.rows for unit in self.units), self.world_size * workers
+        if self.drop_remainder and 0 < total < slots:
+            raise ValueError(
+                f"{self.output}: {total} documents, fewer than the {slots} reader slots "
+                f"({self.world_size} ranks x {workers} DataLoader workers): with drop_remainder=True "
+                "every rank would get none; use fewer ranks or workers"
+            )
         totals = [len(self._stream(w, workers, 0)) for w in range(workers)]
         taken, turn = dataloader_positions(self._resume_from, totals, self.batch_size)
         # A new DataLoader starts its round at worker 0: worker k takes over the part of the worker

@@ -118,6 +118,13 @@ def test_drop_remainder_gives_every_rank_the_same_batches(tmp_path):
     assert batches == {20} and len(seen) == len(set(seen)) == 8 * 37  # 2 workers × ceil(37 / 4)
 
 
+def test_drop_remainder_with_fewer_documents_than_slots_is_refused_not_an_empty_epoch(tmp_path):
+    output = write_output(tmp_path / "out", docs=3, shards=1)
+    assert len(list(GristmillDataset(output, rank=1, world_size=3, drop_remainder=True))) == 1
+    with pytest.raises(ValueError, match="3 documents, fewer than the 4 reader slots .4 ranks x 1"):
+        list(GristmillDataset(output, rank=0, world_size=4, drop_remainder=True))
+
+
 def test_a_state_from_the_whole_row_group_dealing_is_refused(output):
     state = GristmillDataset(output).state_dict()
     del state["dealing"]
