@@ -190,7 +190,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from pipeline.checkpoints import CheckpointSettings
     from pipeline.decisions import SpillOptions
     from pipeline.output_folder import remove_if_empty
-    from pipeline.preflight import check_beam_options, check_inputs, check_output
+    from pipeline.preflight import check_beam_options, check_inputs, check_mixture, check_output
     from pipeline.progress import console_progress
     from pipeline.recipe import load_recipe
     from pipeline.run import PipelineFailed, RunFailed, pipeline_options, run_recipe
@@ -209,6 +209,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         if path:
             fileio.check_filesystem(path, what)
     inputs = check_inputs(recipe.input)
+    check_mixture(recipe, inputs)
     created = not os.path.exists(args.output)
     check_output(args.output)
     if not args.quiet:

@@ -7,6 +7,7 @@ misspelled option or a wrong field name stops the run in a second instead of aft
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import os
 from itertools import islice
 
@@ -20,6 +21,7 @@ from pipeline.readers import (
     input_files,
     read_split,
 )
+from pipeline.recipe import Recipe
 
 PROBE_RECORDS = 20
 FIELD_FORMATS = ("jsonl", "json", "parquet")  # WARC/WET have no field names
@@ -69,6 +71,27 @@ def check_inputs(config: InputConfig) -> dict[str, fileio.FileInfo]:
         check_text_field(first, config, matched[first].size)
         files.update(matched)
     return dict(sorted(files.items()))
+
+
+def check_mixture(recipe: Recipe, inputs: dict[str, fileio.FileInfo]) -> None:
+    """A mixture pattern that no document's `source` can match (no input file, no generator) is
+    a typo: its weight would silently give the other groups everything."""
+    from pipeline.kept_output import mixture_group  # imports Beam: only when a run is starting
+
+    sources = [*inputs, *(f"synthetic:{generator.name}" for generator in recipe.generators)]
+    patterns = list(recipe.output.mixture)
+    groups = {mixture_group(source, patterns) for source in sources}
+    for pattern in patterns:
+        if pattern in groups:
+            continue
+        where = f"{recipe.path}: [output] mixture: {pattern!r}"
+        if any(fnmatch.fnmatchcase(source, pattern) for source in sources):
+            raise UsageError(f"{where} gets no document: an earlier pattern matches its sources first")
+        examples = ", ".join(repr(source) for source in sources[:3]) or "none"
+        raise UsageError(
+            f"{where} matches no input file and no generator (patterns are matched against "
+            f"each document's source, such as {examples})"
+        )
 
 
 def check_output(folder: str) -> None:

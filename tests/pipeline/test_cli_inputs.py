@@ -50,6 +50,26 @@ def test_a_glob_matching_nothing_names_it_and_leaves_no_folder(tmp_path, capsys,
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    "mixture, said",
+    [
+        ('{ "*/a.jsonl" = 0.7, "*/code/*" = 0.3 }', "'*/code/*' matches no input file and no generator"),
+        ('{ "*.jsonl" = 0.7, "*/b.jsonl" = 0.3 }', "'*/b.jsonl' gets no document: an earlier pattern"),
+    ],
+)
+def test_a_mixture_pattern_no_document_can_match_is_an_error_before_the_run(
+    tmp_path, capsys, three_files, mixture, said
+):
+    _, inputs = three_files
+    recipe = write_recipe(tmp_path / "m.toml", inputs, STAGES, extra=f"[output]\nmixture = {mixture}")
+    recipe.write_text(recipe.read_text().replace("[output]\nshards = 2\n", ""))
+    out = tmp_path / "o"
+    code = main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and not out.exists()
+    assert err[0].startswith(f"gristmill: error: {recipe}: [output] mixture: {said}")
+
+
 def test_a_folder_as_input_says_to_give_a_glob(tmp_path, capsys, three_files):
     recipe, _ = three_files
     folder = tmp_path / "data"
