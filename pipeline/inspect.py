@@ -266,6 +266,11 @@ def summary(manifest: dict, directory: str) -> str:
         )
     for problem in manifest["problems"]:
         lines.append(f"PROBLEM: {problem}")
+    for group, share in manifest.get("kept_output", {}).get("mixture", {}).items():
+        if share["achieved"] == 0:  # every document of the group was removed by the stages
+            lines.append(
+                f"mixture: no kept document from {group!r} (weight {share['weight']:g}); the other groups share the output"
+            )
     lines.append(f"report: {directory.rstrip('/')}/report.html")
     return "\n".join(lines)
 

@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.cli import main
-from pipeline.inspect import BATCH_ROWS, FORMAT, BoundedSample, row_group_batches
+from pipeline.inspect import BATCH_ROWS, FORMAT, BoundedSample, row_group_batches, summary
 
 
 def _inspect(capsys, *args) -> tuple[int, str, str]:
@@ -104,3 +104,16 @@ def test_row_group_batches_give_every_row_in_order_in_bounded_batches(tmp_path):
     assert [b.num_rows for b in batches] == [BATCH_ROWS, 6_000 - BATCH_ROWS, 4_000]
     assert pa.Table.from_batches(batches).column("n").to_pylist() == list(range(10_000))
     assert pa.Table.from_batches(list(row_group_batches(parquet))).equals(table)
+
+
+def test_the_summary_says_when_a_mixture_group_kept_nothing():
+    mixture = {"*web*": {"weight": 0.6, "achieved": 1.0}, "*code*": {"weight": 0.4, "achieved": 0.0}}
+    manifest = {
+        "run": "r", "counts": {"input": 9, "kept": 5, "rejected": 4, "failed": 0}, "seconds": 1.0,
+        "conservation": True, "stages": [], "problems": [], "kept_output": {"mixture": mixture},
+    }  # fmt: skip
+    lines = summary(manifest, "out").splitlines()
+    assert (
+        lines[-2] == "mixture: no kept document from '*code*' (weight 0.4); the other groups share the output"
+    )
+    assert not any("*web*" in line for line in lines)
