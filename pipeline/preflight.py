@@ -66,6 +66,11 @@ def check_inputs(config: InputConfig) -> dict[str, fileio.FileInfo]:
     text field absent from a file's first records is an error naming it."""
     files: dict[str, fileio.FileInfo] = {}
     for pattern in config.paths:
+        if pattern == "-":
+            raise UsageError(
+                "--input -: gristmill reads files, not standard input (workers read parts of each "
+                "file in parallel): save the stream to a file and give its path"
+            )
         matched = input_files([pattern])
         first = next(iter(matched))
         check_text_field(first, config, matched[first].size)

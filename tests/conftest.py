@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -67,15 +68,21 @@ paths = {json.dumps(inputs)}
 @pytest.fixture(scope="session", autouse=True)
 def remove_unrun_pipelines_temp_folders():
     """Beam makes a `beam-pipeline-temp*` folder per Pipeline and deletes it only when the pipeline
-    runs; tests that only build a graph would leave theirs. Empty ones made during the session go."""
+    runs; tests that only build a graph would leave theirs. Empty ones made during the session go.
+    A `beam-temp*` folder is Beam's DirectRunner trying to start Prism: the session fails, since
+    every test pipeline must run where `gristmill run` runs (`pipeline.run.new_pipeline`)."""
     temp = Path(tempfile.gettempdir())
-    before = set(temp.glob("beam-pipeline-temp*"))
+    before = set(temp.glob("beam-pipeline-temp*")) | set(temp.glob("beam-temp*"))
     yield
     for folder in set(temp.glob("beam-pipeline-temp*")) - before:
         try:
             os.rmdir(folder)  # only when empty: another process's pipeline may still use a full one
         except OSError:
             pass
+    prism = sorted(set(temp.glob("beam-temp*")) - before)
+    for folder in prism:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert not prism, f"a test ran a pipeline on Beam's DirectRunner (it tried Prism, leaving {prism[0]})"
 
 
 @pytest.fixture

@@ -70,6 +70,16 @@ def test_a_mixture_pattern_no_document_can_match_is_an_error_before_the_run(
     assert err[0].startswith(f"gristmill: error: {recipe}: [output] mixture: {said}")
 
 
+def test_standard_input_is_refused_saying_to_save_it_to_a_file(tmp_path, capsys, three_files):
+    recipe, _ = three_files
+    code = main(["run", "--recipe", str(recipe), "--input", "-", "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [
+        "gristmill: error: --input -: gristmill reads files, not standard input (workers read parts "
+        "of each file in parallel): save the stream to a file and give its path"
+    ]
+
+
 def test_a_folder_as_input_says_to_give_a_glob(tmp_path, capsys, three_files):
     recipe, _ = three_files
     folder = tmp_path / "data"

@@ -6,6 +6,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.pipeline import PipelineVisitor
 from apache_beam.testing.util import assert_that, equal_to
 
+from pipeline.run import new_pipeline
 from pipeline.runners import dask_overrides, expand_runner_alias
 from tests.conftest import IN_PROCESS
 
@@ -40,7 +41,7 @@ def _build(pipeline: beam.Pipeline):
 
 
 def _run(overrides: bool) -> None:
-    pipeline = beam.Pipeline(options=PipelineOptions(IN_PROCESS))
+    pipeline = new_pipeline(PipelineOptions(IN_PROCESS))
     scaled, empty, top = _build(pipeline)
     expected = [("odd" if x % 2 else "even", x * 40 + {1: 105, 7: 1000}.get(x, 0)) for x in range(40)]
     assert_that(scaled, equal_to(expected), label="scaled")
