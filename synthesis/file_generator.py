@@ -47,7 +47,10 @@ class FileGenerator(Generator):
             bool, False, "the solution continues the prompt (HumanEval): run prompt + solution"
         ),
         "fields": Param(
-            dict, {}, 'candidate field <- record field, e.g. {tests = "test", solution = "code"}'
+            dict,
+            {},
+            'candidate field <- record field, e.g. {tests = "test", solution = "code"}; a list of '
+            'fields is joined line by line (MBPP: tests = ["test_imports", "test_list"])',
         ),
     }
 
@@ -56,6 +59,14 @@ class FileGenerator(Generator):
             raise ConfigError("paths: the file generator needs at least one path")
         if self.kind not in ("",) + KINDS:
             raise ConfigError(f"kind: {self.kind!r} is not one of {list(KINDS)}")
+        for target, field in self.fields.items():
+            names = field if isinstance(field, list) else [field]
+            if not names or not all(isinstance(name, str) and name for name in names):
+                raise ConfigError(
+                    f"fields.{target}: give a record field name or a list of them, not {field!r}"
+                )
+            if isinstance(field, list) and target in PROMPT_FIELD.values():
+                raise ConfigError(f"fields.{target}: the {target} comes from one record field, not a list")
 
     def generate(self) -> Iterator[Document]:
         # The reader needs a text field for records without `kind`: use the one that becomes the
@@ -71,9 +82,20 @@ class FileGenerator(Generator):
         if doc.kind is None:
             metadata[text_field] = doc.text
         for target, field in self.fields.items():
-            if field in metadata:
+            if isinstance(field, list):
+                parts = [metadata.pop(name) for name in field if name in metadata]
+                metadata[target] = "\n".join(_lines(parts))
+            elif field in metadata:
                 metadata[target] = metadata.pop(field)
         if self.prepend_prompt:
             metadata["solution"] = str(metadata.get("prompt", "")) + str(metadata.get("solution", ""))
         metadata["origin"] = doc.source
         return Document(doc.id, "", source=f"synthetic:{self.name}", kind=kind, metadata=metadata)
+
+
+def _lines(values: list) -> list[str]:
+    """The values as lines: a list gives one line per item (MBPP's `test_list`), anything else one."""
+    lines: list[str] = []
+    for value in values:
+        lines.extend(map(str, value) if isinstance(value, list) else [str(value)])
+    return lines

@@ -50,6 +50,27 @@ def test_dataset_columns_are_renamed_and_kind_supplied(tmp_path):
     assert doc.metadata["tests"] == "assert f() == 1" and doc.metadata["prompt"] == "def f():\n"
 
 
+def test_a_list_of_fields_is_joined_line_by_line(tmp_path):
+    """MBPP keeps the imports its asserts need apart from them (`test_imports`, `test_list`)."""
+    path = tmp_path / "mbpp.json"
+    row = {
+        "task_id": 7,
+        "prompt": "Write a function to find the square root.",
+        "code": "import math\ndef root(x):\n    return math.sqrt(x)",
+        "test_imports": ["import math"],
+        "test_list": ["assert math.isclose(root(4), 2)", "assert root(9) == 3"],
+    }
+    path.write_text(json.dumps([row]))
+    fields = {"solution": "code", "tests": ["test_imports", "test_list", "absent"]}
+    generator = FileGenerator("mbpp", paths=[str(path)], kind="code", id_field="task_id", fields=fields)
+    (doc,) = generator.generate()
+    assert doc.metadata["tests"] == "import math\nassert math.isclose(root(4), 2)\nassert root(9) == 3"
+    assert "test_imports" not in doc.metadata and "test_list" not in doc.metadata
+    for bad in ({"tests": []}, {"tests": ["a", 3]}, {"tests": 5}, {"prompt": ["a", "b"]}):
+        with pytest.raises(ConfigError, match="fields"):
+            FileGenerator("mbpp", paths=[str(path)], kind="code", fields=bad)
+
+
 def test_bad_records_stop_the_generator_with_a_clear_error(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps({"id": "x", "solution": "x = 1"}) + "\n")
