@@ -113,8 +113,8 @@ def check_output(folder: str) -> None:
 
 def check_text_field(path: str, config: InputConfig, size: int) -> None:
     """Stop when the first records of `path` (of `size` bytes) all lack the text field
-    (e.g. GSM8K's question/answer), or when none of the file can be read (compressed but named as
-    plain, UTF-16)."""
+    (e.g. GSM8K's question/answer) or hold something else than a string there (a list of
+    paragraphs), or when none of the file can be read (compressed but named as plain, UTF-16)."""
     fmt, _ = detect_format(path, config.format)
     if fmt not in FIELD_FORMATS:
         return
@@ -122,9 +122,10 @@ def check_text_field(path: str, config: InputConfig, size: int) -> None:
     records = list(islice(read_split(Split(path, 0, size), config), PROBE_RECORDS))
     if records and getattr(records[0], "error", None) in WHOLE_FILE_ERRORS:
         raise InputError(f"{path}: {records[0].message}")
-    missing = [r for r in records if getattr(r, "error", None) == "MissingText"]
-    if missing and not any(getattr(r, "text", None) is not None for r in records):
+    unusable = [r for r in records if getattr(r, "error", None) in ("MissingText", "NonStringText")]
+    if unusable and not any(getattr(r, "text", None) is not None for r in records):
+        what = "a text field" if unusable[0].error == "MissingText" else f"a string in {config.text_field!r}"
         raise InputError(
-            f"{path}: none of the first {len(records)} records has a text field: {missing[0].message}; "
+            f"{path}: none of the first {len(records)} records has {what}: {unusable[0].message}; "
             "choose one with --text-field or [input] text_field"
         )

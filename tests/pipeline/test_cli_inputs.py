@@ -161,6 +161,18 @@ def test_a_missing_text_field_stops_early_listing_the_fields(tmp_path, capsys):
     assert code == 0 and "read 30, kept 30" in capsys.readouterr().out
 
 
+def test_a_text_field_holding_no_strings_stops_early(tmp_path, capsys):
+    paragraphs = [{"id": str(i), "text": [LONG_TEXT, LONG_TEXT], "title": "t"} for i in range(30)]
+    data = write_jsonl(tmp_path / "paragraphs.jsonl", paragraphs)
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], "")
+    code = main(["run", "--recipe", str(recipe), "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1] == (
+        f"gristmill: error: {data}: none of the first 20 records has a string in 'text': 'text' is list; "
+        "choose one with --text-field or [input] text_field"
+    )
+
+
 @pytest.mark.parametrize(
     "name, encode, said",
     [
