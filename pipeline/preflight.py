@@ -114,7 +114,8 @@ def check_output(folder: str) -> None:
 def check_text_field(path: str, config: InputConfig, size: int) -> None:
     """Stop when the first records of `path` (of `size` bytes) all lack the text field
     (e.g. GSM8K's question/answer) or hold something else than a string there (a list of
-    paragraphs), or when none of the file can be read (compressed but named as plain, UTF-16)."""
+    paragraphs), or when none of the file can be read (compressed but named as plain, UTF-16, or
+    every first record failing alike: not JSON Lines, arrays instead of objects)."""
     fmt, _ = detect_format(path, config.format)
     if fmt not in FIELD_FORMATS:
         return
@@ -122,7 +123,16 @@ def check_text_field(path: str, config: InputConfig, size: int) -> None:
     records = list(islice(read_split(Split(path, 0, size), config), PROBE_RECORDS))
     if records and getattr(records[0], "error", None) in WHOLE_FILE_ERRORS:
         raise InputError(f"{path}: {records[0].message}")
-    unusable = [r for r in records if getattr(r, "error", None) in ("MissingText", "NonStringText")]
+    text_errors = ("MissingText", "NonStringText")  # answered below: choose another text field
+    errors = {getattr(r, "error", None) for r in records}
+    if len(errors) == 1 and None not in errors and not errors & set(text_errors):
+        malformed = records[0].error == "MalformedJson"
+        hint = " (JSON Lines needs one object per line; `jq -c` writes them so)" if malformed else ""
+        raise InputError(
+            f"{path}: none of the first {len(records)} records could be read: {records[0].error}: "
+            f"{records[0].message}{hint}"
+        )
+    unusable = [r for r in records if getattr(r, "error", None) in text_errors]
     if unusable and not any(getattr(r, "text", None) is not None for r in records):
         what = "a text field" if unusable[0].error == "MissingText" else f"a string in {config.text_field!r}"
         raise InputError(

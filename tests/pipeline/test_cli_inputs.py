@@ -2,6 +2,7 @@
 text fields are errors that name the culprit, Ctrl-C is one line."""
 
 import gzip
+import json
 import os
 
 import pytest
@@ -159,6 +160,26 @@ def test_a_missing_text_field_stops_early_listing_the_fields(tmp_path, capsys):
         ]
     )
     assert code == 0 and "read 30, kept 30" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "name, line, said",
+    [  # `jq '.[]'` without -c prints pretty objects one after another; rows as arrays, not objects
+        ("pretty.json", lambda i: json.dumps({"id": i, "text": LONG_TEXT}, indent=2), "MalformedJson: "),
+        ("rows.jsonl", lambda i: json.dumps([i, LONG_TEXT]), "NotAnObject: expected a JSON object, got list"),
+    ],
+)
+def test_a_file_whose_first_records_all_fail_alike_stops_early(tmp_path, capsys, name, line, said):
+    data = tmp_path / name
+    data.write_text("".join(line(str(i)) + "\n" for i in range(30)))
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], "")
+    code = main(["run", "--recipe", str(recipe), "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1].startswith(
+        f"gristmill: error: {data}: none of the first 20 records could be read: {said}"
+    )
+    assert err[-1].endswith("`jq -c` writes them so)") == (name == "pretty.json")
+    assert not (tmp_path / "o").exists()
 
 
 def test_a_text_field_holding_no_strings_stops_early(tmp_path, capsys):
