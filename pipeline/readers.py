@@ -29,15 +29,16 @@ from itertools import chain
 from typing import Any
 
 from pipeline import fileio
-from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
+from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.urls import normalize_url
-from pipeline.warc import read_warc
+from pipeline.warc import extract_html_text, read_warc
 from pipeline.zstd_frames import open_zstd
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
-FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text")
+FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text", "html")
+HTML_SUFFIXES = (".html", ".htm")
 PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bzip2", ".xz": "xz"}
 TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
@@ -117,6 +118,8 @@ def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
             return fmt, compression
     if name.endswith(".txt"):
         return "text", compression
+    if name.endswith(HTML_SUFFIXES):
+        return "html", compression
     raise InputError(
         f"{path}: cannot tell the format from the extension; set [input] format or --input-format"
     )
@@ -177,6 +180,8 @@ def read_split(split: Split, config: InputConfig, position: ReadPosition | None 
             yield from _read_parquet(split, config)
         elif fmt == "text":
             yield _read_text_file(path, compression, position)
+        elif fmt == "html":
+            yield _read_html_file(path, compression, position, config.html_extractor)
         else:
             with _open_decompressed(path, compression, position) as stream:
                 yield from read_warc(stream, path, fmt, config.html_extractor)
@@ -331,6 +336,18 @@ def _read_text_file(path: str, compression: str | None, position: ReadPosition) 
     except UnicodeDecodeError as error:
         return Failure(path, path, READ_STAGE, "InvalidUtf8", one_line(error))
     return Document(id=path, text=text, source=path)
+
+
+def _read_html_file(path: str, compression: str | None, position: ReadPosition, extractor: str) -> Record:
+    """A saved HTML page as one document (its main text, as for WARC responses; the charset from
+    the page itself); its path is its id and source."""
+    with _open_decompressed(path, compression, position) as handle:
+        html = handle.read()
+    doc = Document(id=path, text="", source=path)
+    text = extract_html_text(html, "", extractor)
+    if not text.strip():
+        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(html)} bytes of HTML")
+    return doc.with_text(text)
 
 
 def _count_newlines(handle, end: int) -> int:

@@ -38,6 +38,7 @@ def test_detect_format_by_extension():
     assert detect_format("b.jsonl.xz") == ("jsonl", "xz")
     assert detect_format("b.warc.gz") == ("warc", "gzip")
     assert detect_format("b.wet") == ("wet", None)
+    assert detect_format("page.HTML") == ("html", None) and detect_format("p.htm.gz") == ("html", "gzip")
     assert detect_format("b.data", forced="jsonl") == ("jsonl", None)
     with pytest.raises(InputError, match="b.data"):
         detect_format("b.data")
@@ -562,3 +563,27 @@ def test_iter_documents_skips_failures(tmp_path):
 
 def test_split_ordering_is_total():
     assert sorted([Split("b", 5, 9), Split("a", 0, 3)])[0].path == "a"
+
+
+PAGE = """<html><head><meta charset="windows-1252"><title>T</title></head><body>
+<nav><a href="/">Home</a> | <a href="/news">News</a></nav>
+<article><h1>Caf\xe9 opens</h1><p>{body}</p></article>
+<footer>Copyright 2026</footer></body></html>"""
+
+
+@pytest.mark.parametrize("name", ["page.html", "page.htm.gz"])
+def test_a_saved_html_page_is_one_document_of_its_main_text(tmp_path, name):
+    body = "The new caf\xe9 on Main Street served its first customers this morning. " * 6
+    data = PAGE.format(body=body).encode("cp1252")  # its charset from its own meta tag
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    (doc,) = read_all(path)
+    assert isinstance(doc, Document) and doc.id == doc.source == str(path)
+    assert "Café opens" in doc.text and "first customers" in doc.text and "Copyright" not in doc.text
+
+
+def test_an_html_page_without_text_is_rejected_by_the_reader(tmp_path):
+    path = tmp_path / "empty.html"
+    path.write_text("<html><body><script>var x = 1;</script></body></html>")
+    (record,) = read_all(path)
+    assert isinstance(record, Rejection) and (record.stage, record.reason) == ("read", "no_text_extracted")
