@@ -84,7 +84,8 @@ class FileGenerator(Generator):
         for target, field in self.fields.items():
             if isinstance(field, list):
                 parts = [metadata.pop(name) for name in field if name in metadata]
-                metadata[target] = "\n".join(_lines(parts))
+                if parts:  # as for one field: a record without any of them leaves the target unset
+                    metadata[target] = "\n".join(_lines(parts))
             elif field in metadata:
                 metadata[target] = metadata.pop(field)
         if self.prepend_prompt:

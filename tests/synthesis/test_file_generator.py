@@ -66,6 +66,11 @@ def test_a_list_of_fields_is_joined_line_by_line(tmp_path):
     (doc,) = generator.generate()
     assert doc.metadata["tests"] == "import math\nassert math.isclose(root(4), 2)\nassert root(9) == 3"
     assert "test_imports" not in doc.metadata and "test_list" not in doc.metadata
+    absent = {"solution": "code", "tests": ["absent", "missing"]}
+    (doc,) = FileGenerator(
+        "mbpp", paths=[str(path)], kind="code", id_field="task_id", fields=absent
+    ).generate()
+    assert "tests" not in doc.metadata  # as when a single named field is absent
     for bad in ({"tests": []}, {"tests": ["a", 3]}, {"tests": 5}, {"prompt": ["a", "b"]}):
         with pytest.raises(ConfigError, match="fields"):
             FileGenerator("mbpp", paths=[str(path)], kind="code", fields=bad)
