@@ -282,7 +282,9 @@ def extract_html_text(html: bytes, content_type: str, extractor: str) -> str:
     if extractor == "trafilatura":
         import trafilatura
 
-        return trafilatura.extract(markup, include_comments=False, include_tables=False) or ""
+        # FineWeb's settings (datatrove's Trafilatura) but `deduplicate`, which drops a passage once
+        # the process has seen it a few times: the text would depend on which pages came before.
+        return trafilatura.extract(markup, favor_precision=True, include_comments=False) or ""
     from resiliparse.extract.html2text import extract_plain_text
 
     return extract_plain_text(markup, main_content=True)

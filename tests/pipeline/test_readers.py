@@ -587,3 +587,16 @@ def test_an_html_page_without_text_is_rejected_by_the_reader(tmp_path):
     path.write_text("<html><body><script>var x = 1;</script></body></html>")
     (record,) = read_all(path)
     assert isinstance(record, Rejection) and (record.stage, record.reason) == ("read", "no_text_extracted")
+
+
+def test_trafilatura_keeps_tables_as_fineweb_ran_it(tmp_path):
+    """datatrove's Trafilatura (FineWeb) leaves trafilatura's tables on; only comments are off."""
+    rows = "".join(
+        f"<tr><td>Station {i}</td><td>recorded {i * 3} millimetres of rain</td></tr>" for i in range(8)
+    )
+    body = "The weather service published the rainfall of the week for every station in the valley. " * 4
+    page = f"<html><body><article><h1>Rainfall</h1><p>{body}</p><table>{rows}</table></article></body></html>"
+    path = tmp_path / "rain.html"
+    path.write_text(page)
+    (doc,) = read_all(path, html_extractor="trafilatura")
+    assert "rainfall of the week" in doc.text and "Station 5" in doc.text
