@@ -33,7 +33,7 @@ from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, 
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.urls import normalize_url
-from pipeline.warc import extract_html_text, read_warc
+from pipeline.warc import HtmlTooDeep, extract_html_text, read_warc
 from pipeline.zstd_frames import open_zstd
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -344,7 +344,10 @@ def _read_html_file(path: str, compression: str | None, position: ReadPosition, 
     with _open_decompressed(path, compression, position) as handle:
         html = handle.read()
     doc = Document(id=path, text="", source=path)
-    text = extract_html_text(html, "", extractor)
+    try:
+        text = extract_html_text(html, "", extractor)
+    except HtmlTooDeep as error:
+        return Failure(path, path, READ_STAGE, "HtmlTooDeep", str(error))
     if not text.strip():
         return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(html)} bytes of HTML")
     return doc.with_text(text)
