@@ -69,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--output", default="out", help="output folder (default: ./out)")
     run.add_argument("--text-field", help="field holding the text (replaces [input] text_field)")
     run.add_argument("--id-field", help="field holding the id (replaces [input] id_field)")
+    run.add_argument("--url-field", help="field holding the URL (replaces [input] url_field)")
     run.add_argument(
         "--input-format",
         choices=FORMATS,
@@ -201,7 +202,12 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     options = pipeline_options(beam_args)
     FileSystems.set_options(options)
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
-    fields = {"text_field": args.text_field, "id_field": args.id_field, "format": args.input_format}
+    fields = {
+        "text_field": args.text_field,
+        "id_field": args.id_field,
+        "url_field": args.url_field,
+        "format": args.input_format,
+    }
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
     spill_dir = options.view_as(SpillOptions).spill_dir
     named = [("--output", args.output), ("--work-dir", args.work_dir), ("--spill_dir", spill_dir)]

@@ -216,9 +216,9 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         return Failure(
             where, source, READ_STAGE, "NotAnObject", f"expected a JSON object, got {type(record).__name__}"
         )
-    doc_id = _id_text(record.get(config.id_field)) or where
+    doc_id = _id_text(field_value(record, config.id_field)) or where
     kind = record.get("kind")
-    text = record.get(config.text_field)
+    text = field_value(record, config.text_field)
     own_kind = kind is not None and kind not in CANDIDATE_KINDS
     if own_kind and not isinstance(text, str):
         return Failure(
@@ -250,16 +250,20 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         text = ""
     from pipeline.writers import RECOMPUTED_COLUMNS, is_output_row, restore_output_columns  # imports Beam
 
-    url = record.get(config.url_field)
+    url = field_value(record, config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
-    skip = {config.text_field, config.id_field, *restored}
+    rest = _without_field(_without_field(record, config.text_field), config.id_field)
     if url is None or isinstance(url, str):  # any other value is not a URL: kept in metadata
-        skip.add(config.url_field)
+        rest = _without_field(rest, config.url_field)
+    skip = set(restored)
     if not own_kind:
         skip.add("kind")
     if is_output_row(record):
         skip.update(RECOMPUTED_COLUMNS)
-    metadata = {**restored.pop("metadata", {}), **{k: v for k, v in record.items() if k not in skip}}
+    if isinstance(rest.get("metadata"), dict):  # a record's own metadata object (Dolma's), unpacked
+        restored.setdefault("metadata", rest["metadata"])
+        skip.add("metadata")
+    metadata = {**restored.pop("metadata", {}), **{k: v for k, v in rest.items() if k not in skip}}
     return Document(
         id=doc_id,
         text=text,
@@ -269,6 +273,28 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         metadata=metadata,
         **restored,
     )
+
+
+def field_value(record: dict[str, Any], name: str) -> Any:
+    """A record's field, or where it has no field of that name, the value a dotted path names in
+    its nested objects (`metadata.url`); None when there is none."""
+    value: Any = record
+    for part in [name] if name in record else name.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value
+
+
+def _without_field(record: dict[str, Any], name: str) -> dict[str, Any]:
+    """The record less the field `field_value` reads (the objects on a dotted path copied, an
+    object left empty dropped)."""
+    head, _, tail = name.partition(".")
+    inner = record.get(head)
+    if name in record or not tail or not isinstance(inner, dict):
+        return {k: v for k, v in record.items() if k != name}
+    inner = _without_field(inner, tail)
+    return {k: v for k, v in record.items() if k != head} | ({head: inner} if inner else {})
 
 
 def _id_text(raw_id: Any) -> str:

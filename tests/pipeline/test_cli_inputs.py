@@ -305,3 +305,19 @@ def test_paths_with_glob_characters_work_as_named(tmp_path, capsys, monkeypatch)
     assert part_files("runs[1]/out*", "kept") and part_files("runs[1]/out*", "rejected")
     dataset = GristmillDataset("runs[1]/out*", rank=0, world_size=1, seed=0, batch_size=1)
     assert sorted(record["id"] for record in dataset) == ["0", "2"]
+
+
+def test_dolma_files_keep_their_urls_through_a_dotted_url_field(tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    dolma = [
+        {"id": f"d{i}", "text": LONG_TEXT, "source": "cc", "metadata": {"url": f"https://example.com/{i}"}}
+        for i in range(3)
+    ]
+    recipe = write_recipe(tmp_path / "r.toml", [str(write_jsonl(tmp_path / "dolma.jsonl", dolma))], STAGES)
+    out = tmp_path / "o"
+    args = ["run", "--quiet", "--recipe", str(recipe), "--url-field", "metadata.url", "--output", str(out)]
+    assert main([*args, *IN_PROCESS]) == 0 and "read 3, kept 3" in capsys.readouterr().out
+    rows = pq.read_table(out / "kept").to_pylist()
+    assert sorted(r["url"] for r in rows) == [f"https://example.com/{i}" for i in range(3)]
+    assert {json.loads(r["metadata"])["source"] for r in rows} == {"cc"}

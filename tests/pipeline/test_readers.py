@@ -563,3 +563,33 @@ def test_iter_documents_skips_failures(tmp_path):
 
 def test_split_ordering_is_total():
     assert sorted([Split("b", 5, 9), Split("a", 0, 3)])[0].path == "a"
+
+
+def test_a_dolma_record_has_its_metadata_object_unpacked_and_its_url_reached_by_a_dotted_path(tmp_path):
+    record = {
+        "id": "cc-1",
+        "text": "A page of text.",
+        "source": "common-crawl",
+        "added": "2024-01-02",
+        "metadata": {"url": "HTTP://Example.com/a", "warc_date": "2023-12-30"},
+    }
+    write_jsonl(tmp_path / "dolma.jsonl", [record])
+    (plain,) = read_all(tmp_path / "dolma.jsonl")
+    assert plain.url is None and plain.metadata["url"] == "HTTP://Example.com/a"
+    (doc,) = read_all(tmp_path / "dolma.jsonl", url_field="metadata.url")
+    assert (doc.id, doc.text, doc.url) == ("cc-1", "A page of text.", "http://example.com/a")
+    assert doc.metadata == {"warc_date": "2023-12-30", "source": "common-crawl", "added": "2024-01-02"}
+
+
+def test_dotted_field_paths_reach_into_parquet_structs_and_a_literal_name_comes_first(tmp_path):
+    rows = [
+        {"content": {"body": "nested text", "title": "T"}, "meta": {"id": 7}},
+        {"content": {"body": None, "title": "U"}, "meta": {"id": 8}},
+    ]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "a.parquet")
+    doc, missing = read_all(tmp_path / "a.parquet", text_field="content.body", id_field="meta.id")
+    assert (doc.id, doc.text, doc.metadata) == ("7", "nested text", {"content": {"title": "T"}})
+    assert isinstance(missing, Failure) and missing.error == "MissingText" and missing.id == "8"
+    write_jsonl(tmp_path / "b.jsonl", [{"content.body": "literal", "content": {"body": "nested"}}])
+    (literal,) = read_all(tmp_path / "b.jsonl", text_field="content.body")
+    assert literal.text == "literal" and literal.metadata == {"content": {"body": "nested"}}
