@@ -32,6 +32,7 @@ from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, JsonArray
+from pipeline.record_fields import field_value, id_text, without_field
 from pipeline.urls import normalize_url
 from pipeline.warc import HtmlTooDeep, extract_html_text, read_warc
 from pipeline.zstd_frames import open_zstd
@@ -216,7 +217,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         return Failure(
             where, source, READ_STAGE, "NotAnObject", f"expected a JSON object, got {type(record).__name__}"
         )
-    doc_id = _id_text(field_value(record, config.id_field)) or where
+    doc_id = id_text(field_value(record, config.id_field)) or where
     kind = record.get("kind")
     text = field_value(record, config.text_field)
     own_kind = kind is not None and kind not in CANDIDATE_KINDS
@@ -252,9 +253,9 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 
     url = field_value(record, config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
-    rest = _without_field(_without_field(record, config.text_field), config.id_field)
+    rest = without_field(without_field(record, config.text_field), config.id_field)
     if url is None or isinstance(url, str):  # any other value is not a URL: kept in metadata
-        rest = _without_field(rest, config.url_field)
+        rest = without_field(rest, config.url_field)
     skip = set(restored)
     if not own_kind:
         skip.add("kind")
@@ -273,40 +274,6 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         metadata=metadata,
         **restored,
     )
-
-
-def field_value(record: dict[str, Any], name: str) -> Any:
-    """A record's field, or where it has no field of that name, the value a dotted path names in
-    its nested objects (`metadata.url`); None when there is none."""
-    value: Any = record
-    for part in [name] if name in record else name.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
-    return value
-
-
-def _without_field(record: dict[str, Any], name: str) -> dict[str, Any]:
-    """The record less the field `field_value` reads (the objects on a dotted path copied, an
-    object left empty dropped)."""
-    head, _, tail = name.partition(".")
-    inner = record.get(head)
-    if name in record or not tail or not isinstance(inner, dict):
-        return {k: v for k, v in record.items() if k != name}
-    inner = _without_field(inner, tail)
-    return {k: v for k, v in record.items() if k != head} | ({head: inner} if inner else {})
-
-
-def _id_text(raw_id: Any) -> str:
-    """A record's id as text: lists and objects as JSON, bytes as UTF-8; "" when it has none
-    (missing, null, empty or NaN, as pandas writes a missing number)."""
-    if raw_id is None or (isinstance(raw_id, float) and math.isnan(raw_id)):
-        return ""
-    if isinstance(raw_id, bytes):
-        return raw_id.decode("utf-8", "backslashreplace")
-    if isinstance(raw_id, (dict, list, tuple)):
-        return json.dumps(raw_id, ensure_ascii=False, sort_keys=True, default=str)
-    return str(raw_id)
 
 
 def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputConfig) -> Record | None:
