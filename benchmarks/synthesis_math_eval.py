@@ -3,7 +3,9 @@
 GSM8K train (7,473): reference solutions admitted; the same with the final answer altered, and with
 one calculator step altered, rejected. MATH test (5,000): reference solutions admitted against their
 own boxed answers; with another problem's (different) answer, rejected. SVAMP (1,000): the reference
-equation written as a solution, admitted; with the result altered, rejected.
+equation written as a solution, admitted; with the result altered, rejected. Without a reference
+answer (a candidate with no `answer`): the GSM8K solutions and those with the final answer altered,
+the MATH solutions and those whose boxed answer is another problem's.
 
     .venv/bin/python benchmarks/synthesis_math_eval.py [--data DIR] [--limit N] [--show K]
 """
@@ -31,6 +33,23 @@ def doc(i: str, problem: str, solution: str, answer: str | None) -> Document:
     return Document(
         id=i, text="", kind="math", metadata={"problem": problem, "solution": solution, "answer": answer}
     )
+
+
+def without_reference(docs: list[Document]) -> list[Document]:
+    return [doc(d.id + "-noref", d.metadata["problem"], d.metadata["solution"], None) for d in docs]
+
+
+def boxed_span(solution: str) -> tuple[int, int] | None:
+    """Where the last `\\boxed{...}` starts and ends (past its closing brace)."""
+    start = solution.rfind("\\boxed{")
+    if start < 0:
+        return None
+    depth = 0
+    for end in range(start + len("\\boxed"), len(solution)):
+        depth += {"{": 1, "}": -1}.get(solution[end], 0)
+        if depth == 0:
+            return start, end + 1
+    return None
 
 
 def alter_number(text: str, rng: random.Random) -> str:
@@ -105,6 +124,14 @@ def main() -> None:
                 doc(f"gsm-final-{i}", r["question"], f"{head}#### {alter_number(tail.strip(), rng)}", a)
             )
         run(verifier, wrong_final, False, args.show, "gsm8k final answer altered")
+        run(verifier, without_reference(admitted), True, args.show, "gsm8k reference, no reference answer")
+        run(
+            verifier,
+            without_reference(wrong_final),
+            False,
+            args.show,
+            "gsm8k final altered, no reference answer",
+        )
         wrong_step = []
         for i, (r, a) in enumerate(zip(gsm, refs)):
             altered = alter_step(r["answer"], rng)
@@ -136,17 +163,23 @@ def main() -> None:
             if other and a and other.replace(" ", "") != a.replace(" ", ""):
                 others.append(doc(f"math-other-{r['idx']}", r["problem"], r["solution"], other))
         run(verifier, others, False, args.show, "MATH reference vs another problem's answer")
+        reboxed = []
+        for d in others:
+            start, end = boxed_span(d.metadata["solution"])
+            text = (
+                d.metadata["solution"][:start]
+                + f"\\boxed{{{d.metadata['answer']}}}"
+                + d.metadata["solution"][end:]
+            )
+            reboxed.append(doc(d.id + "-reboxed", d.metadata["problem"], text, None))
+        run(verifier, without_reference(admitted), True, args.show, "MATH reference, no reference answer")
+        run(verifier, reboxed, False, args.show, "MATH boxed another problem's answer, no reference answer")
         restyled = []
         for d in admitted:
             solution = d.metadata["solution"]
-            start = solution.rfind("\\boxed{")
-            if start >= 0 and d.metadata["answer"]:
-                depth, open_at = 0, start + len("\\boxed")
-                for end in range(open_at, len(solution)):
-                    depth += {"{": 1, "}": -1}.get(solution[end], 0)
-                    if depth == 0:
-                        break
-                plain = solution[:start] + d.metadata["answer"] + solution[end + 1 :]
+            span = boxed_span(solution)
+            if span and d.metadata["answer"]:
+                plain = solution[: span[0]] + d.metadata["answer"] + solution[span[1] :]
                 text = f"{plain}\nThe final answer is ${d.metadata['answer']}$."
                 restyled.append(doc(d.id + "-styled", d.metadata["problem"], text, d.metadata["answer"]))
         run(verifier, restyled, True, args.show, "MATH restyled ('The final answer is $x$.', no \\boxed)")

@@ -6,6 +6,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import NamedTuple
 
 from synthesis.math.latex import NotArithmetic, delatex
 from synthesis.math.parse import Number, Token, evaluate, tokenize
@@ -252,8 +253,11 @@ def _balance(tokens: list[Token], first: bool, last: bool) -> list[Token]:
     return tokens
 
 
-def _check_run(sides: list[list[Token]], clean_ends: bool, rounded: set[Number]) -> tuple[int, str | None]:
-    """Check adjacent sides of one chain; returns (checked pairs, first failure or None)."""
+def _check_run(
+    sides: list[list[Token]], clean_ends: bool, rounded: set[Number], results: list[Number]
+) -> tuple[int, str | None]:
+    """Check adjacent sides of one chain; returns (checked pairs, first failure or None) and adds
+    the values of the sides of correct pairs to `results`."""
     checked = 0
     usable: list[_Side | None] = []
     for k, tokens in enumerate(sides):
@@ -278,7 +282,19 @@ def _check_run(sides: list[list[Token]], clean_ends: bool, rounded: set[Number])
         checked += 1
         if not ok:
             return checked, f"{left.text} = {right.text}"
+        results.extend(_side_values(left) + _side_values(right))
     return checked, None
+
+
+def _side_values(side: _Side) -> list[Number]:
+    """What a side of a correct equality establishes: its value, and a written number as written
+    (`30% * 50% = 15%` establishes 0.15 and 15)."""
+    if side.bare:
+        return [side.tokens[0].value, evaluate(side.tokens)]
+    try:
+        return [evaluate(side.tokens)]
+    except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
+        return []  # true only under the other reading of `%`
 
 
 _UNIT_FAMILIES = {
@@ -310,13 +326,19 @@ def _mixes_units(tokens: list[Token]) -> bool:
     return any(len(units) > 1 for units in seen.values())
 
 
-def check_steps(solution: str, problem: str = "") -> tuple[int, str | None]:
-    """Check every calculator annotation and arithmetic equation chain.
+class StepCheck(NamedTuple):
+    """What checking a solution's steps found."""
 
-    Returns (number of checked equalities, description of the first wrong one or None).
-    """
+    checked: int  # equalities checked
+    bad: str | None  # the first wrong one
+    results: list[Number]  # the values the correct ones establish
+
+
+def check_steps(solution: str, problem: str = "") -> StepCheck:
+    """Check every calculator annotation and arithmetic equation chain."""
     checked = 0
     rounded: set[Number] = set()
+    results: list[Number] = []
     for m in ANNOTATION.finditer(solution):
         body = m.group(1)
         if "=" not in body:
@@ -324,12 +346,12 @@ def check_steps(solution: str, problem: str = "") -> tuple[int, str | None]:
         sides = _split_sides(tokenize(delatex(body) if "\\" in body else body))
         if any(t.kind in ("word", "other") for side in sides for t in side):
             continue
-        n, bad = _check_run(sides, True, rounded)
+        n, bad = _check_run(sides, True, rounded, results)
         checked += n
         if bad:
-            return checked, f"calculator step <<{body}>>"
+            return StepCheck(checked, f"calculator step <<{body}>>", results)
     if _CUSTOM_NOTATION.search(problem):
-        return checked, None
+        return StepCheck(checked, None, results)
     for line in _text_for_steps(solution).split("\n"):
         if "=" not in line:
             continue
@@ -345,8 +367,8 @@ def check_steps(solution: str, problem: str = "") -> tuple[int, str | None]:
                 sides[0] = []
             if end_dirty:
                 sides[-1] = []
-            n, bad = _check_run(sides, False, rounded)
+            n, bad = _check_run(sides, False, rounded, results)
             checked += n
             if bad:
-                return checked, f"equation {bad}"
-    return checked, None
+                return StepCheck(checked, f"equation {bad}", results)
+    return StepCheck(checked, None, results)

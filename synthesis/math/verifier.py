@@ -18,17 +18,24 @@
    evaluated numerically (`\\frac{\\sqrt{3}}{2}`), and only then sympy in a worker process with a
    wall-clock timeout (sympy can hang; the worker is killed and restarted).
 
-Without a reference answer a solution is admitted only if an answer can be extracted and at least one
-step was checked and all checked steps are correct: otherwise nothing would have been verified.
+Without a reference answer a solution is admitted only if every checked step is correct and its final
+answer is the value of one of them (a side of a correct equality, up to exact or 1e-9 relative
+agreement): otherwise nothing would have verified the answer (GSM8K's 7,473 training solutions with
+their final answer changed: 98.6 % were admitted on their correct steps alone, 4.1 % now).
 
 Reasons: `wrong_answer`, `bad_step`, `no_answer`, `unparseable`.
 """
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 from pipeline.document import KEEP, Document, Verdict, reject
-from synthesis.math.answers import extract_answer, last_number
+from synthesis.math.answers import extract_answer, last_number, normalize_answer
 from synthesis.math.equivalence import AnswerUnparseable, Equivalence
+from synthesis.math.latex import NotArithmetic
+from synthesis.math.parse import Number, evaluate_text
 from synthesis.math.steps import ANNOTATION, check_steps
 
 REASONS = ("wrong_answer", "bad_step", "no_answer", "unparseable")
@@ -95,14 +102,20 @@ class MathVerifier:
             raw = last_number(solution)
         if raw is None:
             return reject("no_answer", "no \\boxed{}, '####' or 'the answer is' in the solution")
-        checked = 0
+        checked, results = 0, []
         if self.check_steps:
-            checked, bad = check_steps(solution, str(meta.get("problem") or ""))
+            checked, bad, results = check_steps(solution, str(meta.get("problem") or ""))
             if bad:
                 return reject("bad_step", bad)
         if reference is None:
             if checked == 0:
                 return reject("no_answer", "no reference answer and no checkable step: nothing verified")
+            if not _established(raw, results):
+                return reject(
+                    "no_answer",
+                    f"no reference answer, and the final answer {raw!r} is the value of no checked step: "
+                    "nothing verified it",
+                )
             return KEEP
         try:
             same = self.equivalent(raw, str(reference))
@@ -118,3 +131,28 @@ class MathVerifier:
     def equivalent(self, predicted: str, reference: str) -> bool:
         """Whether two final answers are the same up to presentation and symbolic equivalence."""
         return self._equivalence.equivalent(predicted, reference)
+
+
+def _established(raw: str, results: list[Number]) -> bool:
+    """Whether a final answer is a number that one of the checked steps computed."""
+    answer = normalize_answer(raw)
+    value: Number | None = answer.value
+    if value is None:
+        try:
+            value = evaluate_text(answer.text)  # a closed form: `\frac{\sqrt6}{3}`
+        except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
+            return False
+    for result in results:
+        if isinstance(value, Fraction) and isinstance(result, Fraction):
+            if value == result:
+                return True
+        elif _close(value, result):
+            return True
+    return False
+
+
+def _close(a: Number, b: Number) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9)
+    except OverflowError:  # a rational too large for a float
+        return False

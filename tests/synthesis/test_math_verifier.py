@@ -175,7 +175,7 @@ def test_correct_or_uncheckable_steps_pass(solution):
     ],
 )
 def test_wrong_steps_are_found(solution, where):
-    checked, bad = check_steps(solution)
+    checked, bad, _ = check_steps(solution)
     assert checked >= 1 and bad is not None and bad.startswith(where)
 
 
@@ -196,6 +196,25 @@ def test_reasons(verifier):
 def test_without_reference_steps_must_verify(verifier):
     assert verifier.check(math_doc("48/2 = <<48/2=24>>24\n#### 24")).keep
     assert verifier.check(math_doc("It is 24.\n#### 24")).reason == "no_answer"
+
+
+@pytest.mark.parametrize(
+    ("solution", "keep"),
+    [
+        ("48/2 = <<48/2=24>>24 in May, 48+24 = <<48+24=72>>72 in all.\n#### 72", True),
+        ("48/2 = <<48/2=24>>24 in May, 48+24 = <<48+24=72>>72 in all.\n#### 24", True),  # a step's value
+        ("48/2 = <<48/2=24>>24 in May, 48+24 = <<48+24=72>>72 in all.\n#### 73", False),
+        ("48/2 = <<48/2=24>>24 in May, so 72 in all.\n#### 72", False),  # 72 computed by no step
+        ("Chances: 30% * 50% = 15%.\n#### 15", True),  # a percentage as written
+        ("$\\sqrt{\\frac{2}{3}} = \\frac{\\sqrt2}{\\sqrt3}$, so $\\boxed{\\frac{\\sqrt6}{3}}$", True),
+        ("$\\sqrt{\\frac{2}{3}} = \\frac{\\sqrt2}{\\sqrt3}$, so $\\boxed{\\frac{\\sqrt5}{3}}$", False),
+        ("Half is 10**400/2 = <<10**400/2=5*10**399>>5*10**399.\n#### \\sqrt{2}", False),  # too big a float
+    ],
+)
+def test_without_reference_the_answer_must_be_what_a_checked_step_computed(verifier, solution, keep):
+    verdict = verifier.check(math_doc(solution))
+    assert verdict.keep == keep
+    assert keep or (verdict.reason == "no_answer" and "the value of no checked step" in verdict.detail)
 
 
 def test_step_checking_can_be_disabled():
