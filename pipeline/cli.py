@@ -211,9 +211,10 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
     spill_dir = options.view_as(SpillOptions).spill_dir
     named = [("--output", args.output), ("--work-dir", args.work_dir), ("--spill_dir", spill_dir)]
-    for what, path in [*(("--input", path) for path in recipe.input.paths), *named]:
-        if path:
-            fileio.check_filesystem(path, what)
+    named = [(what, path) for what, path in [*(("--input", p) for p in recipe.input.paths), *named] if path]
+    for what, path in named:
+        fileio.check_filesystem(path, what)
+    fileio.check_reachable(named, options)
     inputs = check_inputs(recipe.input)
     check_mixture(recipe, inputs)
     created = not os.path.exists(args.output)

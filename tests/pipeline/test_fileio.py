@@ -35,3 +35,18 @@ def test_an_escaped_path_matches_only_itself(tmp_path, monkeypatch):
     fileio.delete(["a[1]/f.txt", "b*/f.txt"])
     assert sorted(os.listdir(tmp_path / "a1")) == ["f.txt"] and os.listdir(tmp_path / "a[1]") == []
     assert os.listdir(tmp_path / "bx") == ["f.txt"] and os.listdir(tmp_path / "b*") == []
+
+
+def test_a_listing_that_fails_after_the_filesystems_retries_is_one_line(monkeypatch):
+    """gs:// with no network: google's client retries for 120 s, then Beam raises its BeamIOError."""
+    from apache_beam.io.filesystem import BeamIOError
+
+    class Offline:
+        @staticmethod
+        def match(patterns):
+            inner = BeamIOError("List operation failed with exceptions", {"gs://b/d/": TimeoutError("120 s")})
+            raise BeamIOError("Match operation failed", {patterns[0]: inner})
+
+    monkeypatch.setattr(fileio, "_filesystems", lambda: Offline)
+    with pytest.raises(fileio.ListingFailed, match=r"^gs://b/d/\*.jsonl: the listing failed: List operation"):
+        fileio.listing("gs://b/d/*.jsonl")

@@ -222,3 +222,25 @@ def test_progress_tallies_on_s3_are_replaced_whole_and_read_back(s3_server):
     first.flush()  # replaces the first tally's file
     assert channel.read() == {"read": 9}
     assert len(_objects(client, "progress/")) == 2  # one file per tally, no temporary left
+
+
+def test_an_unreachable_endpoint_or_a_missing_bucket_is_one_line_before_the_run(tmp_path, capsys, s3_server):
+    """Beam retries an endpoint that does not answer for ten minutes, a traceback each time."""
+    from pipeline.cli import main
+
+    _, s3_options = s3_server
+    recipe = write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/cli/*.jsonl"], STAGES)
+    closed = f"--s3_endpoint_url=http://127.0.0.1:{_free_port()}"  # nothing listens there
+    run = ["run", "--recipe", str(recipe), *IN_PROCESS]
+    started = time.monotonic()
+    assert main([*run, *s3_options, closed, "--output", str(tmp_path / "o")]) == 2
+    assert time.monotonic() - started < 60
+    err = capsys.readouterr().err
+    assert f"--input s3://{BUCKET}/cli/*.jsonl: Could not connect to the endpoint URL" in err
+    assert "check --s3_endpoint_url" in err and "Traceback" not in err
+    assert main([*run, *s3_options, "--output", "s3://no-such-bucket/out"]) == 2
+    assert (
+        "--output s3://no-such-bucket/out: the bucket 'no-such-bucket' does not exist"
+        in capsys.readouterr().err
+    )
+    assert not (tmp_path / "o").exists()
