@@ -59,8 +59,8 @@ class UnreachableStorage(ValueError):
 def check_reachable(named_paths: list[tuple[str, str]], options) -> None:
     """Ask the `s3://` store for one key under each (what, path) (the Beam `options` give the
     endpoint and the credentials), so that an endpoint that does not answer, a missing bucket or
-    refused credentials are one line naming `what` in seconds, not Beam's retries with a traceback
-    each for ten minutes. Other schemes pass unchecked."""
+    refused credentials are one line naming `what` in seconds, not Beam's seven retries (5 to 10
+    minutes) with a traceback each. Other schemes pass unchecked."""
     named_paths = [(what, path) for what, path in named_paths if path.startswith("s3://")]
     if not named_paths:
         return

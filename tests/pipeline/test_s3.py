@@ -225,7 +225,7 @@ def test_progress_tallies_on_s3_are_replaced_whole_and_read_back(s3_server):
 
 
 def test_an_unreachable_endpoint_or_a_missing_bucket_is_one_line_before_the_run(tmp_path, capsys, s3_server):
-    """Beam retries an endpoint that does not answer for ten minutes, a traceback each time."""
+    """Beam retries an endpoint that does not answer for 5 to 10 minutes, a traceback each time."""
     from pipeline.cli import main
 
     _, s3_options = s3_server
