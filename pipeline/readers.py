@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
+from urllib.parse import unquote
 
 from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
@@ -47,6 +48,7 @@ CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
+HIVE_FOLDER = re.compile(r"[A-Za-z_][\w.-]*=[^=]*")
 # A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_TEXT = re.compile(_SURROGATE_ESCAPE.pattern.decode())
@@ -169,8 +171,30 @@ def plan_splits(path: str, config: InputConfig, size: int | None = None) -> list
 def read_split(split: Split, config: InputConfig, position: ReadPosition | None = None) -> Iterator[Record]:
     """Read one split; never raises for bad content, yields Failures instead. `position`, when
     given, follows the bytes read (not for Parquet, whose reads jump to the footer first)."""
+    records = _read_split_records(split, config, position or ReadPosition())
+    partitions = hive_partitions(split.path)
+    if not partitions:
+        return records
+    return (
+        replace(record, metadata={**partitions, **record.metadata})
+        if isinstance(record, Document)
+        else record
+        for record in records
+    )
+
+
+def hive_partitions(path: str) -> dict[str, str]:
+    """The `key=value` folders of a path as Spark and Hive write partitioned datasets
+    (`lang=en/year=2024/part-0.parquet`), values unescaped; {} for other paths."""
+    folders = path.split("://", 1)[-1].split("/")[:-1]
+    return {
+        key: unquote(value)
+        for key, _, value in (folder.partition("=") for folder in folders if HIVE_FOLDER.match(folder))
+    }
+
+
+def _read_split_records(split: Split, config: InputConfig, position: ReadPosition) -> Iterator[Record]:
     path = split.path
-    position = position or ReadPosition()
     try:
         fmt, compression = detect_format(path, config.format)
         if fmt == "jsonl" and compression is None:

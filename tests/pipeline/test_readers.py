@@ -593,3 +593,16 @@ def test_dotted_field_paths_reach_into_parquet_structs_and_a_literal_name_comes_
     write_jsonl(tmp_path / "b.jsonl", [{"content.body": "literal", "content": {"body": "nested"}}])
     (literal,) = read_all(tmp_path / "b.jsonl", text_field="content.body")
     assert literal.text == "literal" and literal.metadata == {"content": {"body": "nested"}}
+
+
+def test_hive_partition_folders_become_metadata_fields_and_a_record_s_own_field_wins(tmp_path):
+    english = tmp_path / "lang=en" / "year=2024"
+    english.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([{"id": "1", "text": "a"}]), english / "part-0.parquet")
+    other = tmp_path / "lang=pt%2DBR" / "year=2023"
+    other.mkdir(parents=True)
+    write_jsonl(other / "part-0.jsonl", [{"id": "2", "text": "b", "year": 1999}])
+    docs = {d.id: d for path in (english / "part-0.parquet", other / "part-0.jsonl") for d in read_all(path)}
+    assert docs["1"].metadata == {"lang": "en", "year": "2024"}
+    assert docs["2"].metadata == {"lang": "pt-BR", "year": 1999}
+    assert docs["1"].source == str(english / "part-0.parquet")
