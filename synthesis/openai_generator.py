@@ -5,7 +5,10 @@ Prompts come from a file (any reader format) of records `{"id", "prompt", "tests
 for code, or `{"id", "problem", "answer"}` for math. Each prompt is sampled `n` times, one request
 per sample with a per-sample `seed` (so a deterministic server gives reproducible output), with
 bounded concurrency, a requests-per-second limit, and retries with exponential backoff on 429, 5xx
-and network errors (honouring `Retry-After`). Code completions become candidates by extracting
+and network errors (honouring `Retry-After`). A sample whose request still fails after its
+retries is a `failed` record (`RequestFailed`), the others go on; once `GIVE_UP_AFTER` requests
+have failed and none has succeeded, the server is taken to be down and the rest are not sent
+(`NotSent`, each a `failed` record). Code completions become candidates by extracting
 their Python code block (appended to the prompt when it holds only the body of the prompt's
 function); math completions are the solution text. Candidates come out in prompt
 order, then sample order, whatever order the server answered in.
@@ -13,6 +16,7 @@ order, then sample order, whatever order the server answered in.
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -23,13 +27,14 @@ import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
-from pipeline.document import Document
+from pipeline.document import READ_STAGE, Document, Failure, Record
 from pipeline.stages import ConfigError, Generator, Param, register_generator
 from synthesis.code_verifier import complete_solution, defines
 from synthesis.file_generator import PROMPT_FIELD, read_records
 
 FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+GIVE_UP_AFTER = 8  # requests failed (after their retries) with none succeeded: the server is down
 DEFAULT_SYSTEM = {
     "code": "You are an expert Python programmer. Answer with one complete, self-contained solution "
     "in a single ```python code block.",
@@ -51,6 +56,28 @@ def extract_code(completion: str, entry_point: str | None = None) -> str:
             if defines(body, entry_point):
                 return body
     return candidates[0]
+
+
+class Outage:
+    """Whether the server is taken to be down: GIVE_UP_AFTER requests failed, none succeeded."""
+
+    def __init__(self) -> None:
+        self.failures = 0
+        self.answered = False
+        self.declared = ""  # why the rest are not sent, once it is down
+        self.lock = threading.Lock()
+
+    def failed(self, error: str) -> None:
+        with self.lock:
+            self.failures += 1
+            if not self.answered and self.failures >= GIVE_UP_AFTER and not self.declared:
+                self.declared = (
+                    f"the first {self.failures} requests failed and none succeeded (last: {error})"
+                )
+
+    def succeeded(self) -> None:
+        with self.lock:
+            self.answered = True
 
 
 class RateLimiter:
@@ -102,15 +129,32 @@ class OpenAIGenerator(Generator):
         if not self.prompts:
             raise ConfigError("prompts: the openai generator needs a prompts file")
 
-    def generate(self) -> Iterator[Document]:
+    def generate(self) -> Iterator[Record]:
         prompt_field = PROMPT_FIELD[self.kind]
         records = list(read_records(self.prompts, prompt_field, self.id_field))
         jobs = [(record, k) for record in records for k in range(self.n)]
-        limiter = RateLimiter(self.rate_limit)
+        limiter, outage = RateLimiter(self.rate_limit), Outage()
         with ThreadPoolExecutor(self.concurrency, thread_name_prefix="openai") as pool:
-            completions = list(pool.map(lambda job: self._complete(job[0].text, job[1], limiter), jobs))
-        for (record, k), completion in zip(jobs, completions):
-            yield self._candidate(record, k, completion)
+            results = list(pool.map(lambda job: self._sample(job[0].text, job[1], limiter, outage), jobs))
+        for (record, k), result in zip(jobs, results):
+            if isinstance(result, str):
+                yield self._candidate(record, k, result)
+            else:
+                yield Failure(f"{record.id}/{k}", f"synthetic:{self.name}", READ_STAGE, *result)
+
+    def _sample(
+        self, prompt: str, sample: int, limiter: RateLimiter, outage: Outage
+    ) -> str | tuple[str, str]:
+        """A completion, or (error, message) for a failed record."""
+        if outage.declared:
+            return "NotSent", f"not sent: {outage.declared}"
+        try:
+            completion = self._complete(prompt, sample, limiter)
+        except RuntimeError as error:
+            outage.failed(str(error))
+            return "RequestFailed", str(error)
+        outage.succeeded()
+        return completion
 
     def _candidate(self, record: Document, sample: int, completion: str) -> Document:
         metadata = {key: value for key, value in record.metadata.items() if key != "kind"}
@@ -151,13 +195,17 @@ class OpenAIGenerator(Generator):
             request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    return json.loads(response.read())["choices"][0]["message"]["content"] or ""
+                    answer = response.read()
+                try:
+                    return json.loads(answer)["choices"][0]["message"]["content"] or ""
+                except (ValueError, LookupError, TypeError):
+                    raise RuntimeError(f"{url}: not a chat completion: {answer[:300]!r}") from None
             except urllib.error.HTTPError as error:
                 if error.code not in RETRY_STATUS or attempt == self.retries:
                     raise RuntimeError(f"{url}: HTTP {error.code}: {error.read()[:300]!r}") from error
                 retry_after = error.headers.get("Retry-After", "")
                 wait = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else delay
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
+            except (OSError, http.client.HTTPException) as error:  # refused, reset, timed out, cut short
                 if attempt == self.retries:
                     raise RuntimeError(f"{url}: {error}") from error
                 wait = delay

@@ -10,9 +10,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from pipeline.document import Document, Failure
 from pipeline.stages import GENERATORS, ConfigError, load_builtin_stages
-from synthesis.openai_generator import OpenAIGenerator, complete_solution, extract_code
+from synthesis.openai_generator import GIVE_UP_AFTER, OpenAIGenerator, complete_solution, extract_code
 from synthesis.verify import Verify
+from tests.pipeline.test_run import _free_port
 
 RIGHT = "Here you go:\n```python\ndef add(a, b):\n    return a + b\n```\nExample:\n```python\nprint(add(1, 2))\n```"
 WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
@@ -21,7 +23,7 @@ WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
 class FakeServer:
     """Answers chat completions; the first request of each sample gets a 429 (or every one a 500)."""
 
-    def __init__(self, always_fail: bool = False) -> None:
+    def __init__(self, always_fail: bool = False, fail_prompt: str = "") -> None:
         self.requests: list[dict] = []
         self.auth: list[str | None] = []
         self.in_flight = self.max_in_flight = 0
@@ -48,7 +50,7 @@ class FakeServer:
                     server.in_flight -= 1
                 if self.path != "/v1/chat/completions":
                     return self._send(404, {"error": "not found"})
-                if always_fail:
+                if always_fail or (fail_prompt and fail_prompt in body["messages"][-1]["content"]):
                     return self._send(500, {"error": "boom"})
                 if first:
                     return self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
@@ -122,10 +124,27 @@ def test_samples_retries_concurrency_and_candidates(prompts, monkeypatch):
         assert reasons == [None, "tests_failed"] * 3
 
 
-def test_gives_up_after_the_retries(prompts):
-    with FakeServer(always_fail=True) as server, pytest.raises(RuntimeError, match="HTTP 500"):
-        list(generator(server.url, prompts, retries=1).generate())
-    assert len(server.requests) == 2 * 3  # one try and one retry per prompt
+def test_a_request_failing_after_its_retries_is_one_failed_record_and_the_others_go_on(prompts):
+    with FakeServer(fail_prompt="add #1") as server:
+        records = list(generator(server.url, prompts, retries=1).generate())
+    assert [r.id for r in records] == ["p0/0", "p1/0", "p2/0"]
+    assert isinstance(records[0], Document) and isinstance(records[2], Document)
+    assert isinstance(records[1], Failure) and records[1].error == "RequestFailed"
+    assert "HTTP 500" in records[1].message and records[1].source == "synthetic:llm"
+    assert sum("add #1" in r["messages"][-1]["content"] for r in server.requests) == 2  # a try, a retry
+
+
+def test_a_server_that_never_answers_is_given_up_after_eight_failures(tmp_path):
+    path = tmp_path / "prompts.jsonl"
+    path.write_text("".join(json.dumps({"id": f"p{i}", "prompt": "Write add."}) + "\n" for i in range(200)))
+    down = f"http://127.0.0.1:{_free_port()}/v1"  # nothing listens there
+    started = time.monotonic()
+    records = list(generator(down, str(path), retries=1, concurrency=2).generate())
+    assert time.monotonic() - started < 30
+    assert len(records) == 200 and all(isinstance(r, Failure) for r in records)
+    errors = [r.error for r in records]
+    assert errors.count("RequestFailed") in range(GIVE_UP_AFTER, GIVE_UP_AFTER + 2)  # 2 in flight
+    assert errors[-1] == "NotSent" and "the first 8 requests failed and none succeeded" in records[-1].message
 
 
 def test_rate_limit_spaces_request_starts(prompts):
