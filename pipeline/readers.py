@@ -33,8 +33,7 @@ from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, JsonArray
-from pipeline.record_fields import field_value, id_text, without_field
-from pipeline.urls import normalize_url
+from pipeline.record_fields import record_to_document
 from pipeline.warc import HtmlTooDeep, extract_html_text, read_warc
 from pipeline.zstd_frames import open_zstd
 
@@ -44,10 +43,14 @@ HTML_SUFFIXES = (".html", ".htm")
 PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bzip2", ".xz": "xz"}
 TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
-CANDIDATE_KINDS = ("code", "math")
 DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
+MAX_LINE_BYTES = 64 << 20  # a longer JSON Lines line is a failure, read past without being held
+ONE_LINE_ARRAY = (
+    "a JSON array written on one line (pandas' to_json without lines=True) is read, streamed, from a "
+    "file named .json"
+)
 HIVE_FOLDER = re.compile(r"[A-Za-z_][\w.-]*=[^=]*")
 # A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -234,73 +237,16 @@ def iter_documents(
                     yield record
 
 
-def record_to_document(record: Any, source: str, position: str, config: InputConfig) -> Record:
-    """Map one parsed record to a Document using the `[input]` field names."""
-    where = f"{source}:{position}"
-    if not isinstance(record, dict):
+def _parse_json_line(raw: bytes | int, source: str, line_number: int, config: InputConfig) -> Record | None:
+    """One JSON Lines line (or the length of one too long to hold) as a record."""
+    if isinstance(raw, int):
         return Failure(
-            where, source, READ_STAGE, "NotAnObject", f"expected a JSON object, got {type(record).__name__}"
-        )
-    doc_id = id_text(field_value(record, config.id_field)) or where
-    kind = record.get("kind")
-    text = field_value(record, config.text_field)
-    own_kind = kind is not None and kind not in CANDIDATE_KINDS
-    if own_kind and not isinstance(text, str):
-        return Failure(
-            doc_id,
+            f"{source}:{line_number}",
             source,
             READ_STAGE,
-            "BadKind",
-            f"kind={kind!r} and no {config.text_field!r} text; a synthesis candidate's kind is one of "
-            f"{CANDIDATE_KINDS}",
+            "LineTooLong",
+            f"line {line_number} is {raw:,} bytes, over {MAX_LINE_BYTES >> 20} MiB; {ONE_LINE_ARRAY}",
         )
-    if own_kind:  # a document's own `kind` field ("news", "blog"): carried in metadata
-        kind = None
-    if kind is None:
-        if text is None:
-            fields = ", ".join(sorted(map(str, record))) or "none"
-            absent = f"no {config.text_field!r} field; fields found: {fields}"
-            why = f"{config.text_field!r} is null" if config.text_field in record else absent
-            return Failure(doc_id, source, READ_STAGE, "MissingText", why)
-        if isinstance(text, bytes):  # a Parquet binary column
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError as error:
-                return Failure(doc_id, source, READ_STAGE, "InvalidUtf8", one_line(error))
-        if not isinstance(text, str):
-            return Failure(
-                doc_id, source, READ_STAGE, "NonStringText", f"{config.text_field!r} is {type(text).__name__}"
-            )
-    elif not isinstance(text, str):
-        text = ""
-    from pipeline.writers import RECOMPUTED_COLUMNS, is_output_row, restore_output_columns  # imports Beam
-
-    url = field_value(record, config.url_field)
-    restored = restore_output_columns(record)  # a gristmill output folder read back as input
-    rest = without_field(without_field(record, config.text_field), config.id_field)
-    if url is None or isinstance(url, str):  # any other value is not a URL: kept in metadata
-        rest = without_field(rest, config.url_field)
-    skip = set(restored)
-    if not own_kind:
-        skip.add("kind")
-    if is_output_row(record):
-        skip.update(RECOMPUTED_COLUMNS)
-    if isinstance(rest.get("metadata"), dict):  # a record's own metadata object (Dolma's), unpacked
-        restored.setdefault("metadata", rest["metadata"])
-        skip.add("metadata")
-    metadata = {**restored.pop("metadata", {}), **{k: v for k, v in rest.items() if k not in skip}}
-    return Document(
-        id=doc_id,
-        text=text,
-        source=source,
-        url=normalize_url(url),
-        kind=kind,
-        metadata=metadata,
-        **restored,
-    )
-
-
-def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputConfig) -> Record | None:
     stripped = raw.strip()
     if line_number == 1:  # a byte-order mark, as Windows tools write, is not part of the first record
         stripped = stripped.removeprefix(codecs.BOM_UTF8).lstrip()
@@ -319,6 +265,14 @@ def _parse_json_line(raw: bytes, source: str, line_number: int, config: InputCon
         return Failure(where, source, READ_STAGE, "TooDeeplyNested", TOO_DEEP_MESSAGE)
     if _SURROGATE_ESCAPE.search(stripped) and (problem := _lone_surrogate(record)):
         return Failure(where, source, READ_STAGE, "LoneSurrogate", problem)
+    if isinstance(record, list) and record and isinstance(record[0], dict):
+        return Failure(
+            where,
+            source,
+            READ_STAGE,
+            "NotAnObject",
+            f"a JSON array of {len(record)} objects; {ONE_LINE_ARRAY}",
+        )
     return record_to_document(record, source, str(line_number), config)
 
 
@@ -401,20 +355,34 @@ def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosi
             line_number = 1 + _count_newlines(handle, offset)
             handle.seek(offset - 1)
             if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous split
-                skipped = handle.readline()
-                offset += len(skipped)
+                offset += _span(next(_lines(handle), b""))
                 line_number += 1
         else:
             handle.seek(0)
-        while offset < end:
-            raw = handle.readline()
-            if not raw:
-                break
+        lines = _lines(handle)
+        while offset < end and (raw := next(lines, None)) is not None:
             record = _parse_json_line(raw, source, line_number, config)
             if record is not None:
                 yield record
-            offset += len(raw)
+            offset += _span(raw)
             line_number += 1
+
+
+def _lines(handle: io.BufferedIOBase) -> Iterator[bytes | int]:
+    """The lines of a binary stream; a line over MAX_LINE_BYTES (a whole JSON array written on one
+    line) is read past in chunks and given as its length, never held whole."""
+    while raw := handle.readline(MAX_LINE_BYTES + 1):
+        if len(raw) <= MAX_LINE_BYTES:
+            yield raw
+            continue
+        length = len(raw)
+        while not raw.endswith(b"\n") and (raw := handle.readline(1 << 20)):
+            length += len(raw)
+        yield length
+
+
+def _span(line: bytes | int) -> int:
+    return line if isinstance(line, int) else len(line)
 
 
 @contextmanager
@@ -451,7 +419,7 @@ def _read_json_stream(
 ) -> Iterator[Record]:
     """Compressed JSON Lines, or a `.json` file (one array of objects, or JSON Lines)."""
     with _open_decompressed(path, compression, position) as handle:
-        lines: Iterable[bytes] = handle
+        lines: Iterable[bytes | int] = _lines(handle)
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
             if head.startswith(codecs.BOM_UTF8):
@@ -461,12 +429,12 @@ def _read_json_stream(
                 yield from _read_json_array(handle, path, config)
                 return
             if head.lstrip().startswith(b"{"):
-                first = handle.readline()
-                lines = chain([first], handle)
-                if not _parses(first):  # not JSON Lines: one object, usually pretty-printed
-                    whole = first + handle.read(MAX_JSON_OBJECT_BYTES) + handle.readline()
+                first = next(lines, b"")
+                lines = chain([first], lines)
+                if isinstance(first, bytes) and not _parses(first):  # one object, usually pretty-printed
+                    whole = first + handle.read(MAX_JSON_OBJECT_BYTES) + handle.readline(MAX_LINE_BYTES)
                     one_object = len(whole) <= MAX_JSON_OBJECT_BYTES and _parses(whole)
-                    lines = [whole] if one_object else chain(io.BytesIO(whole), handle)
+                    lines = iter([whole]) if one_object else chain(_lines(io.BytesIO(whole)), _lines(handle))
         line_number = 0
         try:
             for raw in lines:

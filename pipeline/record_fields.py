@@ -1,11 +1,85 @@
-"""The fields of a parsed input record (a JSON object or a Parquet row): by name or by dotted
-path into nested objects, and ids as text."""
+"""A parsed input record (a JSON object or a Parquet row) as a Document: its fields by name or
+by dotted path into nested objects, its id as text, the rest as metadata."""
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
+from pipeline.urls import normalize_url
+
+if TYPE_CHECKING:
+    from pipeline.readers import InputConfig
+
+CANDIDATE_KINDS = ("code", "math")
+
+
+def record_to_document(record: Any, source: str, position: str, config: InputConfig) -> Record:
+    """Map one parsed record to a Document using the `[input]` field names."""
+    where = f"{source}:{position}"
+    if not isinstance(record, dict):
+        return Failure(
+            where, source, READ_STAGE, "NotAnObject", f"expected a JSON object, got {type(record).__name__}"
+        )
+    doc_id = id_text(field_value(record, config.id_field)) or where
+    kind = record.get("kind")
+    text = field_value(record, config.text_field)
+    own_kind = kind is not None and kind not in CANDIDATE_KINDS
+    if own_kind and not isinstance(text, str):
+        return Failure(
+            doc_id,
+            source,
+            READ_STAGE,
+            "BadKind",
+            f"kind={kind!r} and no {config.text_field!r} text; a synthesis candidate's kind is one of "
+            f"{CANDIDATE_KINDS}",
+        )
+    if own_kind:  # a document's own `kind` field ("news", "blog"): carried in metadata
+        kind = None
+    if kind is None:
+        if text is None:
+            fields = ", ".join(sorted(map(str, record))) or "none"
+            absent = f"no {config.text_field!r} field; fields found: {fields}"
+            why = f"{config.text_field!r} is null" if config.text_field in record else absent
+            return Failure(doc_id, source, READ_STAGE, "MissingText", why)
+        if isinstance(text, bytes):  # a Parquet binary column
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError as error:
+                return Failure(doc_id, source, READ_STAGE, "InvalidUtf8", one_line(error))
+        if not isinstance(text, str):
+            return Failure(
+                doc_id, source, READ_STAGE, "NonStringText", f"{config.text_field!r} is {type(text).__name__}"
+            )
+    elif not isinstance(text, str):
+        text = ""
+    from pipeline.writers import RECOMPUTED_COLUMNS, is_output_row, restore_output_columns  # imports Beam
+
+    url = field_value(record, config.url_field)
+    restored = restore_output_columns(record)  # a gristmill output folder read back as input
+    rest = without_field(without_field(record, config.text_field), config.id_field)
+    if url is None or isinstance(url, str):  # any other value is not a URL: kept in metadata
+        rest = without_field(rest, config.url_field)
+    skip = set(restored)
+    if not own_kind:
+        skip.add("kind")
+    if is_output_row(record):
+        skip.update(RECOMPUTED_COLUMNS)
+    if isinstance(rest.get("metadata"), dict):  # a record's own metadata object (Dolma's), unpacked
+        restored.setdefault("metadata", rest["metadata"])
+        skip.add("metadata")
+    metadata = {**restored.pop("metadata", {}), **{k: v for k, v in rest.items() if k not in skip}}
+    return Document(
+        id=doc_id,
+        text=text,
+        source=source,
+        url=normalize_url(url),
+        kind=kind,
+        metadata=metadata,
+        **restored,
+    )
 
 
 def field_value(record: dict[str, Any], name: str) -> Any:
