@@ -27,14 +27,15 @@ from pipeline.spill import read_values
 BYTES_EVERY = 64  # records between two reads of a split's byte position for progress
 
 
-def generate(generator) -> list:
-    """Run one generator; a generator that breaks becomes one failure, not a lost run."""
+def generate(generator) -> Iterator:
+    """A generator's records as it yields them (so progress counts them as they come); one that
+    breaks ends with one failure, the records it gave before kept."""
     try:
-        return list(generator.generate())
+        yield from generator.generate()
     except Exception as error:
         message = " ".join(str(error).split())[:1000]
         source = f"synthetic:{generator.name}"
-        return [Failure(f"{source}:generate", source, "read", type(error).__name__, message)]
+        yield Failure(f"{source}:generate", source, "read", type(error).__name__, message)
 
 
 def origin_of(unit) -> str:

@@ -135,12 +135,12 @@ class OpenAIGenerator(Generator):
         jobs = [(record, k) for record in records for k in range(self.n)]
         limiter, outage = RateLimiter(self.rate_limit), Outage()
         with ThreadPoolExecutor(self.concurrency, thread_name_prefix="openai") as pool:
-            results = list(pool.map(lambda job: self._sample(job[0].text, job[1], limiter, outage), jobs))
-        for (record, k), result in zip(jobs, results):
-            if isinstance(result, str):
-                yield self._candidate(record, k, result)
-            else:
-                yield Failure(f"{record.id}/{k}", f"synthetic:{self.name}", READ_STAGE, *result)
+            results = pool.map(lambda job: self._sample(job[0].text, job[1], limiter, outage), jobs)
+            for (record, k), result in zip(jobs, results):  # in order, each as soon as it is answered
+                if isinstance(result, str):
+                    yield self._candidate(record, k, result)
+                else:
+                    yield Failure(f"{record.id}/{k}", f"synthetic:{self.name}", READ_STAGE, *result)
 
     def _sample(
         self, prompt: str, sample: int, limiter: RateLimiter, outage: Outage

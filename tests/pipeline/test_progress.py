@@ -82,3 +82,26 @@ def test_a_long_compressed_split_shows_its_bytes_as_it_is_read(tmp_path):
     size = path.stat().st_size
     assert seen == sorted(seen) and 0 < seen[len(seen) // 2] < size  # halfway: part of the file
     assert read.tally.counts["bytes"] == size and len(seen) == 3000
+
+
+def test_a_generator_s_records_are_counted_as_it_yields_them_and_kept_when_it_breaks(tmp_path):
+    """An LLM generator may sample for hours: its records flow on as they come, not at its end."""
+    from pipeline.document import Document, Failure
+    from pipeline.stages import Generator
+
+    counted = []
+
+    class Sampler(Generator):
+        def generate(self):
+            for i in range(3):
+                counted.append(read.tally.counts["read"])  # what progress had when sample i came
+                yield Document(f"s{i}", "", kind="math", metadata={"problem": "1+1", "solution": "2"})
+            raise ConnectionError("the server went away")
+
+    (tmp_path / "progress").mkdir()
+    read = ReadPhaseFn([], InputConfig(()), 1, None, {}, str(tmp_path / "progress"))
+    read.setup()
+    pairs = list(read.process(("unit", Sampler("llm"))))
+    assert counted == [0, 1, 2]
+    assert [record.id for _, record in pairs] == ["s0", "s1", "s2", "synthetic:llm:generate"]
+    assert isinstance(pairs[-1][1], Failure) and pairs[-1][1].message == "the server went away"
