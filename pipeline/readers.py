@@ -136,6 +136,8 @@ def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileI
     a pattern matching nothing is an error, unless it is the name of a file (`data[1].jsonl`)."""
     files: dict[str, fileio.FileInfo] = {}
     for pattern in patterns:
+        if pattern.endswith("/"):  # Beam lists a local folder's files, but every object under a prefix
+            raise InputError(f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern}*.jsonl'")
         matched = fileio.listing(pattern)
         if not matched and fileio.escape(pattern) != pattern:
             matched = fileio.listing(fileio.escape(pattern))

@@ -81,13 +81,18 @@ def test_standard_input_is_refused_saying_to_save_it_to_a_file(tmp_path, capsys,
     ]
 
 
-def test_a_folder_as_input_says_to_give_a_glob(tmp_path, capsys, three_files):
+@pytest.mark.parametrize("slash", ["", "/"])
+def test_a_folder_as_input_says_to_give_a_glob(tmp_path, capsys, three_files, slash):
+    """With a slash, Beam listed the folder's own files (its README too), not those below it."""
     recipe, _ = three_files
     folder = tmp_path / "data"
     folder.mkdir()
-    code = main(["run", "--recipe", str(recipe), "--input", str(folder), "--output", str(tmp_path / "o")])
+    write_jsonl(folder / "a.jsonl", [{"id": "a", "text": LONG_TEXT}])
+    (folder / "README.txt").write_text("what these files are")
+    given = f"{folder}{slash}"
+    code = main(["run", "--recipe", str(recipe), "--input", given, "--output", str(tmp_path / "o")])
     err = capsys.readouterr().err
-    assert code == 2 and f"{folder}: is a folder; give a glob of its files, e.g. '{folder}/*.jsonl'" in err
+    assert code == 2 and f"{given}: is a folder; give a glob of its files, e.g. '{folder}/*.jsonl'" in err
 
 
 def test_an_output_that_cannot_be_a_folder_is_an_error_before_the_run(tmp_path, capsys, three_files):
