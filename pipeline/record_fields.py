@@ -59,10 +59,16 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 
     url = field_value(record, config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
-    rest = without_field(without_field(record, config.text_field), config.id_field)
+    used = [config.text_field, config.id_field]
     if url is None or isinstance(url, str):  # any other value is not a URL: kept in metadata
-        rest = without_field(rest, config.url_field)
+        used.append(config.url_field)
     skip = set(restored)
+    rest = record
+    for name in used:
+        if name in record or "." not in name:
+            skip.add(name)
+        else:  # a dotted path: the object holding it loses that field
+            rest = without_field(rest, name)
     if not own_kind:
         skip.add("kind")
     if is_output_row(record):
@@ -85,8 +91,10 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 def field_value(record: dict[str, Any], name: str) -> Any:
     """A record's field, or where it has no field of that name, the value a dotted path names in
     its nested objects (`metadata.url`); None when there is none."""
+    if name in record or "." not in name:
+        return record.get(name)
     value: Any = record
-    for part in [name] if name in record else name.split("."):
+    for part in name.split("."):
         if not isinstance(value, dict):
             return None
         value = value.get(part)
