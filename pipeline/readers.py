@@ -357,12 +357,11 @@ def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosi
             line_number = 1 + _count_newlines(handle, offset)
             handle.seek(offset - 1)
             if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous split
-                offset += _span(next(_lines(handle), b""))
+                offset += _span(_next_line(handle))
                 line_number += 1
         else:
             handle.seek(0)
-        lines = _lines(handle)
-        while offset < end and (raw := next(lines, None)) is not None:
+        while offset < end and (raw := _next_line(handle)):
             record = _parse_json_line(raw, source, line_number, config)
             if record is not None:
                 yield record
@@ -370,17 +369,22 @@ def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosi
             line_number += 1
 
 
+def _next_line(handle: io.BufferedIOBase) -> bytes | int:
+    """The next line of a binary stream (b"" at its end); a line over MAX_LINE_BYTES (a whole JSON
+    array written on one line) is read past in chunks and given as its length, never held whole."""
+    raw = handle.readline(MAX_LINE_BYTES + 1)
+    if len(raw) <= MAX_LINE_BYTES:
+        return raw
+    length = len(raw)
+    while not raw.endswith(b"\n") and (raw := handle.readline(1 << 20)):
+        length += len(raw)
+    return length
+
+
 def _lines(handle: io.BufferedIOBase) -> Iterator[bytes | int]:
-    """The lines of a binary stream; a line over MAX_LINE_BYTES (a whole JSON array written on one
-    line) is read past in chunks and given as its length, never held whole."""
-    while raw := handle.readline(MAX_LINE_BYTES + 1):
-        if len(raw) <= MAX_LINE_BYTES:
-            yield raw
-            continue
-        length = len(raw)
-        while not raw.endswith(b"\n") and (raw := handle.readline(1 << 20)):
-            length += len(raw)
-        yield length
+    """`_next_line` to the end of the stream."""
+    while line := _next_line(handle):
+        yield line
 
 
 def _span(line: bytes | int) -> int:
