@@ -32,6 +32,7 @@ from urllib.parse import unquote
 from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
+from pipeline.gzip_members import GzipMembers
 from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.record_fields import record_to_document
 from pipeline.warc import HtmlTooDeep, extract_html_text, read_warc
@@ -213,7 +214,7 @@ def _read_split_records(split: Split, config: InputConfig, position: ReadPositio
         elif fmt == "html":
             yield _read_html_file(path, compression, position, config.html_extractor)
         else:
-            with _open_decompressed(path, compression, position) as stream:
+            with _open_decompressed(path, compression, position, members=True) as stream:
                 yield from read_warc(stream, path, fmt, config.html_extractor)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
         yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
@@ -393,13 +394,18 @@ def _span(line: bytes | int) -> int:
 
 @contextmanager
 def _open_decompressed(
-    path: str, compression: str | None, position: ReadPosition
+    path: str, compression: str | None, position: ReadPosition, members: bool = False
 ) -> Iterator[io.BufferedIOBase]:
+    """The decompressed bytes of a file; `members`: gzip read member by member, on past a corrupt
+    one (WARC files), unbuffered so a read gives what decompressed before a cut."""
     with fileio.open_read(path) as raw:
         position.follow(raw)
         if compression is None:
             refuse_unreadable(raw, path)
             yield raw
+            return
+        if members and compression == "gzip":
+            yield GzipMembers(raw)
             return
         with _decompressor(raw, compression) as handle:
             try:

@@ -41,18 +41,29 @@ class _Buffer:
         self.pos = 0  # position in `data`
         self.base = 0  # stream offset of data[0]
         self.eof = False
+        self.error: Exception | None = None  # why the stream broke off, if it did
 
     def fill(self, needed: int) -> bool:
-        """Make `needed` bytes available from `pos`; False at end of stream."""
-        while len(self.data) - self.pos < needed and not self.eof:
-            chunk = self.stream.read(max(READ_CHUNK, needed))
+        """Make `needed` bytes available from `pos`; False at end of stream. Reads are joined once
+        (a gzip member stream gives one record per read)."""
+        have = len(self.data) - self.pos
+        if have >= needed or self.eof:
+            return have >= needed
+        chunks = [self.data[self.pos :]]
+        while have < needed:
+            try:
+                chunk = self.stream.read(max(READ_CHUNK, needed - have))
+            except (OSError, EOFError, zlib.error) as error:  # cut short or corrupt: what came is read
+                self.error, chunk = error, b""
             if not chunk:
                 self.eof = True
                 break
-            self.data = self.data[self.pos :] + chunk
-            self.base += self.pos
-            self.pos = 0
-        return len(self.data) - self.pos >= needed
+            chunks.append(chunk)
+            have += len(chunk)
+        self.data = b"".join(chunks)
+        self.base += self.pos
+        self.pos = 0
+        return have >= needed
 
     def find(self, pattern: bytes, limit: int = 64 << 20) -> int:
         """Index (relative to pos) of `pattern`, reading ahead up to `limit` bytes; -1 if absent."""
@@ -95,13 +106,31 @@ def _parse_headers(block: bytes) -> dict[str, str]:
 
 def read_warc(stream: io.BufferedIOBase, path: str, fmt: str, html_extractor: str) -> Iterator[Record]:
     """WARC response (HTML → main text) or WET conversion records of one decompressed stream;
-    survives bad Content-Length."""
+    survives bad Content-Length and corrupt gzip members (`GzipMembers`), and keeps the records
+    before a point where the stream broke off."""
     buffer = _Buffer(stream)
-    try:
-        yield from _warc_records(buffer, path, fmt, html_extractor)
-    except (OSError, EOFError, zlib.error) as error:
+    damage = getattr(stream, "damage", [])  # gzip members skipped
+    reported = 0
+    for record in _warc_records(buffer, path, fmt, html_extractor):
+        yield record
+        yield from _corrupt_members(path, damage[reported:])
+        reported = len(damage)
+    if buffer.error is not None:
         where = f"{path}@{buffer.offset()}"
-        yield Failure(where, path, READ_STAGE, "TruncatedInput", one_line(error))
+        yield Failure(where, path, READ_STAGE, "TruncatedInput", one_line(buffer.error))
+    yield from _corrupt_members(path, damage[reported:])
+
+
+def _corrupt_members(path: str, damage: list) -> Iterator[Failure]:
+    for offset, why in damage:
+        yield Failure(
+            f"{path}@gzip:{offset}",
+            path,
+            READ_STAGE,
+            "CorruptGzipMember",
+            f"the gzip member at compressed byte {offset:,} does not decompress ({why}); what it held is "
+            "lost, the file is read on from the next member",
+        )
 
 
 def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> Iterator[Record]:
@@ -117,7 +146,7 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             skip = buffer.find(RECORD_START)
             if skip < 0:
                 rest = len(buffer.take(1 << 62))
-                if rest and buffer.data.strip():
+                if rest and buffer.data.strip() and buffer.error is None:  # else TruncatedInput says it
                     yield Failure(f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", "no WARC header")
                 return
             yield Failure(
@@ -140,6 +169,8 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             gap = len(after) - len(rest)
         if length < 0 or gap < 2 or not (rest.startswith(WARC_MAGIC) or (not rest and buffer.eof)):
             next_record = buffer.find(RECORD_START)
+            if next_record < 0 and buffer.error is not None:
+                return  # the record runs into where the stream broke off: TruncatedInput says so
             if _is_document_record(headers, fmt):
                 yield Failure(
                     f"{path}@{start}",
