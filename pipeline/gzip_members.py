@@ -33,6 +33,7 @@ class GzipMembers(io.RawIOBase):
         self.raw = raw
         self.input = b""  # compressed bytes not yet given to the decompressor
         self.offset = 0  # compressed offset of input[0]
+        self.member_start = 0  # compressed offset of the current member's header
         self.decompressor = zlib.decompressobj(31)
         self.in_member = False  # the current member has had input
         self.searching = False  # skipping compressed bytes up to the next member header
@@ -72,6 +73,7 @@ class GzipMembers(io.RawIOBase):
             self.in_member = not self.decompressor.eof
             if self.decompressor.eof:
                 self.decompressor = zlib.decompressobj(31)
+                self.member_start = self.offset
                 self.recovered = True
             if out:
                 return out
@@ -92,7 +94,7 @@ class GzipMembers(io.RawIOBase):
             self.input = b""
             return
         if self.recovered:  # one damage however many false headers follow it
-            self.damage.append(Damage(self.offset, why))
+            self.damage.append(Damage(self.member_start, why))
         self.recovered = False
         self.offset += 1
         self.input = self.input[1:]  # past this member's own header
@@ -118,4 +120,5 @@ class GzipMembers(io.RawIOBase):
             return
         self.offset += start
         self.input = self.input[start:]
+        self.member_start = self.offset
         self.searching = False

@@ -72,3 +72,15 @@ def test_garbage_after_the_last_member_is_reported_and_a_cut_member_still_says_t
     records = read_all(cut)
     assert sum(isinstance(r, Document) for r in records) == 3  # every record before the cut
     assert [r.error for r in records if isinstance(r, Failure)] == ["TruncatedInput"]
+
+
+def test_a_damaged_member_larger_than_a_read_is_reported_at_its_own_start():
+    rng = random.Random(3)
+    members = [gzip.compress(rng.randbytes(size)) for size in (1_000, 300_000, 2_000)]  # 300 KB: 5 reads
+    damaged = bytearray(b"".join(members))
+    middle = len(members[0]) + len(members[1]) // 2
+    damaged[middle : middle + 64] = bytes(64)
+    stream = GzipMembers(io.BytesIO(bytes(damaged)))
+    out = _drain(stream, 1 << 20)
+    assert stream.damage and [d.offset for d in stream.damage] == [len(members[0])]
+    assert out.startswith(gzip.decompress(members[0])) and out.endswith(gzip.decompress(members[2]))
