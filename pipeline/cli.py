@@ -210,8 +210,8 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     }
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
     spill_dir = options.view_as(SpillOptions).spill_dir
-    named = [("--output", args.output), ("--work-dir", args.work_dir), ("--spill_dir", spill_dir)]
-    named = [(what, path) for what, path in [*(("--input", p) for p in recipe.input.paths), *named] if path]
+    outputs = [("--output", args.output), ("--work-dir", args.work_dir), ("--spill_dir", spill_dir)]
+    named = [(what, path) for what, path in [*(("--input", p) for p in recipe.input.paths), *outputs] if path]
     for what, path in named:
         fileio.check_filesystem(path, what)
     fileio.check_reachable(named, options)

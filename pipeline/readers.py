@@ -195,7 +195,7 @@ def hive_partitions(path: str) -> dict[str, str]:
     folders = path.split("://", 1)[-1].split("/")[:-1]
     return {
         key: unquote(value)
-        for key, _, value in (folder.partition("=") for folder in folders if HIVE_FOLDER.match(folder))
+        for key, _, value in (folder.partition("=") for folder in folders if HIVE_FOLDER.fullmatch(folder))
     }
 
 

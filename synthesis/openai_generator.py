@@ -197,9 +197,12 @@ class OpenAIGenerator(Generator):
                 with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
                     answer = response.read()
                 try:
-                    return json.loads(answer)["choices"][0]["message"]["content"] or ""
+                    content = json.loads(answer)["choices"][0]["message"]["content"] or ""
+                    if isinstance(content, str):
+                        return content
                 except (ValueError, LookupError, TypeError):
-                    raise RuntimeError(f"{url}: not a chat completion: {answer[:300]!r}") from None
+                    pass
+                raise RuntimeError(f"{url}: not a chat completion: {answer[:300]!r}")
             except urllib.error.HTTPError as error:
                 if error.code not in RETRY_STATUS or attempt == self.retries:
                     raise RuntimeError(f"{url}: HTTP {error.code}: {error.read()[:300]!r}") from error

@@ -21,7 +21,7 @@
 Without a reference answer a solution is admitted only if every checked step is correct and its final
 answer is the value of one of them (a side of a correct equality, up to exact or 1e-9 relative
 agreement): otherwise nothing would have verified the answer (GSM8K's 7,473 training solutions with
-their final answer changed: 98.6 % were admitted on their correct steps alone, 4.1 % now).
+their final answer changed: 98.6 % were admitted on their correct steps alone, 3.7 % now).
 
 Reasons: `wrong_answer`, `bad_step`, `no_answer`, `unparseable`.
 """

@@ -23,7 +23,7 @@ WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
 class FakeServer:
     """Answers chat completions; the first request of each sample gets a 429 (or every one a 500)."""
 
-    def __init__(self, always_fail: bool = False, fail_prompt: str = "") -> None:
+    def __init__(self, always_fail: bool = False, fail_prompt: str = "", odd_prompt: str = "") -> None:
         self.requests: list[dict] = []
         self.auth: list[str | None] = []
         self.in_flight = self.max_in_flight = 0
@@ -52,6 +52,8 @@ class FakeServer:
                     return self._send(404, {"error": "not found"})
                 if always_fail or (fail_prompt and fail_prompt in body["messages"][-1]["content"]):
                     return self._send(500, {"error": "boom"})
+                if odd_prompt and odd_prompt in body["messages"][-1]["content"]:  # not a chat completion
+                    return self._send(200, {"choices": [{"message": {"content": [{"type": "image"}]}}]})
                 if first:
                     return self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
                 content = RIGHT if body["seed"] % 2 == 0 else WRONG
@@ -187,3 +189,10 @@ def test_math_prompts_become_math_candidates(tmp_path):
     assert doc.metadata["problem"] == "What is 2+3?" and doc.metadata["answer"] == "5"
     assert doc.metadata["solution"] == RIGHT  # the completion itself, not an extracted code block
     assert server.requests[-1]["messages"][0]["content"].startswith("Solve the problem")
+
+
+def test_an_answer_that_is_not_a_chat_completion_is_a_failed_record(prompts):
+    with FakeServer(odd_prompt="add #2") as server:  # every sample is refused once (429), then answered
+        records = list(generator(server.url, prompts, retries=1).generate())
+    assert [type(r).__name__ for r in records] == ["Document", "Document", "Failure"]
+    assert records[2].error == "RequestFailed" and "not a chat completion" in records[2].message
