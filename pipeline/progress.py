@@ -188,7 +188,9 @@ def _duration(seconds: float | None) -> str:
 def plain_line(figures: dict) -> str:
     """One progress line for logs: read, rate, bytes of total, ETA, kept, removals per stage."""
     total = figures["total_bytes"]
-    share = f" ({figures['bytes'] / total:.0%})" if total else ""
+    # Only generators (no input files): no bytes to count, no ETA to give.
+    share = f"{_size(figures['bytes'])} of {_size(total)} ({figures['bytes'] / total:.0%}), " if total else ""
+    eta = f"ETA {_duration(figures['eta'])}, " if total else ""
     removed = ", ".join(
         f"{s['stage']} -{s['rejected'] + s['failed']}"
         for s in figures["stages"]
@@ -196,8 +198,7 @@ def plain_line(figures: dict) -> str:
     )
     return (
         f"progress {_duration(figures['elapsed'])}: read {figures['read']:,} docs "
-        f"({figures['rate']:,.0f}/s), {_size(figures['bytes'])} of {_size(total)}{share}, "
-        f"ETA {_duration(figures['eta'])}, kept {figures['kept']:,}"
+        f"({figures['rate']:,.0f}/s), {share}{eta}kept {figures['kept']:,}"
         + (f"; removed: {removed}" if removed else "")
     )
 

@@ -36,6 +36,9 @@ def test_snapshot_derives_kept_per_stage_and_eta():
     assert figures["rate"] == 10.0 and figures["eta"] == 30.0
     line = plain_line(figures)
     assert "read 100 docs (10/s), 250 B of 1000 B (25%), ETA 0m30s" in line and "a -8, b -9" in line
+    generators_only = Channel("unused", ["a"], total_bytes=0)  # no input file: no bytes, no ETA
+    line = plain_line(snapshot(generators_only, Counter({"read": 30, "kept": 12}), elapsed=6.0))
+    assert line == "progress 0m06s: read 30 docs (5/s), kept 12"
 
 
 def test_plain_progress_lines_when_not_a_terminal(tmp_path, capsys):
