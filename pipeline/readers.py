@@ -59,6 +59,10 @@ _SURROGATE_ESCAPE_TEXT = re.compile(_SURROGATE_ESCAPE.pattern.decode())
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
+class TruncatedInput(EOFError):
+    """A compressed file cut short (or corrupt) before its first bytes decompress."""
+
+
 class InputError(ValueError):
     """An input that cannot be read at all (missing file, unknown format); names the file."""
 
@@ -410,8 +414,8 @@ def _open_decompressed(
         with _decompressor(raw, compression) as handle:
             try:
                 head = handle.peek(4)[:4]
-            except (OSError, EOFError, zlib.error):  # cut short or corrupt: the reading says so
-                head = b""
+            except (OSError, EOFError, zlib.error) as error:  # reading on would give b"", not the error
+                raise TruncatedInput(one_line(error)) from None
             refuse_wide_text(head)
             yield handle
 

@@ -125,6 +125,18 @@ COMPRESSORS = {
 
 
 @pytest.mark.parametrize("codec", COMPRESSORS)
+@pytest.mark.parametrize("name", ["a.jsonl", "a.json", "a.txt"])
+def test_a_file_cut_inside_its_compression_header_is_one_failure_not_an_empty_file(tmp_path, codec, name):
+    """Found by hypothesis: a read after the first failed one gave b"", so the file read as empty."""
+    packed = COMPRESSORS[codec](b'{"id": "1", "text": "a"}\n')
+    suffix = {"gzip": ".gz", "zstd": ".zst", "bzip2": ".bz2", "xz": ".xz"}[codec]
+    path = tmp_path / (name + suffix)
+    path.write_bytes(packed[:5])
+    (record,) = read_all(path)
+    assert isinstance(record, Failure) and record.error == "TruncatedInput"
+
+
+@pytest.mark.parametrize("codec", COMPRESSORS)
 @pytest.mark.parametrize("name", ["data.jsonl", "data.json", "crawl.warc", "crawl.wet"])
 def test_a_compressed_file_named_as_plain_is_one_failure_saying_what_to_do(tmp_path, codec, name):
     body = "".join(json.dumps({"id": str(i), "text": "word " * 50}) + "\n" for i in range(2000)).encode()
