@@ -254,10 +254,10 @@ def _balance(tokens: list[Token], first: bool, last: bool) -> list[Token]:
 
 
 def _check_run(
-    sides: list[list[Token]], clean_ends: bool, rounded: set[Number], results: list[Number]
+    sides: list[list[Token]], clean_ends: bool, rounded: set[Number], results: list[Number] | None
 ) -> tuple[int, str | None]:
     """Check adjacent sides of one chain; returns (checked pairs, first failure or None) and adds
-    the values of the sides of correct pairs to `results`."""
+    the values of the sides of correct pairs to `results` (when given)."""
     checked = 0
     usable: list[_Side | None] = []
     for k, tokens in enumerate(sides):
@@ -282,7 +282,8 @@ def _check_run(
         checked += 1
         if not ok:
             return checked, f"{left.text} = {right.text}"
-        results.extend(_side_values(left) + _side_values(right))
+        if results is not None:
+            results.extend(_side_values(left) + _side_values(right))
     return checked, None
 
 
@@ -331,14 +332,15 @@ class StepCheck(NamedTuple):
 
     checked: int  # equalities checked
     bad: str | None  # the first wrong one
-    results: list[Number]  # the values the correct ones establish
+    results: list[Number] | None  # the values the correct ones establish, when asked for
 
 
-def check_steps(solution: str, problem: str = "") -> StepCheck:
-    """Check every calculator annotation and arithmetic equation chain."""
+def check_steps(solution: str, problem: str = "", collect: bool = False) -> StepCheck:
+    """Check every calculator annotation and arithmetic equation chain; `collect`: also gather the
+    values the correct ones establish."""
     checked = 0
     rounded: set[Number] = set()
-    results: list[Number] = []
+    results: list[Number] | None = [] if collect else None
     for m in ANNOTATION.finditer(solution):
         body = m.group(1)
         if "=" not in body:

@@ -104,7 +104,7 @@ class MathVerifier:
             return reject("no_answer", "no \\boxed{}, '####' or 'the answer is' in the solution")
         checked, results = 0, []
         if self.check_steps:
-            checked, bad, results = check_steps(solution, str(meta.get("problem") or ""))
+            checked, bad, results = check_steps(solution, str(meta.get("problem") or ""), reference is None)
             if bad:
                 return reject("bad_step", bad)
         if reference is None:
