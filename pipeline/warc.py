@@ -21,6 +21,8 @@ WARC_MAGIC = b"WARC/"
 RECORD_START = b"\nWARC/"
 READ_CHUNK = 1 << 20
 MAX_DECODED_BYTES = 64 << 20  # an HTTP body decoding to more is a failure, not a page
+MAX_HELD_BLOCK = 64 << 20  # a longer record block (a video in a wget WARC) is passed over, not held
+HEAD_BYTES = 64 << 10  # what is kept of a block passed over: its HTTP headers and first bytes
 CUT_SHORT = "the body ends before its compressed stream does"
 # resiliparse's main-content pass takes time quadratic in <div>/<article> nesting (10,000 deep:
 # 4.4 CPU-s, 20,000: 17); real pages nest tens deep, browsers stop nesting at 512.
@@ -64,6 +66,22 @@ class _Buffer:
         self.base += self.pos
         self.pos = 0
         return have >= needed
+
+    def pass_over(self, count: int) -> bool:
+        """Drop the next `count` bytes, a read at a time; False, stopped there, where a record start
+        (`\nWARC/`) comes first: then the Content-Length was wrong."""
+        left = count
+        while left > 0:
+            if self.pos >= len(self.data) and not self.fill(1):
+                return True  # the stream ends first: the boundary check says so
+            found = self.data.find(RECORD_START, self.pos, self.pos + left)
+            if found >= 0:
+                self.pos = found
+                return False
+            step = min(left, len(self.data) - self.pos)
+            self.pos += step
+            left -= step
+        return True
 
     def find(self, pattern: bytes, limit: int = 64 << 20) -> int:
         """Index (relative to pos) of `pattern`, reading ahead up to `limit` bytes; -1 if absent."""
@@ -160,6 +178,11 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             length = int(headers.get("content-length", ""))
         except ValueError:
             length = -1
+        head = None  # the first bytes of a block too long to hold, passed over
+        if length > MAX_HELD_BLOCK:
+            buffer.fill(HEAD_BYTES)
+            head = buffer.data[buffer.pos : buffer.pos + HEAD_BYTES]
+            length = 0 if buffer.pass_over(length) else -1
         # A record is well formed when its block is followed by two line ends and the next record (or EOF).
         gap = 0
         if length >= 0:
@@ -183,9 +206,9 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
                 return
             buffer.take(next_record + 1)
             continue
-        block = buffer.take(length)
+        block = buffer.take(length) if head is None else head
         buffer.take(gap)
-        record = _warc_block_to_record(headers, block, path, start, fmt, html_extractor)
+        record = _warc_block_to_record(headers, block, path, start, fmt, html_extractor, head is None)
         if record is not None:
             yield record
 
@@ -196,8 +219,10 @@ def _is_document_record(headers: dict[str, str], fmt: str) -> bool:
 
 
 def _warc_block_to_record(
-    headers: dict[str, str], block: bytes, path: str, offset: int, fmt: str, html_extractor: str
+    headers: dict[str, str], block: bytes, path: str, offset: int, fmt: str, html_extractor: str, whole: bool
 ) -> Record | None:
+    """A document, rejection or failure from a record's block (only its first bytes when not
+    `whole`: enough to tell HTML from the rest); None for records that are not documents."""
     warc_type = headers.get("warc-type", "")
     url = normalize_url(headers.get("warc-target-uri"))
     doc_id = headers.get("warc-record-id", "").strip("<>") or f"{path}@{offset}"
@@ -205,6 +230,8 @@ def _warc_block_to_record(
     if not _is_document_record(headers, fmt):
         return None  # warcinfo, request, metadata, revisit: not documents
     if warc_type == "conversion":
+        if not whole:
+            return _too_large(doc_id, path, headers)
         text = block.decode("utf-8", errors="replace")
         return Document(doc_id, text, source=path, url=url, metadata=metadata)
     status_end, terminator = _head_end(block)
@@ -218,6 +245,8 @@ def _warc_block_to_record(
         (b"<!doctype html", b"<html")
     ):
         return Rejection(doc, READ_STAGE, "not_html", f"content-type={content_type or 'none'}")
+    if not whole:
+        return _too_large(doc_id, path, headers)
     try:
         payload = _decode_transfer(payload, http_headers)
     except (zlib.error, ValueError, EOFError, OSError) as error:
@@ -229,6 +258,12 @@ def _warc_block_to_record(
     if not text.strip():
         return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(payload)} bytes of HTML")
     return doc.with_text(text)
+
+
+def _too_large(doc_id: str, path: str, headers: dict[str, str]) -> Failure:
+    length = int(headers["content-length"])
+    why = f"a block of {length:,} bytes, longer than the {MAX_HELD_BLOCK:,} read whole: passed over"
+    return Failure(doc_id, path, READ_STAGE, "RecordTooLarge", why)
 
 
 def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:

@@ -70,3 +70,34 @@ def test_blocks_nested_inside_tables_are_counted_as_the_parser_nests_them(tmp_pa
     deep, fine = read_all(path)
     assert isinstance(deep, Failure) and deep.error == "HtmlTooDeep" and "1,500 deep" in deep.message
     assert isinstance(fine, Document) and "real paragraph" in fine.text
+
+
+def test_a_block_too_long_to_hold_is_passed_over_and_judged_by_its_first_bytes(tmp_path, monkeypatch):
+    """A 300 MB video in a wget WARC took 1.1 GB to read; now it is passed over a read at a time."""
+    from pipeline import warc
+
+    monkeypatch.setattr(warc, "MAX_HELD_BLOCK", 4_000)
+    monkeypatch.setattr(warc, "HEAD_BYTES", 500)
+    video = _response(b"\x00\x01" * 5_000, "video/mp4")
+    page = _response(b"<html><body><p>" + b"A long page of text. " * 400 + b"</p></body></html>")
+    liar = _warc_record("response", _response(b"<html>short</html>"), length=10**10)  # says 10 GB
+    plain = [_warc_record("response", _response(HTML)) for _ in range(4)]
+    path = tmp_path / "mirror.warc"
+    path.write_bytes(
+        b"".join(
+            [plain[0], _warc_record("response", video), plain[1], _warc_record("response", page), plain[2]]
+            + [liar, plain[3]]
+        )
+    )
+    found = read_all(path)
+    outcomes = [(type(r).__name__, getattr(r, "reason", None) or getattr(r, "error", None)) for r in found]
+    assert outcomes == [
+        ("Document", None),
+        ("Rejection", "not_html"),
+        ("Document", None),
+        ("Failure", "RecordTooLarge"),
+        ("Document", None),
+        ("Failure", "BadContentLength"),
+        ("Document", None),
+    ]
+    assert found[3].message == "a block of 8,492 bytes, longer than the 4,000 read whole: passed over"
