@@ -101,3 +101,16 @@ def test_a_block_too_long_to_hold_is_passed_over_and_judged_by_its_first_bytes(t
         ("Document", None),
     ]
     assert found[3].message == "a block of 8,492 bytes, longer than the 4,000 read whole: passed over"
+
+
+def test_a_wet_text_too_long_to_hold_is_one_failure_and_the_next_is_read(tmp_path, monkeypatch):
+    from pipeline import warc
+
+    monkeypatch.setattr(warc, "MAX_HELD_BLOCK", 4_000)
+    path = tmp_path / "crawl.wet"
+    path.write_bytes(
+        _warc_record("conversion", b"word " * 2_000) + _warc_record("conversion", b"a short text")
+    )
+    long, short = read_all(path)
+    assert isinstance(long, Failure) and long.error == "RecordTooLarge"
+    assert isinstance(short, Document) and short.text == "a short text"
