@@ -131,3 +131,13 @@ def test_hive_partition_folders_become_metadata_fields_and_a_record_s_own_field_
     assert docs["1"].metadata == {"lang": "en", "year": "2024"}
     assert docs["2"].metadata == {"lang": "pt-BR", "year": 1999}
     assert docs["1"].source == str(english / "part-0.parquet")
+
+
+def test_only_whole_key_value_folders_are_partitions():
+    from pipeline.readers import hive_partitions
+
+    assert hive_partitions("s3://b/data/lang=en/a=b=c/2024=x/year=/part-0.parquet") == {
+        "lang": "en",
+        "year": "",
+    }
+    assert hive_partitions("lang=en.jsonl") == {}  # a file name is no folder
