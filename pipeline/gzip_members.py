@@ -47,11 +47,6 @@ class GzipMembers(io.RawIOBase):
         """Up to `size` bytes, those of one member at most (no buffer of `size` made up front)."""
         return self.readall() if size is None or size < 0 else self._decompressed(size)
 
-    def readinto(self, buffer) -> int:
-        data = self._decompressed(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
     def _decompressed(self, size: int) -> bytes:
         """Up to `size` decompressed bytes (b"" at the end of the stream)."""
         while True:

@@ -30,12 +30,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from pipeline import fileio
-from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
+from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers
 from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.record_fields import record_to_document
-from pipeline.warc import HtmlTooDeep, extract_html_text, read_warc
+from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import open_zstd
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -186,9 +186,7 @@ def read_split(split: Split, config: InputConfig, position: ReadPosition | None 
     if not partitions:
         return records
     return (
-        replace(record, metadata={**partitions, **record.metadata})
-        if isinstance(record, Document)
-        else record
+        record.replace(metadata={**partitions, **record.metadata}) if isinstance(record, Document) else record
         for record in records
     )
 
@@ -321,14 +319,7 @@ def _read_html_file(path: str, compression: str | None, position: ReadPosition, 
     the page itself); its path is its id and source."""
     with _open_decompressed(path, compression, position) as handle:
         html = handle.read()
-    doc = Document(id=path, text="", source=path)
-    try:
-        text = extract_html_text(html, "", extractor)
-    except HtmlTooDeep as error:
-        return Failure(path, path, READ_STAGE, "HtmlTooDeep", str(error))
-    if not text.strip():
-        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(html)} bytes of HTML")
-    return doc.with_text(text)
+    return page_record(Document(id=path, text="", source=path), html, "", extractor)
 
 
 def _count_newlines(handle, end: int) -> int:

@@ -251,12 +251,18 @@ def _warc_block_to_record(
         payload = _decode_transfer(payload, http_headers)
     except (zlib.error, ValueError, EOFError, OSError) as error:
         return Failure(doc_id, path, READ_STAGE, "BadHttpEncoding", one_line(error))
+    return page_record(doc, payload, content_type, html_extractor)
+
+
+def page_record(doc: Document, html: bytes, content_type: str, extractor: str) -> Record:
+    """`doc` with the main text of its HTML page; `no_text_extracted` when the page has none,
+    `HtmlTooDeep` when its blocks nest too deep to extract."""
     try:
-        text = extract_html_text(payload, content_type, html_extractor)
+        text = extract_html_text(html, content_type, extractor)
     except HtmlTooDeep as error:
-        return Failure(doc_id, path, READ_STAGE, "HtmlTooDeep", str(error))
+        return Failure(doc.id, doc.source, READ_STAGE, "HtmlTooDeep", str(error))
     if not text.strip():
-        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(payload)} bytes of HTML")
+        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(html)} bytes of HTML")
     return doc.with_text(text)
 
 
