@@ -153,7 +153,8 @@ def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileI
         if not matched:
             relative = fileio.is_local(pattern) and not os.path.isabs(pattern)
             where = f" (relative to the working directory {os.getcwd()})" if relative else ""
-            raise InputError(f"{pattern}: no input file matches{where}")
+            brackets = "; [...] in a glob matches one character of a set: write a literal [ as [[]"
+            raise InputError(f"{pattern}: no input file matches{where}{brackets if '[' in pattern else ''}")
         files.update(matched)
     return dict(sorted(files.items()))
 

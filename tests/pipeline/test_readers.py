@@ -54,6 +54,15 @@ def test_missing_input_names_the_pattern(tmp_path, monkeypatch):
         expand_paths(["nothing/x"])
 
 
+def test_a_glob_through_a_folder_named_with_brackets_says_how_to_escape_them(tmp_path):
+    folder = tmp_path / "crawl [2024]"
+    folder.mkdir()
+    (folder / "a.jsonl").write_text('{"text": "x"}\n')
+    with pytest.raises(InputError, match=r"write a literal \[ as \[\[\]"):
+        expand_paths([f"{folder}/*.jsonl"])
+    assert expand_paths([f"{tmp_path}/crawl [[]2024]/*.jsonl"]) == [str(folder / "a.jsonl")]
+
+
 def test_bad_records_become_failures_and_the_rest_is_read(tmp_path):
     path = tmp_path / "bad.jsonl"
     lines = [
