@@ -332,32 +332,50 @@ class StepCheck(NamedTuple):
 
     checked: int  # equalities checked
     bad: str | None  # the first wrong one
-    results: list[Number] | None  # the values the correct ones establish, when asked for
+    results: (
+        list[Number] | None
+    )  # when asked for: the values established on the last line that has a correct step
+
+
+def _on_line(values: dict[int, list[Number]] | None, line: int) -> list[Number] | None:
+    """The list collecting the values established on `line` (None: not collecting)."""
+    return None if values is None else values.setdefault(line, [])
+
+
+def _last_line(values: dict[int, list[Number]] | None) -> list[Number] | None:
+    """The values established on the last line that established any."""
+    if values is None:
+        return None
+    lines = [line for line, found in values.items() if found]
+    return values[max(lines)] if lines else []
 
 
 def check_steps(solution: str, problem: str = "", collect: bool = False) -> StepCheck:
     """Check every calculator annotation and arithmetic equation chain; `collect`: also gather the
-    values the correct ones establish."""
+    values that the correct ones on the solution's last line holding any establish (its final
+    computation; lines as in the solution, LaTeX chains continued with `\\\\` counting as one)."""
     checked = 0
     rounded: set[Number] = set()
-    results: list[Number] | None = [] if collect else None
+    values: dict[int, list[Number]] | None = {} if collect else None
+    line, counted = 0, 0  # the line of an annotation: newlines before it
     for m in ANNOTATION.finditer(solution):
+        line, counted = line + solution.count("\n", counted, m.start()), m.start()
         body = m.group(1)
         if "=" not in body:
             continue
         sides = _split_sides(tokenize(delatex(body) if "\\" in body else body))
         if any(t.kind in ("word", "other") for side in sides for t in side):
             continue
-        n, bad = _check_run(sides, True, rounded, results)
+        n, bad = _check_run(sides, True, rounded, _on_line(values, line))
         checked += n
         if bad:
-            return StepCheck(checked, f"calculator step <<{body}>>", results)
+            return StepCheck(checked, f"calculator step <<{body}>>", _last_line(values))
     if _CUSTOM_NOTATION.search(problem):
-        return StepCheck(checked, None, results)
-    for line in _text_for_steps(solution).split("\n"):
-        if "=" not in line:
+        return StepCheck(checked, None, _last_line(values))
+    for number, text in enumerate(_text_for_steps(solution).split("\n")):
+        if "=" not in text:
             continue
-        tokens = tokenize(line)
+        tokens = tokenize(text)
         if len(tokens) > 1 and tokens[0].kind == "op" and tokens[1].spaced:  # a bullet: `- 5 + 3 = 8`
             tokens = tokens[1:]
             tokens[0].spaced = True
@@ -369,8 +387,8 @@ def check_steps(solution: str, problem: str = "", collect: bool = False) -> Step
                 sides[0] = []
             if end_dirty:
                 sides[-1] = []
-            n, bad = _check_run(sides, False, rounded, results)
+            n, bad = _check_run(sides, False, rounded, _on_line(values, number))
             checked += n
             if bad:
-                return StepCheck(checked, f"equation {bad}", results)
-    return StepCheck(checked, None, results)
+                return StepCheck(checked, f"equation {bad}", _last_line(values))
+    return StepCheck(checked, None, _last_line(values))

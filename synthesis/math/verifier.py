@@ -19,9 +19,11 @@
    wall-clock timeout (sympy can hang; the worker is killed and restarted).
 
 Without a reference answer a solution is admitted only if every checked step is correct and its final
-answer is the value of one of them (a side of a correct equality, up to exact or 1e-9 relative
-agreement): otherwise nothing would have verified the answer (GSM8K's 7,473 training solutions with
-their final answer changed: 98.6 % were admitted on their correct steps alone, 3.7 % now).
+answer is a value its last computation established (a side of a correct equality on the last line
+that has one, up to exact or 1e-9 relative agreement): otherwise nothing would have verified the
+answer. GSM8K's 7,473 training solutions with their final answer changed were admitted at 98.6 % on
+their correct steps alone, at 3.7 % when any step's value counted (the changed answer was often an
+intermediate value), and at 0.07 % with the last computation's.
 
 Reasons: `wrong_answer`, `bad_step`, `no_answer`, `unparseable`.
 """
@@ -113,8 +115,8 @@ class MathVerifier:
             if not _established(raw, results):
                 return reject(
                     "no_answer",
-                    f"no reference answer, and the final answer {raw!r} is the value of no checked step: "
-                    "nothing verified it",
+                    f"no reference answer, and the final answer {raw!r} is not a value that the last "
+                    "checked step establishes: nothing verified it",
                 )
             return KEEP
         try:
@@ -134,7 +136,7 @@ class MathVerifier:
 
 
 def _established(raw: str, results: list[Number]) -> bool:
-    """Whether a final answer is a number that one of the checked steps computed."""
+    """Whether a final answer is one of the `results` of the last computation."""
     answer = normalize_answer(raw)
     value: Number | None = answer.value
     if value is None:

@@ -202,7 +202,11 @@ def test_without_reference_steps_must_verify(verifier):
     ("solution", "keep"),
     [
         ("48/2 = <<48/2=24>>24 in May, 48+24 = <<48+24=72>>72 in all.\n#### 72", True),
-        ("48/2 = <<48/2=24>>24 in May, 48+24 = <<48+24=72>>72 in all.\n#### 24", True),  # a step's value
+        ("48/2 = <<48/2=24>>24 in May, 48+24 = <<48+24=72>>72 in all.\n#### 24", True),  # on the last line
+        ("48/2 = <<48/2=24>>24 in May.\n48+24 = <<48+24=72>>72 in all.\n#### 24", False),  # an earlier line's
+        ("$48/2 = 24$ in May.\n\n$48+24 = 72$ in all, $\\boxed{24}$", False),  # chains alike
+        ("$48/2 = 24$ in May.\n\n$48+24 = 72$ in all, $\\boxed{72}$", True),
+        ("48+24 = 72 in all, 48/2 = <<48/2=24>>24 in May.\nSo 24.\n#### 72", True),  # one line, either kind
         ("48/2 = <<48/2=24>>24 in May, 48+24 = <<48+24=72>>72 in all.\n#### 73", False),
         ("48/2 = <<48/2=24>>24 in May, so 72 in all.\n#### 72", False),  # 72 computed by no step
         ("Chances: 30% * 50% = 15%.\n#### 15", True),  # a percentage as written
@@ -211,10 +215,10 @@ def test_without_reference_steps_must_verify(verifier):
         ("Half is 10**400/2 = <<10**400/2=5*10**399>>5*10**399.\n#### \\sqrt{2}", False),  # too big a float
     ],
 )
-def test_without_reference_the_answer_must_be_what_a_checked_step_computed(verifier, solution, keep):
+def test_without_reference_the_answer_must_be_what_the_last_checked_step_computed(verifier, solution, keep):
     verdict = verifier.check(math_doc(solution))
     assert verdict.keep == keep
-    assert keep or (verdict.reason == "no_answer" and "the value of no checked step" in verdict.detail)
+    assert keep or (verdict.reason == "no_answer" and "the last checked step" in verdict.detail)
 
 
 def test_step_checking_can_be_disabled():
