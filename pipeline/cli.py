@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from pipeline.fileio import user_path
 from pipeline.inspect import read_manifest, summary
 from pipeline.malloc import tune_malloc
 from pipeline.readers import FORMATS
@@ -66,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="GLOB",
         help="input files (several globs, option may be repeated); replace [input] paths",
     )
-    run.add_argument("--output", default="out", help="output folder (default: ./out)")
+    run.add_argument("--output", type=user_path, default="out", help="output folder (default: ./out)")
     run.add_argument("--text-field", help="field holding the text (replaces [input] text_field)")
     run.add_argument("--id-field", help="field holding the id (replaces [input] id_field)")
     run.add_argument("--url-field", help="field holding the URL (replaces [input] url_field)")
@@ -90,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="checkpoint phases so a rerun resumes (auto: on with the local runner, off on clusters)",
     )
-    run.add_argument("--work-dir", help="checkpoint folder (default: OUTPUT/.gristmill-work)")
+    run.add_argument("--work-dir", type=user_path, help="checkpoint folder (default: OUTPUT/.gristmill-work)")
     run.add_argument("--fresh", action="store_true", help="ignore and delete earlier checkpoints")
     run.add_argument("--keep-work", action="store_true", help="keep the checkpoints after a successful run")
     validate = commands.add_parser(
@@ -100,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="registered stages and generators: doc, parameters, reasons")
     listing.add_argument("stage", nargs="?", help="show only this stage or generator")
     inspect = commands.add_parser("inspect", help="what an output folder holds, and why")
-    inspect.add_argument("directory")
+    inspect.add_argument("directory", type=user_path)
     inspect.add_argument("--reason", help="show rejected documents with this reason code")
     inspect.add_argument("--stage", help="show rejected documents from this stage")
     inspect.add_argument("--failed", action="store_true", help="show failed records")
@@ -109,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--sample", type=_count, default=5, help="how many examples (default 5)")
     inspect.add_argument("--json", action="store_true", help="machine-readable output (docs/inspect.md)")
     report = commands.add_parser("report", help="(re)write DIR/report.html")
-    report.add_argument("directory")
+    report.add_argument("directory", type=user_path)
     commands.add_parser(
         "train-quality", help="train a quality model (see `gristmill train-quality --help`)", add_help=False
     )

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 from typing import BinaryIO, NamedTuple
+from urllib.parse import unquote
 
 # Glob characters quoted as one-character classes. Beam's pattern translation doubles a backslash
 # inside a class, so `[` becomes the class of `\` and `[` (Python warns about `[[]`).
@@ -32,10 +33,27 @@ def is_local(path: str) -> bool:
     return "://" not in path
 
 
+def user_path(path: str) -> str:
+    """A path as people write it, as Beam opens it: `~` expanded (a quoted `'~/data/*.jsonl'`, a
+    recipe's paths, `--output=~/out`), `file:///data` made `/data`."""
+    if path.startswith(("file:///", "file://localhost/")):
+        path = unquote(path[len("file://") :].removeprefix("localhost"))
+    return os.path.expanduser(path) if is_local(path) else path
+
+
+SCHEME_HINTS = {
+    "http": "; download the files first (Common Crawl's are also at s3://commoncrawl/)",
+    "https": "; download the files first (Common Crawl's are also at s3://commoncrawl/)",
+    "s3a": "; write s3:// (Hadoop's s3a:// names the same objects)",
+    "s3n": "; write s3:// (Hadoop's s3n:// names the same objects)",
+}
+
+
 def check_filesystem(path: str, what: str) -> None:
     """Raise UnsupportedFilesystem, one line naming `what` (`--output`) and the path, when Beam
     cannot serve `path`: an unknown scheme, or one whose filesystem's package is not installed
     (Beam's own errors are a traceback or a hint at apache-beam[gcp] whatever the scheme)."""
+    path = user_path(path)
     if is_local(path):
         return
     from apache_beam.io.filesystem import BeamIOError
@@ -49,6 +67,7 @@ def check_filesystem(path: str, what: str) -> None:
         raise UnsupportedFilesystem(
             f"{what} {path}: cannot use {scheme}:// paths ({cause}); gristmill reads and writes local "
             "paths, s3:// (apache-beam[aws]), gs:// (apache-beam[gcp]) and other filesystems Beam has installed"
+            + SCHEME_HINTS.get(scheme, "")
         ) from None
 
 

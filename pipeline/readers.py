@@ -138,14 +138,15 @@ def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
 
 def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileInfo]:
     """Files matching the globs, sorted, with size and modification time (one listing per glob);
-    a pattern matching nothing is an error, unless it is the name of a file (`data[1].jsonl`)."""
+    a pattern matching nothing is an error, unless its brackets name themselves (`data[1].jsonl`,
+    `crawl [2024]/*.jsonl`)."""
     files: dict[str, fileio.FileInfo] = {}
-    for pattern in patterns:
+    for pattern in map(fileio.user_path, patterns):
         if pattern.endswith("/"):  # Beam lists a local folder's files, but every object under a prefix
             raise InputError(f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern}*.jsonl'")
         matched = fileio.listing(pattern)
-        if not matched and fileio.escape(pattern) != pattern:
-            matched = fileio.listing(fileio.escape(pattern))
+        if not matched and "[" in pattern:
+            matched = fileio.listing(pattern.replace("[", fileio.escape("[")))
         if not matched and fileio.is_local(pattern) and os.path.isdir(pattern):
             raise InputError(
                 f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
@@ -153,8 +154,7 @@ def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileI
         if not matched:
             relative = fileio.is_local(pattern) and not os.path.isabs(pattern)
             where = f" (relative to the working directory {os.getcwd()})" if relative else ""
-            brackets = "; [...] in a glob matches one character of a set: write a literal [ as [[]"
-            raise InputError(f"{pattern}: no input file matches{where}{brackets if '[' in pattern else ''}")
+            raise InputError(f"{pattern}: no input file matches{where}")
         files.update(matched)
     return dict(sorted(files.items()))
 

@@ -128,6 +128,31 @@ def test_a_path_no_installed_filesystem_serves_is_one_line(tmp_path, capsys, thr
     assert f"output folder {path}: cannot use" in capsys.readouterr().err
 
 
+def test_home_folders_and_file_uris_are_local_paths(tmp_path, capsys, three_files, monkeypatch):
+    """A quoted '~/data/*.jsonl', `--output=~/out` (no shell expands either) and a file:// URI."""
+    recipe, (a, b, _) = three_files
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    args = ["--input", "~/a.jsonl", f"file://{b}", "--output=~/o"]
+    assert main(["run", "--quiet", "--recipe", str(recipe), *args, *IN_PROCESS]) == 0
+    assert "read 2, kept 2" in capsys.readouterr().out
+    assert (tmp_path / "o" / "manifest.json").exists() and not (tmp_path / "~").exists()
+    assert main(["inspect", "~/o"]) == 0 and "read 2, kept 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "path, hint",
+    [
+        ("https://data.commoncrawl.org/x.warc.gz", "download the files first"),
+        ("s3a://b/x.jsonl", "write s3://"),
+    ],
+)
+def test_a_web_or_hadoop_path_says_what_to_do_instead(capsys, three_files, path, hint):
+    recipe, _ = three_files
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--input", path]) == 2
+    assert hint in capsys.readouterr().err
+
+
 def test_a_misspelled_option_is_an_error_naming_it(tmp_path, capsys, three_files):
     recipe, (a, _, _) = three_files
     code = main(["run", "--recipe", str(recipe), "--input", a, "--ouptut", str(tmp_path / "o")])

@@ -54,13 +54,16 @@ def test_missing_input_names_the_pattern(tmp_path, monkeypatch):
         expand_paths(["nothing/x"])
 
 
-def test_a_glob_through_a_folder_named_with_brackets_says_how_to_escape_them(tmp_path):
+def test_brackets_that_match_nothing_as_a_glob_are_read_as_names(tmp_path):
     folder = tmp_path / "crawl [2024]"
     folder.mkdir()
-    (folder / "a.jsonl").write_text('{"text": "x"}\n')
-    with pytest.raises(InputError, match=r"write a literal \[ as \[\[\]"):
-        expand_paths([f"{folder}/*.jsonl"])
-    assert expand_paths([f"{tmp_path}/crawl [[]2024]/*.jsonl"]) == [str(folder / "a.jsonl")]
+    for name in ("a.jsonl", "b[1].jsonl"):
+        (folder / name).write_text('{"text": "x"}\n')
+    assert expand_paths([f"{folder}/*.jsonl"]) == [str(folder / "a.jsonl"), str(folder / "b[1].jsonl")]
+    assert expand_paths([f"{folder}/b[1].jsonl"]) == [str(folder / "b[1].jsonl")]
+    (tmp_path / "data1.jsonl").write_text('{"text": "x"}\n')
+    (tmp_path / "data[1-2].jsonl").write_text('{"text": "x"}\n')
+    assert expand_paths([f"{tmp_path}/data[1-2].jsonl"]) == [str(tmp_path / "data1.jsonl")]  # a glob first
 
 
 def test_bad_records_become_failures_and_the_rest_is_read(tmp_path):
