@@ -110,6 +110,16 @@ def _typed_table(cls, table: dict[str, Any], where: str, types: dict[str, tuple]
     return cls(**table)
 
 
+def _recipe_hint(path: str) -> str:
+    """Where the recipe meant by a missing `path` may be: with `.toml` added, or shipped."""
+    toml = Path(f"{path}.toml")
+    shipped = sorted(DEFAULT_RECIPE.parent.glob("*.toml"))
+    same = [toml] if toml.exists() else [recipe for recipe in shipped if recipe.stem == Path(path).stem]
+    if same:
+        return f" (did you mean {same[0]}?)"
+    return f" (shipped recipes: {', '.join(map(str, shipped))})" if shipped else ""
+
+
 def load_recipe(path: str | Path, input_paths: list[str] | None = None) -> Recipe:
     """Parse and validate a recipe; `input_paths` (from --input) replaces `[input] paths`."""
     path = str(path)
@@ -117,7 +127,7 @@ def load_recipe(path: str | Path, input_paths: list[str] | None = None) -> Recip
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
     except FileNotFoundError:
-        raise ConfigError(f"{path}: recipe file not found") from None
+        raise ConfigError(f"{path}: recipe file not found{_recipe_hint(path)}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except UnicodeDecodeError as error:

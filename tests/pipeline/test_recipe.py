@@ -1,6 +1,6 @@
 import pytest
 
-from pipeline.recipe import build_recipe, load_recipe
+from pipeline.recipe import DEFAULT_RECIPE, build_recipe, load_recipe
 from pipeline.stages import ConfigError
 
 
@@ -76,8 +76,12 @@ def test_input_override_and_file_errors(tmp_path):
     path = tmp_path / "r.toml"
     path.write_text('[input]\npaths = ["a.jsonl"]\n[[stage]]\nuse = "length"\n')
     assert load_recipe(path, ["b.jsonl"]).input.paths == ("b.jsonl",)
-    with pytest.raises(ConfigError, match="recipe file not found"):
+    with pytest.raises(ConfigError, match="recipe file not found .shipped recipes: .*default.toml"):
         load_recipe(tmp_path / "missing.toml")
+    with pytest.raises(ConfigError, match=f"did you mean {path}"):
+        load_recipe(tmp_path / "r")
+    with pytest.raises(ConfigError, match=f"did you mean {DEFAULT_RECIPE.parent / 'fineweb.toml'}"):
+        load_recipe("fineweb")
     path.write_text("[input\n")
     with pytest.raises(ConfigError, match="invalid TOML"):
         load_recipe(path)
