@@ -1,7 +1,8 @@
 """A multi-member gzip stream that reads on past a corrupt member.
 
-WARC files are gzipped one record per member (Common Crawl's hold ~40,000), so one damaged member
-need not cost the rest of the file. `GzipMembers` decompresses member by member; where a member
+WARC files are gzipped one record per member (Common Crawl's hold ~40,000), and JSON Lines joined
+with `cat` or written by bgzip hold many too, so one damaged member need not cost the rest of the
+file. `GzipMembers` decompresses member by member; where a member
 does not decompress it notes the damage, looks for the next member header in the compressed bytes
 and goes on from there. A stream cut short inside a member still raises EOFError, as `gzip` does.
 """
@@ -10,9 +11,10 @@ from __future__ import annotations
 
 import io
 import zlib
+from collections.abc import Iterator
 from typing import NamedTuple
 
-from pipeline.document import one_line
+from pipeline.document import READ_STAGE, Failure, one_line
 
 MEMBER_HEADER = b"\x1f\x8b\x08"  # ID1, ID2, CM = deflate (RFC 1952)
 RESERVED_FLAGS = 0xE0
@@ -27,7 +29,8 @@ class Damage(NamedTuple):
 
 
 class GzipMembers(io.RawIOBase):
-    """The decompressed bytes of a gzip stream, member by member; `damage` lists what was skipped."""
+    """The decompressed bytes of a gzip stream, member by member; `damage` lists what was skipped
+    (`damage_failures` takes it)."""
 
     def __init__(self, raw: io.IOBase) -> None:
         self.raw = raw
@@ -42,6 +45,12 @@ class GzipMembers(io.RawIOBase):
 
     def readable(self) -> bool:
         return True
+
+    def readinto(self, buffer) -> int:
+        """`read` into `buffer` (what `io.BufferedReader` calls)."""
+        data = self._decompressed(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
     def read(self, size: int = -1) -> bytes:
         """Up to `size` bytes, those of one member at most (no buffer of `size` made up front)."""
@@ -117,3 +126,24 @@ class GzipMembers(io.RawIOBase):
         self.input = self.input[start:]
         self.member_start = self.offset
         self.searching = False
+
+
+def members_of(stream: io.IOBase) -> GzipMembers | None:
+    """The `GzipMembers` that `stream` is or buffers, if any."""
+    if isinstance(stream, io.BufferedReader):
+        stream = stream.raw
+    return stream if isinstance(stream, GzipMembers) else None
+
+
+def damage_failures(members: GzipMembers, path: str) -> Iterator[Failure]:
+    """One `CorruptGzipMember` failure per member skipped since the last call."""
+    while members.damage:
+        offset, why = members.damage.pop(0)
+        yield Failure(
+            f"{path}@gzip:{offset}",
+            path,
+            READ_STAGE,
+            "CorruptGzipMember",
+            f"the gzip member at compressed byte {offset:,} does not decompress ({why}); what it held is "
+            "lost, the file is read on from the next member",
+        )

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bz2
 import codecs
-import gzip
 import io
 import json
 import lzma
@@ -32,7 +31,7 @@ from urllib.parse import unquote
 from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
-from pipeline.gzip_members import GzipMembers
+from pipeline.gzip_members import GzipMembers, damage_failures, members_of
 from pipeline.json_array import TOO_DEEP, JsonArray
 from pipeline.record_fields import record_to_document
 from pipeline.warc import page_record, read_warc
@@ -48,6 +47,7 @@ DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
 MAX_LINE_BYTES = 64 << 20  # a longer JSON Lines line is a failure, read past without being held
+GZIP_BUFFER = 1 << 20  # decompressed bytes read ahead (gzip's own reader buffers 8 KiB, then 1 MiB reads)
 ONE_LINE_ARRAY = (
     "a JSON array written on one line (pandas' to_json without lines=True) is read, streamed, from a "
     "file named .json"
@@ -217,7 +217,7 @@ def _read_split_records(split: Split, config: InputConfig, position: ReadPositio
         elif fmt == "html":
             yield _read_html_file(path, compression, position, config.html_extractor)
         else:
-            with _open_decompressed(path, compression, position, members=True) as stream:
+            with _open_decompressed(path, compression, position, unbuffered=True) as stream:
                 yield from read_warc(stream, path, fmt, config.html_extractor)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
         yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
@@ -390,17 +390,18 @@ def _span(line: bytes | int) -> int:
 
 @contextmanager
 def _open_decompressed(
-    path: str, compression: str | None, position: ReadPosition, members: bool = False
+    path: str, compression: str | None, position: ReadPosition, unbuffered: bool = False
 ) -> Iterator[io.BufferedIOBase]:
-    """The decompressed bytes of a file; `members`: gzip read member by member, on past a corrupt
-    one (WARC files), unbuffered so a read gives what decompressed before a cut."""
+    """The decompressed bytes of a file (gzip member by member, on past a corrupt one);
+    `unbuffered`: gzip as `GzipMembers` itself, so a read gives what decompressed before a cut
+    (WARC files, which buffer their own reads)."""
     with fileio.open_read(path) as raw:
         position.follow(raw)
         if compression is None:
             refuse_unreadable(raw, path)
             yield raw
             return
-        if members and compression == "gzip":
+        if unbuffered and compression == "gzip":
             yield GzipMembers(raw)
             return
         with _decompressor(raw, compression) as handle:
@@ -413,8 +414,8 @@ def _open_decompressed(
 
 
 def _decompressor(raw: io.IOBase, compression: str) -> io.BufferedIOBase:
-    if compression == "gzip":
-        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if compression == "gzip":  # member by member: a corrupt one costs only itself (`damage`)
+        return io.BufferedReader(GzipMembers(raw), GZIP_BUFFER)
     if compression == "zstd":
         return open_zstd(raw)
     if compression == "bzip2":
@@ -444,6 +445,7 @@ def _read_json_stream(
                     one_object = len(whole) <= MAX_JSON_OBJECT_BYTES and _parses(whole)
                     lines = iter([whole]) if one_object else chain(_lines(io.BytesIO(whole)), _lines(handle))
         line_number = 0
+        members = members_of(handle)
         try:
             for raw in lines:
                 line_number += 1
@@ -452,12 +454,16 @@ def _read_json_stream(
                     record = _hint_at_a_list_of_records(record, raw, path)
                 if record is not None:
                     yield record
+                if members is not None and members.damage:
+                    yield from damage_failures(members, path)
         except (OSError, EOFError, zlib.error) as error:
             where = f"{path}:{line_number + 1}"
             yield Failure(where, path, READ_STAGE, "TruncatedInput", one_line(error))
         except Exception as error:  # zstd raises its own error types
             where = f"{path}:{line_number + 1}"
             yield Failure(where, path, READ_STAGE, type(error).__name__, one_line(error))
+        if members is not None:
+            yield from damage_failures(members, path)
 
 
 def _parses(raw: bytes) -> bool:

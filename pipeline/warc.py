@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterator
 
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
+from pipeline.gzip_members import damage_failures, members_of
 from pipeline.urls import normalize_url
 from pipeline.zstd_frames import FrameWalker
 
@@ -127,28 +128,16 @@ def read_warc(stream: io.BufferedIOBase, path: str, fmt: str, html_extractor: st
     survives bad Content-Length and corrupt gzip members (`GzipMembers`), and keeps the records
     before a point where the stream broke off."""
     buffer = _Buffer(stream)
-    damage = getattr(stream, "damage", [])  # gzip members skipped
-    reported = 0
+    members = members_of(stream)
     for record in _warc_records(buffer, path, fmt, html_extractor):
         yield record
-        yield from _corrupt_members(path, damage[reported:])
-        reported = len(damage)
+        if members is not None and members.damage:
+            yield from damage_failures(members, path)
     if buffer.error is not None:
         where = f"{path}@{buffer.offset()}"
         yield Failure(where, path, READ_STAGE, "TruncatedInput", one_line(buffer.error))
-    yield from _corrupt_members(path, damage[reported:])
-
-
-def _corrupt_members(path: str, damage: list) -> Iterator[Failure]:
-    for offset, why in damage:
-        yield Failure(
-            f"{path}@gzip:{offset}",
-            path,
-            READ_STAGE,
-            "CorruptGzipMember",
-            f"the gzip member at compressed byte {offset:,} does not decompress ({why}); what it held is "
-            "lost, the file is read on from the next member",
-        )
+    if members is not None:
+        yield from damage_failures(members, path)
 
 
 def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> Iterator[Record]:

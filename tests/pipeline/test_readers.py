@@ -128,6 +128,22 @@ def test_truncated_gzip_keeps_the_records_before_the_damage(tmp_path):
     assert isinstance(records[-1], Failure) and records[-1].error in ("TruncatedInput", "EOFError")
 
 
+def test_a_corrupt_member_of_a_multi_member_jsonl_gz_costs_only_its_own_records(tmp_path):
+    """Concatenated or bgzip-ed JSON Lines: the members after a corrupt one are read (all of the
+    file after it was lost), and the damage is one failure naming where it is."""
+    lines = [json.dumps({"id": str(i), "text": f"record {i} " * 40}) + "\n" for i in range(300)]
+    members = [gzip.compress("".join(lines[k : k + 100]).encode()) for k in (0, 100, 200)]
+    damaged = bytearray(members[1])
+    damaged[20:40] = bytes(range(200, 220))  # deflate data that does not decode
+    path = tmp_path / "m.jsonl.gz"
+    path.write_bytes(members[0] + bytes(damaged) + members[2])
+    records = read_all(path)
+    ids = [r.id for r in records if isinstance(r, Document)]
+    assert ids[:100] == [str(i) for i in range(100)] and ids[-100:] == [str(i) for i in range(200, 300)]
+    corrupt = [r for r in records if isinstance(r, Failure) and r.error == "CorruptGzipMember"]
+    assert [r.id for r in corrupt] == [f"{path}@gzip:{len(members[0])}"]
+
+
 COMPRESSORS = {
     "gzip": gzip.compress,
     "zstd": lambda data: __import__("zstandard").ZstdCompressor().compress(data),
