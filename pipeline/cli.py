@@ -256,8 +256,28 @@ def _validate(path: str) -> int:
         if extra:
             print(f"\n{stage.name}:")
             print(json.dumps(extra, indent=2, default=str))
+    if recipe.output.mixture:
+        _validate_mixture(recipe)
     print(f"\nok: {len(recipe.stages)} stages, {len(recipe.generators)} generators", file=sys.stderr)
     return EXIT_OK
+
+
+def _validate_mixture(recipe) -> None:
+    """Check `[output] mixture` against the recipe's local inputs as `run` will (a pattern that no
+    source matches is an error); with inputs elsewhere or not here, say it was not checked."""
+    from pipeline import fileio
+    from pipeline.preflight import check_mixture
+    from pipeline.readers import InputError, input_files
+
+    if not all(fileio.is_local(path) for path in recipe.input.paths):
+        print("note: [output] mixture not checked: the inputs are not local", file=sys.stderr)
+        return
+    try:
+        inputs = input_files(recipe.input.paths) if recipe.input.paths else {}
+    except InputError as error:
+        print(f"note: [output] mixture not checked: {error}", file=sys.stderr)
+        return
+    check_mixture(recipe, inputs)
 
 
 def _list(stage: str | None) -> int:

@@ -97,6 +97,24 @@ def test_validate_prints_the_resolved_recipe(tmp_path, capsys):
     }
 
 
+def test_validate_checks_a_mixture_against_the_recipes_local_inputs(tmp_path, capsys):
+    (tmp_path / "web.jsonl").write_text('{"text": "x"}\n')
+
+    def recipe(mixture: str, inputs: list[str]) -> str:
+        path = write_recipe(tmp_path / "r.toml", inputs, STAGES)
+        path.write_text(path.read_text().replace("[output]\n", f"[output]\nmixture = {mixture}\n"))
+        return str(path)
+
+    typo = '{ "*/wbe.jsonl" = 0.5, "*/web.jsonl" = 0.5 }'
+    assert main(["validate", recipe(typo, [str(tmp_path / "*.jsonl")])]) == 2
+    assert "mixture: '*/wbe.jsonl' matches no input file" in capsys.readouterr().err
+    assert main(["validate", recipe('{ "*/web.jsonl" = 1.0 }', [str(tmp_path / "*.jsonl")])]) == 0
+    assert main(["validate", recipe(typo, [str(tmp_path / "elsewhere/*.jsonl")])]) == 0
+    assert "note: [output] mixture not checked: " in capsys.readouterr().err
+    assert main(["validate", recipe(typo, ["s3://bucket/*.jsonl"])]) == 0
+    assert "not checked: the inputs are not local" in capsys.readouterr().err
+
+
 def test_list_shows_docs_params_and_reasons(capsys):
     assert main(["list"]) == 0
     listing = capsys.readouterr().out
