@@ -345,9 +345,11 @@ static int chunk_tokens(int kind, const void *data, Py_ssize_t start, Py_ssize_t
     return status;
 }
 
-/* Passes the tokens of each whitespace chunk of data[0:n) to `sink`, in order. */
+/* Passes the tokens of each whitespace chunk of data[0:n) to `sink`, in order; with a `gap` token,
+ * also where spaCy's tokenizer makes a whitespace token: for a leading run of whitespace, and for
+ * any later run but a single space (`Reference.sentence_tokens`). */
 static int walk_chunks(int kind, const void *data, Py_ssize_t n, const Tokenizer *t, TokenSink sink,
-                       void *state) {
+                       void *state, PyObject *gap) {
     if (memo_owner != t->cache) {
         memo_clear();
         Py_INCREF(t->cache);
@@ -355,7 +357,10 @@ static int walk_chunks(int kind, const void *data, Py_ssize_t n, const Tokenizer
     }
     Py_ssize_t i = 0;
     while (i < n) {
+        Py_ssize_t run = i;
         while (i < n && Py_UNICODE_ISSPACE(READ(i))) i++;
+        if (gap != NULL && i > run && (run == 0 || i - run > 1 || READ(run) != ' ') && sink(state, &gap, 1) < 0)
+            return -1;
         if (i >= n) break;
         uint64_t hash = 0xCBF29CE484222325ULL; /* FNV-1a over code points, then mixed */
         Py_ssize_t j = i;
@@ -407,7 +412,7 @@ static PyObject *split_words(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "UO:split_words", &text, &object) || tokenizer_open(object, &t) < 0) return NULL;
     Tokens tokens = {NULL, 0, 0};
     if (walk_chunks(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &t, collect_tokens,
-                    &tokens) == 0 &&
+                    &tokens, NULL) == 0 &&
         (out = PyList_New(tokens.count)) != NULL) {
         for (Py_ssize_t k = 0; k < tokens.count; k++) PyList_SET_ITEM(out, k, tokens.items[k]); /* steals */
         tokens.count = 0;
@@ -424,13 +429,13 @@ static PyObject *word_count(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "UO:word_count", &text, &object) || tokenizer_open(object, &t) < 0) return NULL;
     Py_ssize_t count = 0;
     int status = walk_chunks(PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text), &t,
-                             count_tokens, &count);
+                             count_tokens, &count, NULL);
     tokenizer_close(&t);
     return status < 0 ? NULL : PyLong_FromSsize_t(count);
 }
 
 /* spaCy's Sentencizer on tokens: a token equal to a sentence-final character ends a sentence, the
- * next token that is not all Unicode punctuation starts one. */
+ * next token that is not all Unicode punctuation (a whitespace token too) starts one. */
 typedef struct {
     Py_ssize_t words, breaks;
     int seen_end;
@@ -618,8 +623,10 @@ static PyObject *c4_lines(PyObject *self, PyObject *args) {
         if (r.policy && hits[2]) continue;
         if (sentences < r.min_sentences) {
             Sentences s = {0, 0, 0};
-            if (walk_chunks(PyUnicode_4BYTE_KIND, line, len, &t, count_sentence_tokens, &s) < 0)
-                goto done;
+            PyObject *gap = PyUnicode_FromOrdinal(' '); /* spaCy's whitespace token, as one space */
+            int status = gap == NULL ? -1 : walk_chunks(PyUnicode_4BYTE_KIND, line, len, &t, count_sentence_tokens, &s, gap);
+            Py_XDECREF(gap);
+            if (status < 0) goto done;
             sentences += s.words ? 1 + s.breaks : 0;
         }
         if (kept++) out[out_len++] = '\n';

@@ -51,6 +51,7 @@ SENTENCE_END_CHARS = frozenset(_PUNCT_DATA["sentence_end (spaCy Sentencizer.defa
 # C4's line rules (datatrove 0.10 `C4QualityFilter`, after TFDS c4_utils): citation markers removed
 # from lines, and the phrases that drop a line.
 CITATION = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
+WHITESPACE_RUN = re.compile(r"(\s+)")
 END_PUNCTUATION = (".", "?", "!", '"', "'")
 POLICY_SUBSTRINGS = (
     "terms of use",
@@ -252,6 +253,20 @@ class Reference:
         return len(Reference.split_words(text, tokenizer))
 
     @staticmethod
+    def sentence_tokens(text: str, tokenizer: _SpacyEnglishTokenizer) -> list[str]:
+        """The tokens spaCy's Sentencizer sees: the words, and a whitespace token (" ") where
+        spaCy's tokenizer makes one, for leading whitespace and for any later run of it but a
+        single space (`a.\tb`, `a.  b`): after a sentence-final token it starts a sentence."""
+        tokens: list[str] = []
+        parts = WHITESPACE_RUN.split(text)  # words, and the runs of whitespace between them
+        for k, part in enumerate(parts):
+            if k % 2 == 0:
+                tokens += Reference.split_words(part, tokenizer) if part else []
+            elif (k == 1 and not parts[0]) or part != " ":
+                tokens.append(" ")
+        return tokens
+
+    @staticmethod
     def sentence_count(words: list[str]) -> int:
         """Sentences as spaCy's Sentencizer counts them on these tokens: a sentence ends at a token
         equal to one sentence-final character, the next starts at the first following token that is
@@ -301,7 +316,7 @@ class Reference:
             if policy and any(phrase in lower for phrase in POLICY_SUBSTRINGS):
                 continue
             if sentences < min_sentences:
-                sentences += Reference.sentence_count(Reference.split_words(line, tokenizer))
+                sentences += Reference.sentence_count(Reference.sentence_tokens(line, tokenizer))
             kept.append(line)
         return None, sentences, "\n".join(kept)
 

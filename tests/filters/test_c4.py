@@ -45,6 +45,21 @@ def test_terminal_punctuation_rule_is_off_by_default_and_switchable():
 
 
 @pytest.mark.parametrize(
+    ("text", "keep"),
+    [
+        ("The end is near. . . . Now we go home.", False),  # sentences=2<5
+        ("The end is near. \t. \t. \t. Now we go home.", True),
+        ("The end is near.  .  .  . Now we go home.", True),
+    ],
+)
+def test_sentences_are_counted_as_spacys_sentencizer_counts_them_with_whitespace_tokens(text, keep):
+    """spaCy makes a token of whitespace that is not one space, and a token that is not punctuation
+    starts a sentence after a full stop: datatrove counts 5 sentences in the second and third lines
+    (2 with single spaces); gristmill counted 2 in all three."""
+    assert c4(text)[0].keep == keep
+
+
+@pytest.mark.parametrize(
     ("text", "reason"),
     [
         (GOOD_TEXT + "\nLorem ipsum dolor sit amet.", "lorem_ipsum"),
