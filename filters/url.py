@@ -7,6 +7,9 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tldextract import TLDExtract
+
+from filters import ut1
 from filters.text_analysis import DATA_DIR
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
@@ -42,10 +45,13 @@ class URLFilter(DocumentStage):
     blocked; a URL word (alphanumeric run, lower-cased) is a banned word; at least
     `soft_word_threshold` URL words are soft-banned; a banned sub-word occurs in the URL reduced
     to lower-case alphanumerics. Shipped lists (`filters/data/url/`, from datatrove / RefinedWeb):
-    banned words, soft-banned words, banned sub-words. The 4.5M-domain UT1 blocklist FineWeb used
-    is not shipped (120 MB); pass it (or any list) with `domain_files`. Documents without a URL
-    are kept. Unlike datatrove, URL words are lower-cased first, so "PORN" matches like "porn",
-    and a blocked domain also blocks its sub-domains at any depth.
+    banned words, soft-banned words, banned sub-words. FineWeb's 4.56M blocked domains and 19.6k
+    URLs (datatrove's integrated UT1 lists, `ut1_lists`) come from the datatrove wheel, which
+    `make` installs without its dependencies (`filters/ut1.py`); more with `domain_files`. Documents
+    without a URL are kept. Unlike datatrove, the host and URL words are lower-cased first, so
+    "PORN" matches like "porn", and a blocked domain also blocks its sub-domains at any depth
+    (datatrove looks up the registered domain and the whole host as written): `datatrove_matching`
+    decides as datatrove does (recipes/fineweb.toml).
     Reasons: `blocked_domain`, `blocked_url`, `banned_word`, `soft_banned_words`, `banned_subword`.
     """
 
@@ -60,9 +66,24 @@ class URLFilter(DocumentStage):
         "soft_banned_words": Param(list[str], [], "extra soft-banned URL words"),
         "banned_subwords": Param(list[str], [], "extra banned URL sub-words"),
         "soft_word_threshold": Param(int, 2, "soft-banned words needed to reject", min=1),
+        "ut1_lists": Param(
+            bool,
+            True,
+            "block FineWeb's 4.56M domains and 19.6k URLs (datatrove's integrated UT1 lists, read from the "
+            "datatrove wheel that `make` installs)",
+        ),
+        "datatrove_matching": Param(
+            bool,
+            False,
+            "decide as datatrove's URLFilter (so FineWeb): host and URL words compared as written (case "
+            "matters), and a listed domain blocks a host equal to it or whose registered domain (Public "
+            "Suffix List) it is; off: both lower-cased, and a listed domain blocks every host under it",
+        ),
     }
 
     def configure(self) -> None:
+        if self.ut1_lists:
+            ut1.asset_path()  # a missing wheel stops the recipe here, not in a worker
         for key in ("domain_files", "url_files"):
             missing = [path for path in getattr(self, key) if not Path(path).is_file()]
             if missing:
@@ -75,10 +96,17 @@ class URLFilter(DocumentStage):
             listed = _read_list(URL_LISTS / file_name) if builtin else []
             return frozenset(filter(None, map(normalize, listed + getattr(self, key))))
 
-        self._domains = frozenset(d.lower().strip(".") for d in self.blocked_domains).union(
+        domains = frozenset(d.lower().strip(".") for d in self.blocked_domains).union(
             *(map(str.lower, _read_list(Path(p))) for p in self.domain_files)
         )
-        self._urls = frozenset(self.blocked_urls).union(*(_read_list(Path(p)) for p in self.url_files))
+        self._domain_lists: list = [domains] if domains else []
+        if self.ut1_lists:
+            self._domain_lists.append(ut1.blocked_domains())
+        # tldextract's bundled Public Suffix List, never fetched; the run stays offline
+        self._extract = TLDExtract(suffix_list_urls=(), cache_dir=None) if self.datatrove_matching else None
+        self._urls = frozenset(self.blocked_urls).union(
+            *(_read_list(Path(p)) for p in self.url_files), ut1.blocked_urls() if self.ut1_lists else ()
+        )
         self._banned = words("banned_words", "banned_words.txt")
         self._soft = words("soft_banned_words", "soft_banned_words.txt")
         subwords = words("banned_subwords", "banned_subwords.txt")
@@ -88,13 +116,13 @@ class URLFilter(DocumentStage):
         url = doc.url
         if not url:
             return KEEP
-        if self._domains:
-            for domain in host_suffixes(url):
-                if domain in self._domains:
+        if self._domain_lists:
+            for domain in self._domains_to_look_up(url):
+                if any(domain in listed for listed in self._domain_lists):
                     return reject("blocked_domain", domain)
         if url in self._urls:
             return reject("blocked_url", url)
-        url_words = set(_NON_ALNUM.split(url.lower()))
+        url_words = set(_NON_ALNUM.split(url if self.datatrove_matching else url.lower()))
         banned = url_words & self._banned
         if banned:
             return reject("banned_word", min(banned))
@@ -106,3 +134,11 @@ class URLFilter(DocumentStage):
             if found:
                 return reject("banned_subword", found.group(0))
         return KEEP
+
+    def _domains_to_look_up(self, url: str) -> list[str]:
+        """datatrove's: the registered domain, then the whole host, as written; else the host and
+        every parent domain, lower-cased."""
+        if self._extract is None:
+            return host_suffixes(url)
+        parts = self._extract(url)
+        return [domain for domain in (parts.top_domain_under_public_suffix, parts.fqdn) if domain]

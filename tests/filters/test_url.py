@@ -55,3 +55,50 @@ def test_domain_file_and_builtin_switch(tmp_path):
     )
     with pytest.raises(ConfigError, match="domain_files"):
         URLFilter("url_filter", domain_files=[str(tmp_path / "missing.txt")])
+
+
+@pytest.mark.parametrize(
+    ("url", "default", "as_datatrove"),
+    [
+        ("http://0-1sex.com/a", "blocked_domain", "blocked_domain"),  # on FineWeb's UT1 list
+        ("https://www.0-1sex.com:8080/x", "blocked_domain", "blocked_domain"),  # its registered domain
+        ("HTTP://WWW.0-1SEX.COM/", "blocked_domain", None),  # datatrove compares hosts as written
+        ("https://asiavideos.blogspot.nl/", "blocked_domain", "blocked_domain"),  # listed as a host
+        (
+            "https://www.asiavideos.blogspot.nl/",
+            "blocked_domain",
+            None,
+        ),  # datatrove: not the host, nor its registered domain
+        ("https://example.com/PORN-videos", "banned_word", None),  # datatrove compares words as written
+        ("https://example.com/", None, None),
+    ],
+)
+def test_fineweb_blocklists_and_datatrove_matching(url, default, as_datatrove):
+    """FineWeb's 4.56M domains come from the datatrove wheel; `datatrove_matching` (recipes/fineweb.toml)
+    decides as its URLFilter does (benchmarks/filters_url_fidelity.py: 15,018 URLs alike)."""
+    assert url_check(url).reason == default
+    assert url_check(url, datatrove_matching=True).reason == as_datatrove
+    assert url_check(url, ut1_lists=False).reason in (None, "banned_word")
+
+
+def test_without_the_datatrove_wheel_the_lists_are_a_recipe_error(monkeypatch):
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(ConfigError, match="pip install --no-deps datatrove==0.10.1"):
+        URLFilter("url_filter")
+    assert URLFilter("url_filter", ut1_lists=False).ut1_lists is False
+
+
+def test_the_hashed_domains_are_cached_once_and_read_back(tmp_path, monkeypatch):
+    from filters import ut1
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    ut1.blocked_domains.cache_clear()
+    try:
+        built = ut1.blocked_domains()
+        (cached,) = (tmp_path / "gristmill").glob("ut1-domains-*.npy")
+        ut1.blocked_domains.cache_clear()
+        read = ut1.blocked_domains()
+        assert str(read.hashes.filename) == str(cached) and len(read.hashes) == len(built.hashes) > 4_000_000
+        assert "0-1sex.com" in read and "example.com" not in read
+    finally:
+        ut1.blocked_domains.cache_clear()
