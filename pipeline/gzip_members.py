@@ -2,9 +2,9 @@
 
 WARC files are gzipped one record per member (Common Crawl's hold ~40,000), and JSON Lines joined
 with `cat` or written by bgzip hold many too, so one damaged member need not cost the rest of the
-file. `GzipMembers` decompresses member by member; where a member
-does not decompress it notes the damage, looks for the next member header in the compressed bytes
-and goes on from there. A stream cut short inside a member still raises EOFError, as `gzip` does.
+file. `GzipMembers` decompresses member by member; where a member does not decompress it notes
+the damage, looks for the next member header in the compressed bytes and goes on from there. A
+stream cut short inside a member still raises EOFError, as `gzip` does.
 """
 
 from __future__ import annotations
