@@ -11,6 +11,8 @@ Modes:
     chain DOCS.jsonl WORKERS LID_MODEL      FineWeb chain timing with WORKERS processes (prints JSON);
                                             LID_MODEL "-": the four filters without language
     urls URLS.txt OUT.jsonl                 URLFilter()'s decision on each URL, one JSON line each
+    warc_chain FOLDER OUT.json LID_MODEL    FineWeb's reader, extractor and filters on FOLDER/*.warc.gz
+                                            (needs warcio, faust-cchardet, python-magic, lxml_html_clean)
 """
 
 from __future__ import annotations
@@ -157,6 +159,44 @@ def chain(docs_path: str, workers: int, model_path: str) -> None:
     print(json.dumps({"docs": len(records), "kept": kept, "seconds": seconds, "cpu_seconds": cpu_seconds}))
 
 
+def warc_chain(folder: str, out_path: str, model_path: str) -> None:
+    """FineWeb's steps before MinHash on every `.warc.gz` of a folder: datatrove's WarcReader and
+    Trafilatura(favour_precision=True), then its filters in FineWeb's order; each record's fate
+    (the first filter that removes it, `no_text`, or `kept`) by WARC-Record-ID, as JSON."""
+    from pathlib import Path
+
+    from datatrove.pipeline.extractors import Trafilatura
+    from datatrove.pipeline.filters import (
+        C4QualityFilter,
+        FineWebQualityFilter,
+        GopherQualityFilter,
+        GopherRepetitionFilter,
+        URLFilter,
+    )
+    from datatrove.pipeline.readers import WarcReader
+
+    steps = [
+        ("url_filter", URLFilter()),
+        ("language", _language_filter(model_path)),
+        ("gopher_repetition", GopherRepetitionFilter()),
+        ("gopher_quality", GopherQualityFilter()),
+        ("c4_quality", C4QualityFilter(filter_no_terminal_punct=False)),
+        ("fineweb_quality", FineWebQualityFilter()),
+    ]
+    extractor = Trafilatura(favour_precision=True, timeout=60)
+    fates = {}
+    for path in sorted(Path(folder).glob("*.warc.gz")):
+        for doc in WarcReader(data_folder=folder, glob_pattern=path.name).read_file(path.name):
+            doc.text = extractor.extract(doc.text)
+            fate = "kept" if doc.text else "no_text"
+            for name, step in steps if doc.text else ():
+                if not _result(step.filter(doc))[0]:
+                    fate = name
+                    break
+            fates[doc.id] = fate
+    Path(out_path).write_text(json.dumps(fates), encoding="utf-8")
+
+
 def urls(urls_path: str, out_path: str) -> None:
     """datatrove's URLFilter() (its integrated lists) on each URL of a file, one per line."""
     from datatrove.data import Document
@@ -174,6 +214,8 @@ if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "urls":
         urls(sys.argv[2], sys.argv[3])
+    elif mode == "warc_chain":
+        warc_chain(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "decide":
         decide(sys.argv[2], sys.argv[3], sys.argv[4], *map(int, sys.argv[5:6]))
     elif mode == "chain":
