@@ -45,8 +45,8 @@ def our_fates(folder: Path, work: Path) -> dict[str, str]:
                 fate = {"kept": "kept", "rejected": row.get("stage"), "failed": f"failed {row.get('error')}"}[
                     part
                 ]
-                if fate == "read":
-                    fate = f"read {row['reason']}"
+                if fate == "read":  # datatrove's side says `no_text` for a page without text
+                    fate = "no_text" if row["reason"] == "no_text_extracted" else f"read {row['reason']}"
                 fates[record_id(row["id"])] = "kept" if fate == "minhash_dedup" else fate
     return fates
 
@@ -71,7 +71,9 @@ def main() -> None:
         ours = our_fates(folder, work)
     both = sorted(set(ours) & set(theirs))
     same = [key for key in both if ours[key] == theirs[key]]
-    print(f"records both read: {len(both)}; same fate: {len(same)}")
+    print(
+        f"records both read: {len(both)}; same fate: {len(same)}; kept by both: {sum(ours[k] == 'kept' for k in same)}"
+    )
     for key in both:
         if ours[key] != theirs[key]:
             print(f"  differs: {key}: gristmill {ours[key]}, datatrove {theirs[key]}")
