@@ -347,11 +347,14 @@ def extract_html_text(html: bytes, content_type: str, extractor: str) -> str:
     """Main text of an HTML page with resiliparse (fast) or trafilatura (recipe choice)."""
     from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 
-    charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
-    try:
-        markup = bytes_to_str(html, charset)
-    except (LookupError, ValueError):
-        markup = bytes_to_str(html, detect_encoding(html))
+    try:  # bytes that are valid UTF-8 are UTF-8 whatever a header says (as FineWeb's reader decodes)
+        markup = html.decode("utf-8")
+    except UnicodeDecodeError:
+        charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
+        try:
+            markup = bytes_to_str(html, charset)
+        except (LookupError, ValueError):
+            markup = bytes_to_str(html, detect_encoding(html))
     if extractor == "trafilatura":
         import trafilatura
 

@@ -25,6 +25,23 @@ def test_a_saved_html_page_is_one_document_of_its_main_text(tmp_path, name):
     assert "Café opens" in doc.text and "first customers" in doc.text and "Copyright" not in doc.text
 
 
+@pytest.mark.parametrize(
+    ("body", "declared"),
+    [
+        ("The new café on Main Street served its first customers.".encode(), "iso-8859-1"),  # mislabelled
+        ("The new café on Main Street served its first customers.".encode("cp1252"), "windows-1252"),
+    ],
+)
+def test_a_page_is_utf8_when_its_bytes_are_whatever_the_header_declares(tmp_path, body, declared):
+    """Servers often send `charset=iso-8859-1` for UTF-8 pages: decoded as declared, every `é` became
+    `Ã©` (FineWeb's reader tries UTF-8 first too); bytes that are not UTF-8 keep the declared charset."""
+    html = b"<html><body><article><p>" + body * 6 + b"</p></article></body></html>"
+    path = tmp_path / "w.warc"
+    path.write_bytes(_warc_record("response", _response(html, f"text/html; charset={declared}")))
+    (doc,) = read_all(path)
+    assert "The new café on Main" in doc.text and "Ã" not in doc.text
+
+
 def test_an_html_page_without_text_is_rejected_by_the_reader(tmp_path):
     path = tmp_path / "empty.html"
     path.write_text("<html><body><script>var x = 1;</script></body></html>")
