@@ -96,12 +96,10 @@ class URLFilter(DocumentStage):
             listed = _read_list(URL_LISTS / file_name) if builtin else []
             return frozenset(filter(None, map(normalize, listed + getattr(self, key))))
 
-        domains = frozenset(d.lower().strip(".") for d in self.blocked_domains).union(
+        self._domains = frozenset(d.lower().strip(".") for d in self.blocked_domains).union(
             *(map(str.lower, _read_list(Path(p))) for p in self.domain_files)
         )
-        self._domain_lists: list = [domains] if domains else []
-        if self.ut1_lists:
-            self._domain_lists.append(ut1.blocked_domains())
+        self._ut1_domains = ut1.blocked_domains() if self.ut1_lists else None
         # tldextract's bundled Public Suffix List, never fetched; the run stays offline
         self._extract = TLDExtract(suffix_list_urls=(), cache_dir=None) if self.datatrove_matching else None
         self._urls = frozenset(self.blocked_urls).union(
@@ -116,9 +114,9 @@ class URLFilter(DocumentStage):
         url = doc.url
         if not url:
             return KEEP
-        if self._domain_lists:
+        if self._domains or self._ut1_domains is not None:
             for domain in self._domains_to_look_up(url):
-                if any(domain in listed for listed in self._domain_lists):
+                if domain in self._domains or (self._ut1_domains is not None and domain in self._ut1_domains):
                     return reject("blocked_domain", domain)
         if url in self._urls:
             return reject("blocked_url", url)

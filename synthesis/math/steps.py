@@ -332,9 +332,7 @@ class StepCheck(NamedTuple):
 
     checked: int  # equalities checked
     bad: str | None  # the first wrong one
-    results: (
-        list[Number] | None
-    )  # when asked for: the values established on the last line that has a correct step
+    results: list[Number] | None  # if asked for: the values of the last line with a correct step
 
 
 def _on_line(values: dict[int, list[Number]] | None, line: int) -> list[Number] | None:
@@ -357,9 +355,10 @@ def check_steps(solution: str, problem: str = "", collect: bool = False) -> Step
     checked = 0
     rounded: set[Number] = set()
     values: dict[int, list[Number]] | None = {} if collect else None
-    line, counted = 0, 0  # the line of an annotation: newlines before it
+    line, counted = 0, 0  # the line of an annotation (newlines before it), counted when collecting
     for m in ANNOTATION.finditer(solution):
-        line, counted = line + solution.count("\n", counted, m.start()), m.start()
+        if values is not None:
+            line, counted = line + solution.count("\n", counted, m.start()), m.start()
         body = m.group(1)
         if "=" not in body:
             continue
