@@ -27,6 +27,8 @@ class PrefersScore:
     `prefer_score` (a misspelt name would silently choose survivors by length alone)."""
 
     prefer_score: str
+    # A duplicate without the score ranks after those with it (recipe checks: no score is required).
+    tolerates_missing_scores = True
 
     def required_scores(self) -> dict[str, list[str]]:
         return {"prefer_score": [self.prefer_score]} if self.prefer_score else {}

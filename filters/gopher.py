@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from filters import text_analysis as ta
 from pipeline.document import KEEP, Document, Verdict, reject
-from pipeline.stages import ConfigError, DocumentStage, Param, register
+from pipeline.stages import ConfigError, DocumentStage, Param, non_english, register
 
 STOP_WORDS = ["the", "be", "to", "of", "and", "that", "have", "with"]
+# lid.176 labels of languages written without spaces between words.
+UNSPACED_LANGUAGES = frozenset({"bo", "ja", "km", "lo", "my", "th", "wuu", "yue", "zh"})
 
 
 @register("gopher_quality")
@@ -63,6 +65,24 @@ class GopherQuality(DocumentStage):
                 f"{self.max_avg_word_length}"
             )
         self._stop_words = frozenset(self.stop_words)
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        caveats = []
+        others = non_english(languages)
+        if others and self.min_stop_words and self._stop_words == frozenset(STOP_WORDS):
+            caveats.append(
+                f"its stop_words are Gopher's English ones, so documents in {others} are rejected "
+                "as too_few_stop_words; give those languages a gopher_quality stage of their own "
+                "(only_languages, stop_words in that language)"
+            )
+        unspaced = UNSPACED_LANGUAGES if languages is None else languages & UNSPACED_LANGUAGES
+        if unspaced and self.min_words:
+            caveats.append(
+                f"words are split at spaces, so documents in {', '.join(sorted(unspaced))} (written "
+                "without spaces) are rejected as too_few_words; leave those languages out of it "
+                "(only_languages)"
+            )
+        return "; ".join(caveats)
 
     def check(self, doc: Document) -> Verdict:
         text = doc.text

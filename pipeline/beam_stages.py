@@ -5,7 +5,8 @@ per-element overhead is paid once per batch and the stages share each document's
 analysis. A collection stage builds its own composite; the runtime counts its outputs and checks
 its conservation. Every stage, of either kind, gets these counters in its own namespace:
 
-- `in`: documents given to the stage (synthesis candidates that bypass it are not counted);
+- `in`: documents given to the stage (synthesis candidates that bypass it are not counted, nor
+  documents outside its `only_languages`, which `other_language` counts);
 - `kept`, `failed`, `rejected.<reason>`: its outcomes (`in = kept + failed + Σ rejected.*`);
 - `micros`: time spent deciding (document stages only; a collection stage spans shuffles).
 
@@ -53,6 +54,14 @@ def outcome_counter(record) -> str:
     return "failed" if isinstance(record, Failure) else "kept"
 
 
+def sees(stage: Stage, doc: Document) -> bool:
+    """Whether `doc` goes through `stage` rather than around it: synthesis candidates bypass stages
+    that do not handle them, documents outside a stage's `only_languages` bypass it."""
+    return (doc.kind is None or stage.handles_candidates) and (
+        stage.only_languages is None or doc.language in stage.only_languages
+    )
+
+
 def _check_each(stage: DocumentStage, docs: list[Document]) -> list:
     """Per-document retry: each document alone, so one bad document fails only itself. Documents
     are immutable, so each is retried exactly as it entered the stage."""
@@ -71,8 +80,9 @@ def run_stage_on_batch(stage: DocumentStage, docs: list[Document]) -> tuple[list
     A batch-level exception (or a wrong number of verdicts) is retried document by document.
     """
     counts: Counter = Counter()
-    eligible = [d for d in docs if d.kind is None or stage.handles_candidates]
-    bypass = [] if len(eligible) == len(docs) else [d for d in docs if d.kind is not None]
+    eligible = [d for d in docs if sees(stage, d)]
+    bypass = [] if len(eligible) == len(docs) else [d for d in docs if not sees(stage, d)]
+    counts["other_language"] = sum(d.kind is None for d in bypass)
     counts["in"] = len(eligible)
     try:
         verdicts = stage.check_batch(eligible)
@@ -160,7 +170,7 @@ class LostElements(RuntimeError):
 
 
 class RunCollectionStage(beam.PTransform):
-    """Composite: a collection stage, with synthesis candidates passed through it if it ignores them.
+    """Composite: a collection stage, with the documents it does not see (`sees`) passed through it.
 
     The runtime counts the stage's input and outcomes (the vocabulary above), and checks inside
     the graph that input = kept + rejected + failed; a mismatch fails the run with
@@ -172,30 +182,38 @@ class RunCollectionStage(beam.PTransform):
         self.stage = stage
 
     def expand(self, docs):
-        if self.stage.handles_candidates:
-            candidates, regular = None, docs
+        stage, name = self.stage, self.stage.name
+        if stage.handles_candidates:  # it passes through itself what it does not see
+            passthrough, regular = None, docs
         else:
             split = (
                 docs
-                | "TagCandidates"
-                >> beam.Map(lambda doc: ("regular" if doc.kind is None else "candidate", doc))
-                | "SplitCandidates" >> SplitByTag(["candidate", "regular"])
+                | "TagPassthrough"
+                >> beam.Map(lambda doc: ("regular" if sees(stage, doc) else "passthrough", doc))
+                | "SplitPassthrough" >> SplitByTag(["passthrough", "regular"])
             )
-            candidates, regular = split["candidate"], split["regular"]
-        outputs = self.stage.expand(regular, candidates)
-        name = self.stage.name
-        _ = regular | "CountIn" >> beam.Map(lambda _, n: count(n, "in"), name)
-        _ = outputs.kept | "CountKeptOutcomes" >> beam.Map(_count_kept, name, candidates is not None)
+            passthrough, regular = split["passthrough"], split["regular"]
+        outputs = stage.expand(regular, passthrough)
+        _ = docs | "CountIn" >> beam.Map(_count_in, stage)
+        _ = outputs.kept | "CountKeptOutcomes" >> beam.Map(_count_kept, stage)
         for label, pcoll in zip(("Rejected", "Failed"), outputs[1:]):
             _ = pcoll | f"Count{label}Outcomes" >> beam.Map(lambda r, n: count(n, outcome_counter(r)), name)
-        _check_conservation(name, docs, outputs)  # candidates passed through included
+        _check_conservation(name, docs, outputs)  # documents passed through included
         return outputs
 
 
-def _count_kept(doc: Document, stage: str, candidates_passed_through: bool) -> None:
-    """Count a kept document, unless it is a candidate the stage ignored (as document stages do)."""
-    if not (candidates_passed_through and doc.kind is not None):
-        count(stage, "kept")
+def _count_in(doc: Document, stage: CollectionStage) -> None:
+    """Count a document the stage sees as `in`, one outside its languages as `other_language`."""
+    if sees(stage, doc):
+        count(stage.name, "in")
+    elif doc.kind is None:
+        count(stage.name, "other_language")
+
+
+def _count_kept(doc: Document, stage: CollectionStage) -> None:
+    """Count a kept document, unless the stage passed it through (as document stages do)."""
+    if sees(stage, doc):
+        count(stage.name, "kept")
 
 
 def count_as_side_input(pcoll, label: str):

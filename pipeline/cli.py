@@ -194,7 +194,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from pipeline.output_folder import remove_if_empty
     from pipeline.preflight import check_beam_options, check_inputs, check_mixture, check_output
     from pipeline.progress import console_progress
-    from pipeline.recipe import load_recipe
+    from pipeline.recipe import language_notes, load_recipe
     from pipeline.run import PipelineFailed, RunFailed, pipeline_options, run_recipe
 
     check_beam_options(beam_args, own_options)
@@ -210,6 +210,8 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         "format": args.input_format,
     }
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
+    for note in language_notes(recipe):
+        print(note, file=sys.stderr)
     spill_dir = options.view_as(SpillOptions).spill_dir
     outputs = [("--output", args.output), ("--work-dir", args.work_dir), ("--spill_dir", spill_dir)]
     named = [(what, path) for what, path in [*(("--input", p) for p in recipe.input.paths), *outputs] if path]
@@ -247,7 +249,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
 
 
 def _validate(path: str) -> int:
-    from pipeline.recipe import load_recipe
+    from pipeline.recipe import language_notes, load_recipe
 
     recipe = load_recipe(path)
     print(json.dumps(recipe.resolved(), indent=2, default=str))
@@ -258,6 +260,8 @@ def _validate(path: str) -> int:
             print(json.dumps(extra, indent=2, default=str))
     if recipe.output.mixture:
         _validate_mixture(recipe)
+    for note in language_notes(recipe):
+        print(note, file=sys.stderr)
     print(f"\nok: {len(recipe.stages)} stages, {len(recipe.generators)} generators", file=sys.stderr)
     return EXIT_OK
 

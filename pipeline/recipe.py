@@ -67,7 +67,15 @@ class Recipe:
             "input": {f.name: getattr(self.input, f.name) for f in fields(self.input) if f.name != "extra"},
             "output": vars(self.output),
             "synthesis": [{"use": g.registry_name, "name": g.name, **g.resolved()} for g in self.generators],
-            "stages": [{"use": s.registry_name, "name": s.name, **s.resolved()} for s in self.stages],
+            "stages": [
+                {
+                    "use": s.registry_name,
+                    "name": s.name,
+                    **({"only_languages": sorted(s.only_languages)} if s.only_languages else {}),
+                    **s.resolved(),
+                }
+                for s in self.stages
+            ],
         }
 
 
@@ -220,7 +228,7 @@ def build_recipe(
         for index, table in enumerate(_table_list(data, "synthesis", path), start=1)
     ]
     stages = [
-        _build(STAGES, table, f"{path}: stage {index}", "stage")
+        _build_stage(table, f"{path}: stage {index}")
         for index, table in enumerate(_table_list(data, "stage", path), start=1)
     ]
     names = [stage.name for stage in stages]
@@ -239,12 +247,15 @@ def build_recipe(
 
 def _check_score_names(stages: list, path: str, input_config: InputConfig) -> None:
     """Every score a stage reads (`required_scores()`: {param: names}) is written by an earlier one
-    (its name, or the names its `score_names()` lists) or carried by the inputs (an output read back)."""
-    known: set[str] = set()
+    (its name, or the names its `score_names()` lists) or carried by the inputs (an output read back);
+    a stage reading a score written only for some languages sees only those languages."""
+    known: dict[str, frozenset[str] | None] = {}  # score -> the only_languages of its writer
     carried: set[str] | None = None  # looked up only when a name is not written by a stage
     for index, stage in enumerate(stages, start=1):
         required = stage.required_scores() if hasattr(stage, "required_scores") else {}
         for key, names in required.items():
+            if not getattr(stage, "tolerates_missing_scores", False):
+                _check_score_languages(stage, key, names, known, f"{path}: stage {index} ({stage.name})")
             unknown = [n for n in names if n not in known]
             if unknown and carried is None:
                 carried = scores_in_inputs(input_config)
@@ -260,7 +271,22 @@ def _check_score_names(stages: list, path: str, input_config: InputConfig) -> No
                     f"{path}: stage {index} ({stage.name}): {key}: unknown score {unknown[0]!r} "
                     f"(no earlier stage writes it; known: {', '.join(sorted(known)) or 'none'}{hint})"
                 )
-        known.update(stage.score_names() if hasattr(stage, "score_names") else [stage.name])
+        written = stage.score_names() if hasattr(stage, "score_names") else [stage.name]
+        known.update(dict.fromkeys(written, stage.only_languages))
+
+
+def _check_score_languages(stage, key: str, names: list[str], known: dict, where: str) -> None:
+    """A stage fails or rejects every document that lacks a score it reads: refuse one that sees
+    languages a score's writer passes over (its `only_languages`)."""
+    sees = stage.only_languages
+    for name in names:
+        written_for = known.get(name)
+        if written_for is not None and (sees is None or not sees <= written_for):
+            raise ConfigError(
+                f"{where}: {key}: score {name!r} is written only for documents in "
+                f"{', '.join(sorted(written_for))} (its stage's only_languages); give this stage "
+                f"only_languages within those"
+            )
 
 
 def scores_in_inputs(config: InputConfig) -> set[str]:
@@ -293,6 +319,46 @@ def _table_list(data: dict[str, Any], key: str, path: str) -> list[dict[str, Any
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{path}: use [[{key}]] tables for {key}s")
     return tables
+
+
+def _build_stage(table: dict[str, Any], where: str) -> Stage:
+    """A stage from its table; `only_languages`, a key every stage takes, limits it to documents
+    whose `language` is listed (the others pass it untouched)."""
+    params = dict(table)
+    only_languages = params.pop("only_languages", None)
+    stage = _build(STAGES, params, where, "stage")
+    if only_languages is not None:
+        where = f"{where} ({stage.name}): only_languages"
+        if not isinstance(only_languages, list) or not only_languages:
+            raise ConfigError(f"{where}: must be a non-empty list of language codes, got {only_languages!r}")
+        bad = [
+            code
+            for code in only_languages
+            if not isinstance(code, str) or not code.replace("_", "").isalnum()
+        ]
+        if bad:
+            raise ConfigError(f"{where}: {bad[0]!r} is not a language code")
+        stage.only_languages = frozenset(only_languages)
+    return stage
+
+
+def language_notes(recipe: Recipe) -> list[str]:
+    """After a `language` stage that keeps languages other than English, the caveats of the later
+    stages that documents in those languages reach (see `Stage.language_caveat`)."""
+    notes, reaching, identified = [], None, False
+    for index, stage in enumerate(recipe.stages, start=1):
+        if stage.registry_name == "language":
+            reaching, identified = frozenset(stage.languages) or None, True
+            continue
+        if not identified:
+            continue
+        seen = reaching
+        if stage.only_languages is not None:
+            seen = stage.only_languages if reaching is None else reaching & stage.only_languages
+        caveat = stage.language_caveat(seen)
+        if caveat:
+            notes.append(f"note: {recipe.path}: stage {index} ({stage.name}): {caveat}")
+    return notes
 
 
 def _build(registry: dict[str, type], table: dict[str, Any], where: str, what: str):

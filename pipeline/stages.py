@@ -98,6 +98,9 @@ class Stage(Configurable):
     reasons: ClassVar[tuple[str, ...]] = ()
     # Synthesis candidates (documents with `kind`) bypass every stage that does not handle them.
     handles_candidates: ClassVar[bool] = False
+    # The recipe's `only_languages` (document stages): documents whose `language` is not listed
+    # bypass the stage too. None: every document.
+    only_languages: frozenset[str] | None = None
 
     def setup(self) -> None:
         """Load models, sandboxes and lists. The runtime calls it once per worker before any
@@ -118,6 +121,19 @@ class Stage(Configurable):
     def manifest_extra(self) -> dict[str, Any]:
         """Extra figures for the manifest known at build time (e.g. an S-curve)."""
         return {}
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        """How this stage, as configured, misjudges documents in `languages` (None: any language);
+        '' when it does not. `validate` and `run` print it as a note."""
+        return ""
+
+
+def non_english(languages: frozenset[str] | None) -> str:
+    """`languages` other than English, for a caveat: "de, fr", "languages other than English"
+    (None: any language), or "" when there are none."""
+    if languages is None:
+        return "languages other than English"
+    return ", ".join(sorted(languages - {"en"}))
 
 
 class DocumentStage(Stage):
@@ -153,9 +169,11 @@ class CollectionStage(Stage):
         """Apply the stage to a PCollection of Document.
 
         `passthrough` (None: none): documents the stage must not look at (synthesis candidates, if
-        it does not handle them); return them among the kept, unchanged, from the step that emits
-        the kept documents (`ApplyDecisions` takes them as a third input), never through a
-        Flatten: Beam's local runner holds the whole output of a multi-input Flatten in memory."""
+        it does not handle them, and documents outside its `only_languages`); return them among the
+        kept, unchanged, from the step that emits the kept documents (`ApplyDecisions` takes them
+        as a third input), never through a Flatten: Beam's local runner holds the whole output of a
+        multi-input Flatten in memory. A stage that handles candidates gets every document in
+        `docs` and keeps those outside its `only_languages` unchanged itself."""
         raise NotImplementedError
 
 

@@ -17,7 +17,13 @@ import numpy as np
 
 from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
-from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
+from quality_models._paths import (
+    MODELS_DIR,
+    PROJECT_DIR,
+    english_model_caveat,
+    is_shipped,
+    resolve_model_path,
+)
 from quality_models.coherence import FEATURES as COHERENCE_FEATURES
 from quality_models.embedders import EMBEDDER_NAMES, load_embedder, one_blas_thread
 
@@ -178,6 +184,9 @@ class EmbeddingQuality(DocumentStage):
     def score_names(self) -> list[str]:
         """The scores this stage writes."""
         return list(self._paths)
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        return english_model_caveat(languages) if any(map(is_shipped, self._paths.values())) else ""
 
     def setup(self) -> None:
         heads = {key: LinearHead.load(path) for key, path in self._paths.items()}

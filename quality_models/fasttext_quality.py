@@ -7,7 +7,13 @@ from typing import Any
 
 from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
-from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
+from quality_models._paths import (
+    MODELS_DIR,
+    PROJECT_DIR,
+    english_model_caveat,
+    is_shipped,
+    resolve_model_path,
+)
 
 DEFAULT_FASTTEXT_MODEL = MODELS_DIR / "fasttext-quality" / "model.bin"
 POSITIVE_LABEL = "__label__hq"
@@ -85,6 +91,9 @@ class FastTextQuality(DocumentStage):
         if not resolve_model_path(self.model).is_file():
             raise ConfigError(f"model: fastText model file not found: {self.model}")
         self._model = None
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        return english_model_caveat(languages) if is_shipped(resolve_model_path(self.model)) else ""
 
     def setup(self) -> None:
         self._model = load_fasttext_model(resolve_model_path(self.model))

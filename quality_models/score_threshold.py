@@ -17,7 +17,7 @@ import xxhash
 from apache_beam.metrics import Metrics
 from apache_beam.transforms.stats import ApproximateQuantiles
 
-from pipeline.beam_stages import StageDoFn, failure
+from pipeline.beam_stages import StageDoFn, failure, sees
 from pipeline.decisions import DEFAULT_PARTITIONS, key_partition, spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitOutcomes
@@ -75,8 +75,8 @@ class _Decide(StageDoFn):
         self.distribution = Metrics.distribution(self.stage.name, "score_micro")
 
     def process(self, doc: Document, cut: tuple[float, int] | None = None):
-        if doc.kind is not None:  # a synthesis candidate: not thresholded, and not in the cut
-            yield KEPT, doc
+        if doc.kind is not None or not sees(self.stage, doc):  # a synthesis candidate or a document
+            yield KEPT, doc  # outside the stage's only_languages: not thresholded, and not in the cut
             return
         try:
             reason, detail = self.stage.decide(doc, cut)
@@ -124,8 +124,8 @@ class ScoreThreshold(CollectionStage):
     `missing_score`.
     """
 
-    # Synthesis candidates pass unthresholded; the stage keeps them in its own step, so that they
-    # leave it with the kept documents (`CollectionStage.expand`: no Flatten).
+    # Synthesis candidates (and documents outside `only_languages`) pass unthresholded; the stage
+    # keeps them in its own step, so that they leave it with the kept documents (no Flatten).
     handles_candidates = True
     reasons = (
         "score_below_min",
@@ -205,7 +205,9 @@ class ScoreThreshold(CollectionStage):
             keep_fraction = self.keep_fraction
             keys = docs | f"{label}/Keys" >> beam.FlatMap(
                 lambda doc: (
-                    [rank_key(doc, s)] if doc.kind is None and (s := score_of(doc, key)) is not None else []
+                    [rank_key(doc, s)]
+                    if doc.kind is None and sees(self, doc) and (s := score_of(doc, key)) is not None
+                    else []
                 )
             )
             count = keys | f"{label}/Count" >> beam.combiners.Count.Globally()

@@ -191,3 +191,32 @@ def test_runtime_calls_setup_before_check_and_teardown_at_the_end(tmp_path):
         out = pipeline | beam.Create(docs("a", "b")) | ApplyStages([Tracked("tracked", marks=str(tmp_path))])
         assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["d0", "d1"]))
     assert (tmp_path / "setup").exists() and (tmp_path / "teardown").exists()
+
+
+def test_a_stage_with_only_languages_passes_other_documents_untouched():
+    length = LengthFilter("length", min_words=2)
+    length.only_languages = frozenset({"en"})
+    german, english, unknown = (
+        Document("de", "kurz", language="de"),
+        Document("en", "x", language="en"),
+        Document("u", "y"),
+    )
+    kept, removed, counts = run_stage_on_batch(length, [german, english, unknown])
+    assert [d.id for d in kept] == ["de", "u"] and [r.doc.id for r in removed] == ["en"]
+    assert (counts["in"], counts["other_language"], counts["kept"]) == (1, 2, 0)
+
+
+def test_a_collection_stage_with_only_languages_passes_other_documents_through_counted():
+    exact = ExactDedup("exact")
+    exact.only_languages = frozenset({"en"})
+    pair = [Document(f"{lang}{i}", f"same {lang}", language=lang) for lang in ("en", "de") for i in (1, 2)]
+    pipeline = new_pipeline()
+    out = pipeline | beam.Create(pair) | ApplyStages([exact])
+    assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["en1", "de1", "de2"]))
+    counters = stage_counters(pipeline.run())
+    assert {k[1]: v for k, v in counters.items() if k[0] == "exact"} == {
+        "in": 2,
+        "other_language": 2,
+        "kept": 1,
+        "rejected.exact_duplicate": 1,
+    }

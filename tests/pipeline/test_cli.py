@@ -97,6 +97,14 @@ def test_validate_prints_the_resolved_recipe(tmp_path, capsys):
     }
 
 
+def test_validate_notes_a_stage_that_misjudges_the_languages_kept(tmp_path, capsys):
+    stages = '[[stage]]\nuse = "language"\nlanguages = ["en", "de"]\n\n[[stage]]\nuse = "gopher_quality"\n'
+    recipe = write_recipe(tmp_path / "r.toml", ["x.jsonl"], stages)
+    assert main(["validate", str(recipe)]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert len(notes) == 1 and "stage 2 (gopher_quality): its stop_words are Gopher's English" in notes[0]
+
+
 def test_validate_checks_a_mixture_against_the_recipes_local_inputs(tmp_path, capsys):
     (tmp_path / "web.jsonl").write_text('{"text": "x"}\n')
 

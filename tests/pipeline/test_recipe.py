@@ -1,6 +1,8 @@
+import re
+
 import pytest
 
-from pipeline.recipe import DEFAULT_RECIPE, build_recipe, load_recipe
+from pipeline.recipe import DEFAULT_RECIPE, build_recipe, language_notes, load_recipe
 from pipeline.stages import ConfigError
 
 
@@ -85,3 +87,77 @@ def test_input_override_and_file_errors(tmp_path):
     path.write_text("[input\n")
     with pytest.raises(ConfigError, match="invalid TOML"):
         load_recipe(path)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("en", "stage 1 (length): only_languages: must be a non-empty list of language codes"),
+        ([], "must be a non-empty list"),
+        (["en", "e n"], "only_languages: 'e n' is not a language code"),
+    ],
+)
+def test_only_languages_must_be_a_list_of_codes(value, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        build_recipe(recipe([{"use": "length", "only_languages": value}]))
+
+
+def test_only_languages_is_kept_and_shown_in_the_resolved_recipe():
+    built = build_recipe(recipe([{"use": "length", "only_languages": ["en", "de"]}, {"use": "exact_dedup"}]))
+    assert built.stages[0].only_languages == {"en", "de"} and built.stages[1].only_languages is None
+    resolved = built.resolved()["stages"]
+    assert resolved[0]["only_languages"] == ["de", "en"] and "only_languages" not in resolved[1]
+
+
+SCORER = {"use": "fasttext_quality", "only_languages": ["en"]}
+
+
+@pytest.mark.parametrize(
+    "reader, ok",
+    [
+        ({"use": "score_threshold", "score": "fasttext_quality"}, False),
+        ({"use": "score_threshold", "score": "fasttext_quality", "only_languages": ["en", "de"]}, False),
+        ({"use": "score_threshold", "score": "fasttext_quality", "only_languages": ["en"]}, True),
+        ({"use": "exact_dedup", "prefer_score": "fasttext_quality"}, True),  # unscored: ranked last
+    ],
+)
+def test_a_stage_reading_a_score_sees_only_the_languages_it_was_written_for(reader, ok):
+    data = recipe([SCORER, reader])
+    if ok:
+        build_recipe(data)
+        return
+    with pytest.raises(
+        ConfigError, match="stage 2 .*score 'fasttext_quality' is written only for documents in en"
+    ):
+        build_recipe(data, "r.toml")
+
+
+def notes_of(stages):
+    return language_notes(build_recipe(recipe(stages), "r.toml"))
+
+
+def test_notes_name_the_stages_that_misjudge_the_languages_kept():
+    gopher, scorer = {"use": "gopher_quality"}, {"use": "fasttext_quality"}
+    notes = notes_of([{"use": "language", "languages": ["en", "de", "zh"]}, gopher, scorer])
+    assert len(notes) == 2
+    assert notes[0].startswith("note: r.toml: stage 2 (gopher_quality): its stop_words are Gopher's English")
+    assert "documents in de, zh are rejected as too_few_stop_words" in notes[0]
+    assert "documents in zh (written without spaces) are rejected as too_few_words" in notes[0]
+    assert notes[1].startswith(
+        "note: r.toml: stage 3 (fasttext_quality): its shipped model was trained on English"
+    )
+    assert "in languages other than English" in notes_of([{"use": "language", "languages": []}, scorer])[0]
+
+
+@pytest.mark.parametrize(
+    "stages",
+    [
+        [{"use": "gopher_quality"}, {"use": "fasttext_quality"}],  # no language stage: languages unknown
+        [{"use": "language"}, {"use": "gopher_quality"}],  # English only
+        [{"use": "language", "languages": ["de"]}, {"use": "gopher_quality", "stop_words": ["der", "die"]}],
+        [{"use": "language", "languages": ["de", "en"]}, {"use": "gopher_quality", "only_languages": ["en"]}],
+        [{"use": "gopher_quality"}, {"use": "language", "languages": ["de"]}],  # before identification
+    ],
+)
+def test_no_note_where_no_stage_misjudges_a_language_it_sees(stages):
+    assert notes_of(stages) == []

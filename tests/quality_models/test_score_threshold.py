@@ -90,6 +90,18 @@ def test_keep_fraction_keeps_the_top_fraction_of_the_whole_input():
     assert counters["rejected.below_keep_fraction_cut"] == 150
 
 
+@pytest.mark.parametrize("settings", [{"min": 0.5}, {"keep_fraction": 0.5}])
+def test_documents_outside_only_languages_pass_unthresholded_and_outside_the_cut(settings):
+    english = [Document(f"en{i}", "x", scores={"q": i / 4}, language="en") for i in range(4)]
+    german = [Document("de0", "x", language="de"), Document("de1", "x", scores={"q": 0.0}, language="de")]
+    stage = ScoreThreshold("thr", score="q", **settings)
+    stage.only_languages = frozenset({"en"})
+    reason = "score_below_min" if "min" in settings else "below_keep_fraction_cut"
+    rejected = [("en0", "thr", reason), ("en1", "thr", reason)]
+    counters = run(stage, [*english, *german], ["en2", "en3", "de0", "de1"], rejected)
+    assert (counters["in"], counters["kept"], counters["other_language"]) == (4, 2, 2)
+
+
 def test_keep_fraction_splits_ties_deterministically():
     docs = [doc(i, 1.0 if i < 60 else 0.0) for i in range(100)] + [doc(100, None)]
     stage = ScoreThreshold("top", score="q", keep_fraction=0.3)
