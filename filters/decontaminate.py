@@ -193,6 +193,7 @@ class Decontaminate(DocumentStage):
         return dict(self.index.figures)
 
     def check(self, doc: Document) -> Verdict:
+        self.require_setup(self.index)
         found = ngram_hashes(doc.cached("decontaminate_tokens", tokens), self.ngram)
         if len(found) < self.min_matches:
             return KEEP

@@ -116,6 +116,7 @@ class LanguageFilter(DocumentStage):
         return self.check_batch([doc])[0]
 
     def check_batch(self, docs: list[Document]) -> list[Verdict]:
+        self.require_setup(self._model)
         verdicts: list[Verdict] = []
         for start in range(0, len(docs), self.batch_size):
             chunk = docs[start : start + self.batch_size]

@@ -88,6 +88,7 @@ class URLFilter(DocumentStage):
             missing = [path for path in getattr(self, key) if not Path(path).is_file()]
             if missing:
                 raise ConfigError(f"{key}: {missing[0]} is not a file")
+        self._urls = None  # the lists: loaded by setup()
 
     def setup(self) -> None:
         builtin = self.use_builtin_lists
@@ -114,6 +115,7 @@ class URLFilter(DocumentStage):
         url = doc.url
         if not url:
             return KEEP
+        self.require_setup(self._urls)
         if self._domains or self._ut1_domains is not None:
             for domain in self._domains_to_look_up(url):
                 if domain in self._domains or (self._ut1_domains is not None and domain in self._ut1_domains):

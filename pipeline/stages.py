@@ -112,11 +112,12 @@ class Stage(Configurable):
 
     def require_setup(self, *loaded: object) -> None:
         """Raise a clear error if any of `loaded` (what `setup` loads) is still None."""
-        if any(value is None for value in loaded):
-            raise RuntimeError(
-                f"stage {self.name!r} used before setup(): the runtime calls it; "
-                "outside Beam, call stage.setup() first (and stage.teardown() when done)"
-            )
+        for value in loaded:
+            if value is None:
+                raise RuntimeError(
+                    f"stage {self.name!r} used before setup(): the runtime calls it; "
+                    "outside Beam, call stage.setup() first (and stage.teardown() when done)"
+                )
 
     def manifest_extra(self) -> dict[str, Any]:
         """Extra figures for the manifest known at build time (e.g. an S-curve)."""

@@ -9,7 +9,15 @@ from filters.length import LengthFilter
 from pipeline.beam_stages import ApplyStages, failure, group_stages, run_stage_on_batch
 from pipeline.document import KEEP, Document, keep, reject
 from pipeline.run import error_summary, new_pipeline
-from pipeline.stages import CollectionStage, DocumentStage, Param, StageOutputs
+from pipeline.stages import (
+    STAGES,
+    CollectionStage,
+    DocumentStage,
+    Param,
+    Stage,
+    StageOutputs,
+    load_builtin_stages,
+)
 
 
 class Explodes(DocumentStage):
@@ -220,3 +228,18 @@ def test_a_collection_stage_with_only_languages_passes_other_documents_through_c
         "kept": 1,
         "rejected.exact_duplicate": 1,
     }
+
+
+load_builtin_stages()
+SET_UP_STAGES = sorted(
+    name for name, cls in STAGES.items() if issubclass(cls, DocumentStage) and cls.setup is not Stage.setup
+)
+
+
+@pytest.mark.parametrize("name", SET_UP_STAGES)
+def test_a_document_stage_used_before_its_setup_says_so(name, tmp_path):
+    (tmp_path / "eval.jsonl").write_text('{"id": "q", "text": "an eval item"}\n')
+    params = {"paths": [str(tmp_path / "eval.jsonl")]} if name == "decontaminate" else {}
+    stage = STAGES[name](name, **params)
+    with pytest.raises(RuntimeError, match=f"stage {name!r} used before setup"):
+        stage.check(Document("d", "some words " * 30, url="http://example.com/page"))
