@@ -69,6 +69,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--output", type=user_path, default="out", help="output folder (default: ./out)")
     run.add_argument("--text-field", help="field holding the text (replaces [input] text_field)")
+    run.add_argument(
+        "--html-field",
+        help="field holding an HTML page whose main text is the document's text (replaces [input] html_field)",
+    )
     run.add_argument("--id-field", help="field holding the id (replaces [input] id_field)")
     run.add_argument("--url-field", help="field holding the URL (replaces [input] url_field)")
     run.add_argument(
@@ -205,6 +209,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
     fields = {
         "text_field": args.text_field,
+        "html_field": args.html_field,
         "id_field": args.id_field,
         "url_field": args.url_field,
         "format": args.input_format,
@@ -218,7 +223,10 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     for what, path in named:
         fileio.check_filesystem(path, what)
     fileio.check_reachable(named, options)
-    inputs = check_inputs(recipe.input)
+    notes: list[str] = []
+    inputs = check_inputs(recipe.input, notes)
+    for note in notes:
+        print(note, file=sys.stderr)
     check_mixture(recipe, inputs)
     created = not os.path.exists(args.output)
     check_output(args.output)

@@ -12,6 +12,7 @@ import os
 from itertools import islice
 
 from pipeline import fileio
+from pipeline.document import Document
 from pipeline.file_start import WHOLE_FILE_ERRORS
 from pipeline.readers import (
     InputConfig,
@@ -61,9 +62,10 @@ def check_beam_options(flags: list[str], own_options: list[str]) -> None:
     raise UsageError(f"unknown option {name}{hint}; see `gristmill run --help` and Beam's pipeline options")
 
 
-def check_inputs(config: InputConfig) -> dict[str, fileio.FileInfo]:
+def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[str, fileio.FileInfo]:
     """Every input file with its size and date (as `input_files`); a glob matching nothing or a
-    text field absent from a file's first records is an error naming it."""
+    text field absent from a file's first records is an error naming it. A file whose first texts
+    are HTML pages adds a line to `notes`."""
     files: dict[str, fileio.FileInfo] = {}
     for pattern in config.paths:
         if pattern == "-":
@@ -73,7 +75,9 @@ def check_inputs(config: InputConfig) -> dict[str, fileio.FileInfo]:
             )
         matched = input_files([pattern])
         first = next(iter(matched))
-        check_text_field(first, config, matched[first].size)
+        note = check_text_field(first, config, matched[first].size)
+        if note and notes is not None:
+            notes.append(note)
         files.update(matched)
     return dict(sorted(files.items()))
 
@@ -111,14 +115,15 @@ def check_output(folder: str) -> None:
         raise UsageError(f"--output {folder}: the folder is not writable")
 
 
-def check_text_field(path: str, config: InputConfig, size: int) -> None:
+def check_text_field(path: str, config: InputConfig, size: int) -> str:
     """Stop when the first records of `path` (of `size` bytes) all lack the text field
     (e.g. GSM8K's question/answer) or hold something else than a string there (a list of
     paragraphs), or when none of the file can be read (compressed but named as plain, UTF-16, or
-    every first record failing alike: not JSON Lines, arrays instead of objects)."""
+    every first record failing alike: not JSON Lines, arrays instead of objects). Returns a note
+    when most of those texts are whole HTML pages (the filters would judge their markup)."""
     fmt, _ = detect_format(path, config.format)
     if fmt not in FIELD_FORMATS:
-        return
+        return ""
     # The whole file as one split, read lazily: only the first records are parsed.
     records = list(islice(read_split(Split(path, 0, size), config), PROBE_RECORDS))
     if records and getattr(records[0], "error", None) in WHOLE_FILE_ERRORS:
@@ -133,9 +138,20 @@ def check_text_field(path: str, config: InputConfig, size: int) -> None:
             f"{records[0].message}{hint}"
         )
     unusable = [r for r in records if getattr(r, "error", None) in text_errors]
+    option = "html-field" if config.html_field else "text-field"
     if unusable and not any(getattr(r, "text", None) is not None for r in records):
-        what = "a text field" if unusable[0].error == "MissingText" else f"a string in {config.text_field!r}"
+        field = config.html_field or config.text_field
+        what = "a text field" if unusable[0].error == "MissingText" else f"a string in {field!r}"
         raise InputError(
             f"{path}: none of the first {len(records)} records has {what}: {unusable[0].message}; "
-            "choose one with --text-field or [input] text_field"
+            f"choose one with --{option} or [input] {option.replace('-', '_')}"
         )
+    texts = [r.text for r in records if isinstance(r, Document) and r.kind is None]
+    pages = sum(text.lstrip()[:20].lower().startswith(("<!doctype html", "<html")) for text in texts)
+    if not config.html_field and pages * 2 > len(texts):
+        return (
+            f"note: {path}: {pages} of the first {len(texts)} texts in {config.text_field!r} are HTML "
+            "pages, which the filters would judge as text, markup included; to read each page's main "
+            f"text, name the field with --html-field {config.text_field} (or [input] html_field)"
+        )
+    return ""

@@ -75,6 +75,7 @@ class InputConfig:
     text_field: str = "text"
     id_field: str = "id"
     url_field: str = "url"
+    html_field: str = ""  # a field holding an HTML page, whose main text is the document's text
     format: str = ""  # empty: from the file extension
     html_extractor: str = "resiliparse"  # or "trafilatura"
     split_bytes: int = DEFAULT_SPLIT_BYTES

@@ -214,6 +214,7 @@ def build_recipe(
             "text_field": (str,),
             "id_field": (str,),
             "url_field": (str,),
+            "html_field": (str,),
             "format": (str,),
             "html_extractor": (str,),
             "split_bytes": (int,),

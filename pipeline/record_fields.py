@@ -25,7 +25,8 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         )
     doc_id = id_text(field_value(record, config.id_field)) or where
     kind = record.get("kind")
-    text = field_value(record, config.text_field)
+    text_field = config.html_field or config.text_field
+    text = field_value(record, text_field)
     own_kind = kind is not None and kind not in CANDIDATE_KINDS
     if own_kind and not isinstance(text, str):
         return Failure(
@@ -33,7 +34,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
             source,
             READ_STAGE,
             "BadKind",
-            f"kind={kind!r} and no {config.text_field!r} text; a synthesis candidate's kind is one of "
+            f"kind={kind!r} and no {text_field!r} text; a synthesis candidate's kind is one of "
             f"{CANDIDATE_KINDS}",
         )
     if own_kind:  # a document's own `kind` field ("news", "blog"): carried in metadata
@@ -41,17 +42,17 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
     if kind is None:
         if text is None:
             fields = ", ".join(sorted(map(str, record))) or "none"
-            absent = f"no {config.text_field!r} field; fields found: {fields}"
-            why = f"{config.text_field!r} is null" if config.text_field in record else absent
+            absent = f"no {text_field!r} field; fields found: {fields}"
+            why = f"{text_field!r} is null" if text_field in record else absent
             return Failure(doc_id, source, READ_STAGE, "MissingText", why)
-        if isinstance(text, bytes):  # a Parquet binary column
+        if isinstance(text, bytes) and not config.html_field:  # a Parquet binary column
             try:
                 text = text.decode("utf-8")
             except UnicodeDecodeError as error:
                 return Failure(doc_id, source, READ_STAGE, "InvalidUtf8", one_line(error))
-        if not isinstance(text, str):
+        if not isinstance(text, (bytes, str) if config.html_field else str):
             return Failure(
-                doc_id, source, READ_STAGE, "NonStringText", f"{config.text_field!r} is {type(text).__name__}"
+                doc_id, source, READ_STAGE, "NonStringText", f"{text_field!r} is {type(text).__name__}"
             )
     elif not isinstance(text, str):
         text = ""
@@ -59,7 +60,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 
     url = field_value(record, config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
-    used = [config.text_field, config.id_field]
+    used = [text_field, config.id_field]
     if url is None or isinstance(url, str):  # any other value is not a URL: kept in metadata
         used.append(config.url_field)
     skip = set(restored)
@@ -77,15 +78,20 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         restored.setdefault("metadata", rest["metadata"])
         skip.add("metadata")
     metadata = {**restored.pop("metadata", {}), **{k: v for k, v in rest.items() if k not in skip}}
-    return Document(
+    doc = Document(
         id=doc_id,
-        text=text,
+        text="" if config.html_field and kind is None else text,
         source=source,
         url=normalize_url(url),
         kind=kind,
         metadata=metadata,
         **restored,
     )
+    if config.html_field and kind is None:
+        from pipeline.warc import page_record
+
+        return page_record(doc, text, "", config.html_extractor)
+    return doc
 
 
 def field_value(record: dict[str, Any], name: str) -> Any:

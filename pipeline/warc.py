@@ -243,15 +243,16 @@ def _warc_block_to_record(
     return page_record(doc, payload, content_type, html_extractor)
 
 
-def page_record(doc: Document, html: bytes, content_type: str, extractor: str) -> Record:
-    """`doc` with the main text of its HTML page; `no_text_extracted` when the page has none,
-    `HtmlTooDeep` when its blocks nest too deep to extract."""
+def page_record(doc: Document, html: bytes | str, content_type: str, extractor: str) -> Record:
+    """`doc` with the main text of its HTML page (bytes as served, or text); `no_text_extracted`
+    when the page has none, `HtmlTooDeep` when its blocks nest too deep to extract."""
     try:
         text = extract_html_text(html, content_type, extractor)
     except HtmlTooDeep as error:
         return Failure(doc.id, doc.source, READ_STAGE, "HtmlTooDeep", str(error))
     if not text.strip():
-        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{len(html)} bytes of HTML")
+        size = len(html if isinstance(html, bytes) else html.encode("utf-8", "surrogatepass"))
+        return Rejection(doc, READ_STAGE, "no_text_extracted", f"{size} bytes of HTML")
     return doc.with_text(text)
 
 
@@ -343,12 +344,13 @@ def _dechunk(payload: bytes) -> bytes:
     return bytes(out)
 
 
-def extract_html_text(html: bytes, content_type: str, extractor: str) -> str:
-    """Main text of an HTML page with resiliparse (fast) or trafilatura (recipe choice)."""
+def extract_html_text(html: bytes | str, content_type: str, extractor: str) -> str:
+    """Main text of an HTML page (bytes, or text already decoded) with resiliparse (fast) or
+    trafilatura (recipe choice)."""
     from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 
     try:  # bytes that are valid UTF-8 are UTF-8 whatever a header says (as FineWeb's reader decodes)
-        markup = html.decode("utf-8")
+        markup = html if isinstance(html, str) else html.decode("utf-8")
     except UnicodeDecodeError:
         charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
         try:

@@ -5,6 +5,7 @@ import gzip
 import json
 import os
 
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline import cli
@@ -210,6 +211,24 @@ def test_a_file_whose_first_records_all_fail_alike_stops_early(tmp_path, capsys,
     )
     assert err[-1].endswith("`jq -c` writes them so)") == (name == "pretty.json")
     assert not (tmp_path / "o").exists()
+
+
+def test_html_pages_in_the_text_field_are_noted_and_read_with_html_field(tmp_path, capsys):
+    page = f"<!DOCTYPE html><html><body><nav>Home | News</nav><article><p>{LONG_TEXT}</p></article></body></html>"
+    data = write_jsonl(tmp_path / "pages.jsonl", [{"id": str(i), "html": page} for i in range(3)])
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], "")
+    run = ["run", "--quiet", "--recipe", str(recipe), *IN_PROCESS]
+    assert main([*run, "--text-field", "html", "--output", str(tmp_path / "o")]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: {data}: 3 of the first 3 texts in 'html' are HTML pages, which the filters would judge "
+        "as text, markup included; to read each page's main text, name the field with --html-field html "
+        "(or [input] html_field)"
+    ]
+    assert main([*run, "--html-field", "html", "--output", str(tmp_path / "p")]) == 0
+    assert "note: " not in capsys.readouterr().err
+    texts = pq.read_table(tmp_path / "p" / "kept").column("text").to_pylist()
+    assert texts == [LONG_TEXT] * 3
 
 
 def test_a_text_field_holding_no_strings_stops_early(tmp_path, capsys):

@@ -1,7 +1,10 @@
 """Saved HTML pages and WARC responses: main-text extraction, and pages it must not run on."""
 
 import gzip
+import json
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.document import Document, Failure, Rejection
@@ -131,3 +134,29 @@ def test_a_wet_text_too_long_to_hold_is_one_failure_and_the_next_is_read(tmp_pat
     long, short = read_all(path)
     assert isinstance(long, Failure) and long.error == "RecordTooLarge"
     assert isinstance(short, Document) and short.text == "a short text"
+
+
+def test_a_records_html_field_is_read_as_a_page_of_its_main_text(tmp_path):
+    body = "The new café on Main Street served its first customers this morning. " * 6
+    rows = [
+        {"id": "a", "html": PAGE.format(body=body), "text": "a summary", "url": "http://x.org/a"},
+        {"id": "b", "html": "<html><body><script>var x = 1;</script></body></html>"},
+        {"id": "c", "kind": "math", "problem": "1+1?", "solution": "#### 2"},
+        {"id": "d", "html": ["not", "a", "page"]},
+    ]
+    path = tmp_path / "pages.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    page, empty, candidate, wrong = read_all(path, html_field="html")
+    assert "Café opens" in page.text and "first customers" in page.text and "Copyright" not in page.text
+    assert page.metadata == {"text": "a summary"} and page.url == "http://x.org/a"
+    assert isinstance(empty, Rejection) and (empty.stage, empty.reason) == ("read", "no_text_extracted")
+    assert candidate.kind == "math" and candidate.metadata["problem"] == "1+1?"
+    assert isinstance(wrong, Failure) and (wrong.error, wrong.message) == ("NonStringText", "'html' is list")
+
+
+def test_a_parquet_html_column_of_bytes_is_decoded_as_a_page(tmp_path):
+    body = "The new caf\xe9 on Main Street served its first customers this morning. " * 6
+    path = tmp_path / "pages.parquet"
+    pq.write_table(pa.table({"id": ["a"], "html": [PAGE.format(body=body).encode("cp1252")]}), path)
+    (page,) = read_all(path, html_field="html")
+    assert "Café opens" in page.text and "Copyright" not in page.text
