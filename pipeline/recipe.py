@@ -345,20 +345,27 @@ def _build_stage(table: dict[str, Any], where: str) -> Stage:
 
 def language_notes(recipe: Recipe) -> list[str]:
     """After a `language` stage that keeps languages other than English, the caveats of the later
-    stages that documents in those languages reach (see `Stage.language_caveat`)."""
+    stages that documents in those languages reach (see `Stage.language_caveat`); before one, the
+    stages limited by `only_languages`, which documents without a language pass untouched."""
     notes, reaching, identified = [], None, False
     for index, stage in enumerate(recipe.stages, start=1):
+        where = f"note: {recipe.path}: stage {index} ({stage.name})"
         if stage.registry_name == "language":
             reaching, identified = frozenset(stage.languages) or None, True
             continue
         if not identified:
+            if stage.only_languages is not None:
+                notes.append(
+                    f"{where}: only_languages, and no language stage before it: it sees only documents "
+                    "whose input carries a language (a gristmill output read back)"
+                )
             continue
         seen = reaching
         if stage.only_languages is not None:
             seen = stage.only_languages if reaching is None else reaching & stage.only_languages
         caveat = stage.language_caveat(seen)
         if caveat:
-            notes.append(f"note: {recipe.path}: stage {index} ({stage.name}): {caveat}")
+            notes.append(f"{where}: {caveat}")
     return notes
 
 

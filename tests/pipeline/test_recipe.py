@@ -149,6 +149,11 @@ def test_notes_name_the_stages_that_misjudge_the_languages_kept():
     assert "in languages other than English" in notes_of([{"use": "language", "languages": []}, scorer])[0]
 
 
+def test_a_note_when_only_languages_comes_before_any_language_stage():
+    (note,) = notes_of([{"use": "length", "only_languages": ["en"]}, {"use": "language"}])
+    assert note.startswith("note: r.toml: stage 1 (length): only_languages, and no language stage before it")
+
+
 @pytest.mark.parametrize(
     "stages",
     [
