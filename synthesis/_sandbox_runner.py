@@ -57,9 +57,33 @@ def _set_limits(req, base_tasks):
         resource.setrlimit(which, (soft, hard))
 
 
-def _report(status_fd, nonce, phase, error="", message=""):
-    payload = json.dumps({"nonce": nonce, "phase": phase, "error": error, "message": message[:500]})
-    os.write(status_fd, payload.encode())
+def _reporter(status_fd, nonce, write=os.write):
+    """The child's report of how far the sample got, made before any of the sample's code runs: the
+    nonce goes to no function a sample could replace (a solution that swapped `json.dumps` or
+    `os.write` would see it and report passed tests), only to methods of str and bytes. One line:
+    nonce, phase, then the error's class and message as hex (tab-separated; `_read_status`)."""
+
+    def report(phase, error="", message=""):
+        fields = [nonce, phase]
+        for text in (error, message):
+            text = text if type(text) is str else "(not a string)"
+            fields.append(bytes.hex(str.encode(text[:500], "utf-8", "replace")[:500]))
+        write(status_fd, str.encode("\t".join(fields)))
+
+    return report
+
+
+def _read_status(data, nonce):
+    """The child's report (`_reporter`) as a dict, a forgery if another nonce wrote it, or None."""
+    try:
+        seen, phase, error, message = data.decode().split("\t")
+        error, message = (bytes.fromhex(text).decode("utf-8", "replace") for text in (error, message))
+        report = {"phase": phase, "error": error, "message": message}
+    except ValueError:
+        return None
+    if seen != nonce:
+        return {"phase": "forged", "error": "", "message": "status written by the sample"}
+    return report
 
 
 def _raised_in_solution(exc):
@@ -154,16 +178,17 @@ def _run_defined_tests(namespace, before, tests):
             raise AssertionError(f"{test.id()}: {trace.strip().splitlines()[-1]}")
 
 
-def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched):
-    """In the forked child: isolate, limit, then run solution, tests and check(entry_point)."""
+def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched, frame_users):
+    """In the forked child: isolate, limit, then run solution, tests and check(entry_point). What
+    ends it and reports is taken before the sample runs (it may replace `os._exit`, `json`)."""
+    leave = os._exit
     os.chdir(scratch)
     devnull = os.open("/dev/null", os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
-    keep = os.dup2(status_fd, 1000)
+    report = _reporter(os.dup2(status_fd, 1000), nonce)
     os.closerange(3, 1000)
-    status_fd = keep
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"})
     if req.get("import_paths"):  # numerical libraries start a thread per core, which max_processes counts
@@ -173,6 +198,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
     sys.stderr = open(2, "w", closefd=False)
     sys.stdin = open(0, closefd=False)
     _set_limits(req, base_tasks)
+    _test_guard.guard_introspection(frame_users)
     phase = "compile_solution"
     # The solution runs as a module (its `if __name__ == "__main__":` demo or input() block does not
     # run, as in the HumanEval/MBPP harnesses); the tests run as the main program (unittest.main()).
@@ -216,17 +242,17 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
         )
         sys.stdout.flush()
         sys.stderr.flush()
-        _report(status_fd, nonce, "ok")
-        os._exit(0)
+        report("ok")
+        leave(0)
     except BaseException as exc:  # every outcome of untrusted code is reported, never raised
         try:
             namespace.clear()  # free what the sample allocated, and use the reserve to report
             resource.setrlimit(resource.RLIMIT_AS, resource.getrlimit(resource.RLIMIT_AS)[1:] * 2)
             # the tests may have caught a guard's exception and raised their own
             reported = _test_guard.GamedTests(_test_guard.FOUND[0]) if _test_guard.FOUND else exc
-            _report(status_fd, nonce, phase, type(reported).__name__, str(reported))
+            report(phase, type(reported).__name__, str(reported))
         finally:
-            os._exit(1)
+            leave(1)
 
 
 def _kill_everything_else(child, in_pid_namespace):
@@ -288,7 +314,7 @@ class Clock:
         return (own_left, "timeout") if own_left <= wall_left else (wall_left, "backstop")
 
 
-def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable, watched):
+def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable, watched, frame_users):
     """Run one sample and return the reply dict (status, exit, timing, captured output)."""
     scratch = os.path.join(scratch_root, f"s{seq}")
     os.mkdir(scratch, 0o700)
@@ -298,13 +324,14 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
     st_r, st_w = os.pipe()
     pid = os.fork()
     if pid == 0:
+        leave = os._exit
         try:
             os.setsid()
             for fd in (out_r, err_r, st_r):
                 os.close(fd)
-            _run_child(req, scratch, out_w, err_w, st_w, nonce, base_tasks, watched)
+            _run_child(req, scratch, out_w, err_w, st_w, nonce, base_tasks, watched, frame_users)
         finally:
-            os._exit(1)
+            leave(1)
     for fd in (out_w, err_w, st_w):
         os.close(fd)
     cap = int(req["max_output_bytes"])
@@ -368,12 +395,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
     for fd in buffers:
         os.close(fd)
     clean = all([_wipe(root) for root in (scratch_root, *other_writable)])
-    try:
-        status_report = json.loads(bytes(buffers[st_r]).decode())
-    except ValueError:
-        status_report = None
-    if status_report is not None and status_report.get("nonce") != nonce:
-        status_report = {"phase": "forged", "error": "", "message": "status written by the sample"}
+    status_report = _read_status(bytes(buffers[st_r]), nonce)
     return {
         "outcome": outcome,
         "exit_code": exit_code,
@@ -424,6 +446,7 @@ def main():
     for name in WARM_MODULES:
         __import__(name)
     watched = _test_guard.guard_unittest()
+    frame_users = _test_guard.frame_users([_raised_in_solution])
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
     other_writable = sys.argv[3:]  # emptied after every sample too (the sandbox's /dev/shm)
@@ -439,7 +462,14 @@ def main():
     replies.flush()
     for seq, line in enumerate(requests):
         reply = run_one(
-            json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace, other_writable, watched
+            json.loads(line),
+            scratch_root,
+            seq,
+            base_tasks,
+            in_pid_namespace,
+            other_writable,
+            watched,
+            frame_users,
         )
         replies.write(json.dumps(reply) + "\n")
         replies.flush()

@@ -5,8 +5,12 @@ Runs inside the sandbox: `synthesis.sandbox` loads this source as the module `_t
 per sample, the runner compiles the tests with `compile_tests` (every single comparison becomes a
 call of one of HELPERS, which it puts in the tests' namespace) and calls `refuse_tampering` after
 the solution's module code and after the tests. What is found is kept in `FOUND`, so tests that catch a guard's exception do not hide it.
+Before the sample runs, the child calls `guard_introspection` (with `frame_users()`, taken once in
+the warm interpreter), which keeps the verifier's frames and memory, and so its report, out of the
+sample's reach.
 """
 
+import _thread
 import ast
 import builtins
 import functools
@@ -25,6 +29,25 @@ GAMING_CHECK_BUDGET = 1_000
 # equals both.
 UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
 FOUND = []  # what a guard found; kept even if the tests catch the exception it raised
+# What `guard_introspection` refuses a sample: ways to the verifier's frames, objects and memory.
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+REFUSED_EVENTS = frozenset(
+    {
+        "sys._current_frames",
+        "sys.settrace",
+        "sys.setprofile",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        # ctypes may load libraries (numpy does), not call C functions or read memory by address
+        "ctypes.call_function",
+        "ctypes.cdata",
+        "ctypes.string_at",
+        "ctypes.wstring_at",
+    }
+)
+PATH_EVENTS = frozenset({"open", "os.chdir", "os.symlink"})
+PROCESS_FOLDERS = frozenset({"proc", "fd"})  # /proc/self/mem; /dev/fd/.. is /proc/self
 
 
 class GamedTests(AssertionError):
@@ -206,3 +229,130 @@ def refuse_tampering(watched):
                 FOUND.append(f"the sample replaced {_qualified(owner)}.{name}")
     if FOUND:
         raise GamedTests(FOUND[0])
+
+
+def frame_users(own):
+    """Code allowed to take a frame once a sample runs, as ids of code objects (a code object the
+    sample makes under the same name is another object): (code that reads a frame and hands out
+    only names, lines or text: namedtuple's and an Enum's module, a printed stack, unittest's and
+    logging's own frame checks, `own` functions of the verifier; {code: the one consumer it may
+    hand a frame to}; traceback's frame walks, allowed when they feed its stack summary without
+    local variables; that summary's code). Functions this Python lacks are left out."""
+    import collections
+    import enum
+    import logging
+    import traceback
+    import typing
+    import unittest.result
+
+    readers = [
+        _lookup(collections, "namedtuple"),
+        _lookup(enum, "EnumType", "_create_"),
+        _lookup(typing, "_caller"),
+        *(
+            _lookup(traceback, name)
+            for name in ("print_stack", "format_stack", "extract_stack", "clear_frames")
+        ),
+        _lookup(unittest.result, "TestResult", "_is_relevant_tb_level"),
+        _lookup(logging, "Handler", "handleError"),
+        _skip_init,
+        *own,
+    ]
+    walks = [_lookup(traceback, name) for name in ("walk_tb", "walk_stack", "_walk_tb_with_full_positions")]
+    extract = _lookup(traceback, "StackSummary", "extract")  # its frame generator is a walk too
+    summary = _lookup(traceback, "StackSummary", "_extract_from_extended_frame_gen")
+    find_caller = _lookup(logging, "Logger", "findCaller")
+    handing = {id(logging.currentframe.__code__): find_caller.__code__} if find_caller else {}
+    walk_codes = _code_ids(walks) | (_code_ids([extract]) - {id(extract.__code__)} if extract else set())
+    return _code_ids(readers), handing, walk_codes, summary.__code__ if summary else None
+
+
+def _lookup(owner, *names):
+    """A function by its path from a module, or None where this Python has none (another version)."""
+    for name in names:
+        owner = vars(owner).get(name) if isinstance(owner, type) else getattr(owner, name, None)
+        owner = getattr(owner, "__func__", owner)  # a classmethod's function
+    return owner if isinstance(owner, types.FunctionType) else None
+
+
+def _code_ids(functions):
+    """Ids of the code of `functions` (None: left out) and of the functions defined inside them."""
+    ids, pending = set(), [f.__code__ for f in functions if f is not None]
+    while pending:
+        code = pending.pop()
+        ids.add(id(code))
+        pending.extend(const for const in code.co_consts if isinstance(const, types.CodeType))
+    return frozenset(ids)
+
+
+def guard_introspection(users):
+    """Refuse the sample every way found to the verifier's state, which would let it report passed
+    tests it never ran: frames (sys._getframe, a traceback's, generator's or coroutine's frame)
+    but for `users` (`frame_users`), other threads' frames, the garbage collector's object graph,
+    trace and profile hooks, ctypes' calls and reads by address, and /proc (its memory). An audit hook cannot be removed; this
+    one keeps its state in its closure and calls nothing the sample could replace. The refusal is a
+    PermissionError (a builtin: no code of the sample's runs in raising it)."""
+    readers, handing, walks, summary = users
+    get_frame, thread_id = sys._getframe, _thread.get_ident
+    split, decode = str.split, bytes.decode
+    inside = set()  # threads running the hook (its own get_frame raises the event again)
+
+    def refuse(what):
+        raise PermissionError(f"a sample may not use {what} (the verifier's state is out of its reach)")
+
+    def hook(event, args):
+        if event == "object.__getattr__":
+            if args[1] not in FRAME_ATTRIBUTES:
+                return
+        elif event != "sys._getframe":
+            if event in REFUSED_EVENTS:
+                refuse(event)
+            if event in PATH_EVENTS:
+                path = decode(args[0], "utf-8", "replace") if type(args[0]) is bytes else args[0]
+                if type(path) is str and not PROCESS_FOLDERS.isdisjoint(split(path, "/")):
+                    refuse(f"{path!r} ({event})")
+            return
+        thread = thread_id()
+        if thread in inside:
+            return
+        inside.add(thread)
+        try:
+            accessor = get_frame(1)
+        finally:
+            inside.discard(thread)
+        code = id(accessor.f_code)
+        if code in readers:
+            return
+        consumer = accessor.f_back
+        if code in walks:
+            while consumer is not None and id(consumer.f_code) in walks:
+                consumer = consumer.f_back
+            if (
+                consumer is not None
+                and consumer.f_code is summary
+                and not consumer.f_locals["capture_locals"]
+            ):
+                return
+        elif code in handing and consumer is not None and consumer.f_code is handing[code]:
+            return
+        refuse(f"frames ({event} in {accessor.f_code.co_qualname})")
+
+    sys.addaudithook(hook)
+    _refuse_signal_handlers()
+
+
+def _refuse_signal_handlers():
+    """A signal handler is called with the frame the signal interrupted: `signal.signal` keeps only
+    SIG_DFL and SIG_IGN. SIGINT is set to SIG_DFL, so asyncio.run installs no handler of its own."""
+    raw = sys.modules["_signal"]
+    set_handler = raw.signal
+    set_handler(raw.SIGINT, raw.SIG_DFL)
+
+    def signal(signalnum, handler):
+        if callable(handler):
+            raise PermissionError(
+                "a sample may not install a signal handler (it is given the verifier's frame)"
+            )
+        return set_handler(signalnum, handler)
+
+    sys.modules["signal"].signal = raw.signal = signal

@@ -1,0 +1,120 @@
+"""Samples that try to report passed tests they never ran, through the verifier's own state."""
+
+from __future__ import annotations
+
+import pytest
+
+from synthesis.verify import Verify
+from tests.synthesis.test_verify import code, needs_bwrap
+
+WRONG_ADD = "def add(a, b):\n    return 0\n"
+TESTS = "assert add(1, 2) == 3\nassert add(2, 2) == 4\n"
+# Writes a passed-tests report with the nonce found where `reach` put it in `found`, then exits.
+FORGE = (
+    "import os, sys\n"
+    "def forge(found):\n"
+    "    nonce = found['nonce']\n"
+    "    os.write(found['status_fd'], '\\t'.join([nonce, 'ok', '', '']).encode())\n"
+    "    os._exit(0)\n"
+)
+# Each walks up from a frame it got some way to the verifier's frames.
+WALK = (
+    "def walk(frame):\n"
+    "    while frame is not None:\n"
+    "        if 'nonce' in frame.f_locals:\n"
+    "            forge(frame.f_locals)\n"
+    "        frame = frame.f_back\n"
+)
+FRAME_ROUTES = {
+    "getframe": "walk(sys._getframe())\n",
+    "traceback": "try:\n    raise ValueError\nexcept ValueError as e:\n    walk(e.__traceback__.tb_frame)\n",
+    "generator": "def g():\n    yield\nit = g()\nnext(it)\nwalk(it.gi_frame)\n",
+    "inspect": "import inspect\nwalk(inspect.currentframe())\n",
+    "walk_stack": "import traceback\nfor frame, _ in traceback.walk_stack(None):\n    walk(frame)\n",
+    "threads_frames": "for frame in sys._current_frames().values():\n    walk(frame)\n",
+    "trace_hook": "sys.settrace(lambda frame, event, arg: walk(frame))\ndef f():\n    pass\nf()\n",
+    "signal_handler": (
+        "import signal\nsignal.signal(signal.SIGALRM, lambda number, frame: walk(frame))\n"
+        "signal.setitimer(signal.ITIMER_REAL, 0.01)\nimport time\ntime.sleep(0.5)\n"
+    ),
+    "summary_locals": (
+        "import traceback\nfor frame in traceback.StackSummary.extract(traceback.walk_stack(None), "
+        "capture_locals=True):\n    if 'nonce' in (frame.locals or {}):\n"
+        "        forge({'nonce': frame.locals['nonce'].strip(\"'\"), 'status_fd': 1000})\n"
+    ),
+    "object_graph": (
+        "import gc, re\nfor obj in gc.get_objects():\n    if isinstance(obj, dict) and 'nonce' in obj:\n"
+        "        forge(obj)\n"
+    ),
+    "memory": "open('/proc/self/mem', 'rb')\n",
+    "memory_by_dev_fd": "os.chdir('/dev')\nopen('fd/../mem', 'rb')\n",
+    "ctypes": "import ctypes\nctypes.string_at(id(sys), 64)\n",
+}
+# Replaces what the verifier calls when it reports, to pass "ok" whatever the tests did.
+PATCHED = (
+    "import json, os\n"
+    "def dumps(obj, *a, _dumps=json.dumps, _os=os, _exit=os._exit, **k):\n"
+    "    if isinstance(obj, dict) and 'nonce' in obj:\n"
+    "        obj = dict(obj, phase='ok', error='', message='')\n"
+    "        _os._exit = lambda code, _exit=_exit: _exit(0)\n"
+    "    return _dumps(obj, *a, **k)\n"
+    "json.dumps = dumps\n"
+    "def write(fd, data, _write=os.write):\n"
+    "    return _write(fd, data.replace(b'\\ttests\\t', b'\\tok\\t'))\n"
+    "os.write = write\n"
+)
+
+
+@pytest.fixture(scope="module")
+def stage():
+    verify = Verify("verify", timeout_s=2.0, memory_mb=256, workers=2)
+    verify.setup()
+    yield verify
+    verify.teardown()
+
+
+@needs_bwrap
+def test_a_wrong_solution_cannot_forge_the_report_through_the_verifiers_frames_or_memory(stage):
+    docs = [code(name, FORGE + WALK + route + WRONG_ADD, TESTS) for name, route in FRAME_ROUTES.items()]
+    verdicts = stage.check_batch(docs)
+    assert [(doc.id, verdict.keep) for doc, verdict in zip(docs, verdicts)] == [
+        (doc.id, False) for doc in docs
+    ]
+    assert all("PermissionError: a sample may not " in (v.detail or "") for v in verdicts)
+
+
+@needs_bwrap
+def test_a_wrong_solution_cannot_forge_the_report_by_replacing_what_the_verifier_calls(stage):
+    (verdict,) = stage.check_batch([code("patched", PATCHED + WRONG_ADD, TESTS)])
+    assert (verdict.keep, verdict.reason, verdict.detail) == (False, "tests_failed", "tests: AssertionError")
+
+
+@needs_bwrap
+def test_what_the_standard_library_does_with_frames_still_works(stage):
+    """namedtuple, Enum and typing name their module from the caller's frame, logging finds its
+    caller, traceback prints a stack, assertRaises clears frames, asyncio.run sets up signals."""
+    solution = (
+        "import asyncio, collections, enum, logging, traceback, typing, warnings, io\n"
+        "Point = collections.namedtuple('Point', 'x y')\n"
+        "Color = enum.Enum('Color', 'RED GREEN')\n"
+        "class Pair(typing.NamedTuple):\n    a: int\n    b: int\n"
+        "T = typing.TypeVar('T')\n"
+        "log = io.StringIO()\nlogging.basicConfig(stream=log, level=logging.INFO, format='%(funcName)s')\n"
+        "def add(a, b):\n"
+        "    logging.info('adding')\n"
+        "    warnings.warn('old', DeprecationWarning)\n"
+        "    try:\n        raise ValueError('x')\n    except ValueError:\n        assert 'ValueError' in traceback.format_exc()\n"
+        "    assert 'add' in ''.join(traceback.format_stack())\n"
+        "    return Point(a, b).x + Pair(0, b).b + Color.RED.value - 1\n"
+        "async def twice(x):\n    return 2 * x\n"
+    )
+    tests = (
+        "import asyncio, unittest\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n        self.assertIn('add', log.getvalue())\n"
+        "    def test_raises(self):\n        with self.assertRaises(TypeError):\n            add(1)\n"
+        "    def test_async(self):\n        self.assertEqual(asyncio.run(twice(2)), 4)\n"
+        "unittest.main()\n"
+    )
+    (verdict,) = stage.check_batch([code("stdlib", solution, tests)])
+    assert (verdict.keep, verdict.reason, verdict.detail) == (True, None, None)
