@@ -34,6 +34,7 @@ FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 REFUSED_EVENTS = frozenset(
     {
         "sys._current_frames",
+        "sys.addaudithook",  # a later hook is given the frames the allowed callers take
         "sys.settrace",
         "sys.setprofile",
         "gc.get_objects",
@@ -288,7 +289,8 @@ def _code_ids(functions):
 def guard_introspection(users):
     """Refuse the sample every way found to the verifier's state, which would let it report passed
     tests it never ran: frames (sys._getframe, a traceback's, generator's or coroutine's frame)
-    but for `users` (`frame_users`), other threads' frames, the garbage collector's object graph,
+    but for `users` (`frame_users`), other threads' frames, audit hooks of its own (they would be
+    given the frames `users` take), the garbage collector's object graph,
     trace and profile hooks, ctypes' calls and reads by address, and /proc (its memory). An audit hook cannot be removed; this
     one keeps its state in its closure and calls nothing the sample could replace. The refusal is a
     PermissionError (a builtin: no code of the sample's runs in raising it)."""

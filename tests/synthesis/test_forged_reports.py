@@ -9,12 +9,12 @@ from tests.synthesis.test_verify import code, needs_bwrap
 
 WRONG_ADD = "def add(a, b):\n    return 0\n"
 TESTS = "assert add(1, 2) == 3\nassert add(2, 2) == 4\n"
-# Writes a passed-tests report with the nonce found where `reach` put it in `found`, then exits.
+# Writes a passed-tests report with the nonce it found (a dict holding it) to the report's pipe
+# (fd 1000 in the child), then exits.
 FORGE = (
     "import os, sys\n"
     "def forge(found):\n"
-    "    nonce = found['nonce']\n"
-    "    os.write(found['status_fd'], '\\t'.join([nonce, 'ok', '', '']).encode())\n"
+    "    os.write(1000, '\\t'.join([found['nonce'], 'ok', '', '']).encode())\n"
     "    os._exit(0)\n"
 )
 # Each walks up from a frame it got some way to the verifier's frames.
@@ -40,7 +40,7 @@ FRAME_ROUTES = {
     "summary_locals": (
         "import traceback\nfor frame in traceback.StackSummary.extract(traceback.walk_stack(None), "
         "capture_locals=True):\n    if 'nonce' in (frame.locals or {}):\n"
-        "        forge({'nonce': frame.locals['nonce'].strip(\"'\"), 'status_fd': 1000})\n"
+        "        forge({'nonce': frame.locals['nonce'].strip(\"'\")})\n"
     ),
     "object_graph": (
         "import gc, re\nfor obj in gc.get_objects():\n    if isinstance(obj, dict) and 'nonce' in obj:\n"
@@ -49,6 +49,10 @@ FRAME_ROUTES = {
     "memory": "open('/proc/self/mem', 'rb')\n",
     "memory_by_dev_fd": "os.chdir('/dev')\nopen('fd/../mem', 'rb')\n",
     "ctypes": "import ctypes\nctypes.string_at(id(sys), 64)\n",
+    "audit_hook": (  # the frame an allowed caller (namedtuple) takes is an argument of its event
+        "import collections\ndef spy(event, args):\n    if event == 'sys._getframe':\n        walk(args[0])\n"
+        "sys.addaudithook(spy)\ncollections.namedtuple('P', 'x')\n"
+    ),
 }
 # Replaces what the verifier calls when it reports, to pass "ok" whatever the tests did.
 PATCHED = (
@@ -80,7 +84,9 @@ def test_a_wrong_solution_cannot_forge_the_report_through_the_verifiers_frames_o
     assert [(doc.id, verdict.keep) for doc, verdict in zip(docs, verdicts)] == [
         (doc.id, False) for doc in docs
     ]
-    assert all("PermissionError: a sample may not " in (v.detail or "") for v in verdicts)
+    details = {doc.id: verdict.detail for doc, verdict in zip(docs, verdicts)}
+    assert details.pop("audit_hook") == "tests: AssertionError"  # the hook is not added; the tests run
+    assert all("PermissionError: a sample may not " in detail for detail in details.values())
 
 
 @needs_bwrap
