@@ -234,14 +234,15 @@ def refuse_tampering(watched):
 
 def frame_users(own):
     """Code allowed to take a frame once a sample runs, as ids of code objects (a code object the
-    sample makes under the same name is another object): (code that reads a frame and hands out
-    only names, lines or text: namedtuple's and an Enum's module, a printed stack, unittest's and
-    logging's own frame checks, `own` functions of the verifier; {code: the one consumer it may
-    hand a frame to}; traceback's frame walks, allowed when they feed its stack summary without
-    local variables; that summary's code). Functions this Python lacks are left out."""
+    sample makes under the same name is another object): (code that reads a frame, passes it to
+    nothing the sample could replace, and hands out only names: namedtuple's, an Enum's and typing's
+    module lookups, unittest's frame checks, traceback's clearing, `own` functions of the verifier;
+    traceback's frame walks, allowed when they feed its stack summary without local variables; that
+    summary's code). Functions this Python lacks are left out. (logging's caller lookup passes the
+    frame to a module function a sample could replace, and importing logging here would slow every
+    fork: its at-fork hooks.)"""
     import collections
     import enum
-    import logging
     import traceback
     import typing
     import unittest.result
@@ -250,22 +251,16 @@ def frame_users(own):
         _lookup(collections, "namedtuple"),
         _lookup(enum, "EnumType", "_create_"),
         _lookup(typing, "_caller"),
-        *(
-            _lookup(traceback, name)
-            for name in ("print_stack", "format_stack", "extract_stack", "clear_frames")
-        ),
+        _lookup(traceback, "clear_frames"),
         _lookup(unittest.result, "TestResult", "_is_relevant_tb_level"),
-        _lookup(logging, "Handler", "handleError"),
         _skip_init,
         *own,
     ]
     walks = [_lookup(traceback, name) for name in ("walk_tb", "walk_stack", "_walk_tb_with_full_positions")]
     extract = _lookup(traceback, "StackSummary", "extract")  # its frame generator is a walk too
     summary = _lookup(traceback, "StackSummary", "_extract_from_extended_frame_gen")
-    find_caller = _lookup(logging, "Logger", "findCaller")
-    handing = {id(logging.currentframe.__code__): find_caller.__code__} if find_caller else {}
     walk_codes = _code_ids(walks) | (_code_ids([extract]) - {id(extract.__code__)} if extract else set())
-    return _code_ids(readers), handing, walk_codes, summary.__code__ if summary else None
+    return _code_ids(readers), walk_codes, summary.__code__ if summary else None
 
 
 def _lookup(owner, *names):
@@ -290,11 +285,11 @@ def guard_introspection(users):
     """Refuse the sample every way found to the verifier's state, which would let it report passed
     tests it never ran: frames (sys._getframe, a traceback's, generator's or coroutine's frame)
     but for `users` (`frame_users`), other threads' frames, audit hooks of its own (they would be
-    given the frames `users` take), the garbage collector's object graph,
-    trace and profile hooks, ctypes' calls and reads by address, and /proc (its memory). An audit hook cannot be removed; this
-    one keeps its state in its closure and calls nothing the sample could replace. The refusal is a
-    PermissionError (a builtin: no code of the sample's runs in raising it)."""
-    readers, handing, walks, summary = users
+    given the frames `users` take), the garbage collector's object graph, trace and profile hooks,
+    ctypes' calls and reads by address, and /proc (its memory). An audit hook cannot be removed;
+    this one keeps its state in its closure and calls nothing the sample could replace. The refusal
+    is a PermissionError (a builtin: no code of the sample's runs in raising it)."""
+    readers, walks, summary = users
     get_frame, thread_id = sys._getframe, _thread.get_ident
     split, decode = str.split, bytes.decode
     inside = set()  # threads running the hook (its own get_frame raises the event again)
@@ -335,8 +330,6 @@ def guard_introspection(users):
                 and not consumer.f_locals["capture_locals"]
             ):
                 return
-        elif code in handing and consumer is not None and consumer.f_code is handing[code]:
-            return
         refuse(f"frames ({event} in {accessor.f_code.co_qualname})")
 
     sys.addaudithook(hook)

@@ -49,6 +49,12 @@ FRAME_ROUTES = {
     "memory": "open('/proc/self/mem', 'rb')\n",
     "memory_by_dev_fd": "os.chdir('/dev')\nopen('fd/../mem', 'rb')\n",
     "ctypes": "import ctypes\nctypes.string_at(id(sys), 64)\n",
+    "replaced_callee": (  # an allowed caller hands its frame to a module function the sample replaced
+        "import traceback\ntraceback.walk_stack = lambda frame: walk(frame) or iter(())\ntraceback.extract_stack()\n"
+    ),
+    "logging_caller": (
+        "import logging\nlogging._is_internal_frame = lambda frame: walk(frame)\nlogging.warning('x')\n"
+    ),
     "audit_hook": (  # the frame an allowed caller (namedtuple) takes is an argument of its event
         "import collections\ndef spy(event, args):\n    if event == 'sys._getframe':\n        walk(args[0])\n"
         "sys.addaudithook(spy)\ncollections.namedtuple('P', 'x')\n"
@@ -97,30 +103,46 @@ def test_a_wrong_solution_cannot_forge_the_report_by_replacing_what_the_verifier
 
 @needs_bwrap
 def test_what_the_standard_library_does_with_frames_still_works(stage):
-    """namedtuple, Enum and typing name their module from the caller's frame, logging finds its
-    caller, traceback prints a stack, assertRaises clears frames, asyncio.run sets up signals."""
+    """namedtuple, Enum and typing name their module from the caller's frame, traceback formats an
+    exception, assertRaises clears frames, unittest reports a failure, asyncio.run sets up signals."""
     solution = (
-        "import asyncio, collections, enum, logging, traceback, typing, warnings, io\n"
+        "import asyncio, collections, enum, traceback, typing, warnings\n"
         "Point = collections.namedtuple('Point', 'x y')\n"
         "Color = enum.Enum('Color', 'RED GREEN')\n"
         "class Pair(typing.NamedTuple):\n    a: int\n    b: int\n"
         "T = typing.TypeVar('T')\n"
-        "log = io.StringIO()\nlogging.basicConfig(stream=log, level=logging.INFO, format='%(funcName)s')\n"
         "def add(a, b):\n"
-        "    logging.info('adding')\n"
         "    warnings.warn('old', DeprecationWarning)\n"
-        "    try:\n        raise ValueError('x')\n    except ValueError:\n        assert 'ValueError' in traceback.format_exc()\n"
-        "    assert 'add' in ''.join(traceback.format_stack())\n"
+        "    try:\n        raise ValueError('x')\n    except ValueError:\n"
+        "        assert 'ValueError' in traceback.format_exc()\n"
         "    return Point(a, b).x + Pair(0, b).b + Color.RED.value - 1\n"
         "async def twice(x):\n    return 2 * x\n"
     )
     tests = (
         "import asyncio, unittest\n"
         "class T(unittest.TestCase):\n"
-        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n        self.assertIn('add', log.getvalue())\n"
+        "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n"
         "    def test_raises(self):\n        with self.assertRaises(TypeError):\n            add(1)\n"
         "    def test_async(self):\n        self.assertEqual(asyncio.run(twice(2)), 4)\n"
         "unittest.main()\n"
     )
-    (verdict,) = stage.check_batch([code("stdlib", solution, tests)])
-    assert (verdict.keep, verdict.reason, verdict.detail) == (True, None, None)
+    failing = tests.replace("add(1, 2), 3", "add(1, 2), 4")
+    right, wrong = stage.check_batch([code("stdlib", solution, tests), code("failing", solution, failing)])
+    assert (right.keep, right.reason, right.detail) == (True, None, None)
+    assert (wrong.reason, wrong.detail) == ("tests_failed", "tests: SystemExit: True")
+
+
+@needs_bwrap
+def test_logging_runs_with_its_caller_lookup_off(stage):
+    """An enabled logging call looks up its caller's frame (refused); `_srcfile = None` turns that off."""
+    solution = "import logging\n{}def add(a, b):\n    logging.warning('adding %s', a)\n    return a + b\n"
+    off, on = stage.check_batch(
+        [
+            code("off", solution.format("logging._srcfile = None\n"), TESTS),
+            code("on", solution.format(""), TESTS),
+        ]
+    )
+    assert (off.keep, on.keep) == (True, False)
+    assert on.detail.startswith(
+        "tests: PermissionError: a sample may not use frames (sys._getframe in <lambda>)"
+    )
