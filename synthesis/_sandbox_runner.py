@@ -178,10 +178,11 @@ def _run_defined_tests(namespace, before, tests):
             raise AssertionError(f"{test.id()}: {trace.strip().splitlines()[-1]}")
 
 
-def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched, frame_users):
+def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards):
     """In the forked child: isolate, limit, then run solution, tests and check(entry_point). What
     ends it and reports is taken before the sample runs (it may replace `os._exit`, `json`)."""
-    leave = os._exit
+    leave, gamed = os._exit, _test_guard.GamedTests
+    watched, frame_users, intact = guards
     os.chdir(scratch)
     devnull = os.open("/dev/null", os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -242,6 +243,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, watched
         )
         sys.stdout.flush()
         sys.stderr.flush()
+        if not intact():
+            raise gamed("the sample replaced the verifier's own functions")
         report("ok")
         leave(0)
     except BaseException as exc:  # every outcome of untrusted code is reported, never raised
@@ -314,7 +317,7 @@ class Clock:
         return (own_left, "timeout") if own_left <= wall_left else (wall_left, "backstop")
 
 
-def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable, watched, frame_users):
+def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable, guards):
     """Run one sample and return the reply dict (status, exit, timing, captured output)."""
     scratch = os.path.join(scratch_root, f"s{seq}")
     os.mkdir(scratch, 0o700)
@@ -329,7 +332,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
             os.setsid()
             for fd in (out_r, err_r, st_r):
                 os.close(fd)
-            _run_child(req, scratch, out_w, err_w, st_w, nonce, base_tasks, watched, frame_users)
+            _run_child(req, scratch, out_w, err_w, st_w, nonce, base_tasks, guards)
         finally:
             leave(1)
     for fd in (out_w, err_w, st_w):
@@ -445,8 +448,10 @@ def _count_tasks(uid):
 def main():
     for name in WARM_MODULES:
         __import__(name)
+    # (unittest and builtins as they are, code that may take frames, the runner's and guard's names)
     watched = _test_guard.guard_unittest()
     frame_users = _test_guard.frame_users([_raised_in_solution])
+    guards = (watched, frame_users, _test_guard.intact_check([globals(), vars(_test_guard)]))
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
     other_writable = sys.argv[3:]  # emptied after every sample too (the sandbox's /dev/shm)
@@ -462,14 +467,7 @@ def main():
     replies.flush()
     for seq, line in enumerate(requests):
         reply = run_one(
-            json.loads(line),
-            scratch_root,
-            seq,
-            base_tasks,
-            in_pid_namespace,
-            other_writable,
-            watched,
-            frame_users,
+            json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace, other_writable, guards
         )
         replies.write(json.dumps(reply) + "\n")
         replies.flush()

@@ -232,6 +232,24 @@ def refuse_tampering(watched):
         raise GamedTests(FOUND[0])
 
 
+def intact_check(namespaces):
+    """A check, made before any sample runs, that every name of `namespaces` (the verifier's module
+    dicts) still holds the object it held: a sample that replaced the verifier's own functions or
+    lists (reachable from a guarded unittest method's `__globals__`) to skip its checks is found.
+    It calls nothing a sample could replace."""
+    snapshots = [(namespace, dict(namespace)) for namespace in namespaces]
+    get, items = dict.get, dict.items
+
+    def intact():
+        for namespace, snapshot in snapshots:
+            for name, value in items(snapshot):
+                if get(namespace, name, snapshots) is not value:
+                    return False
+        return True
+
+    return intact
+
+
 def frame_users(own):
     """Code allowed to take a frame once a sample runs, as ids of code objects (a code object the
     sample makes under the same name is another object): (code that reads a frame, passes it to

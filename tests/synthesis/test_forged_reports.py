@@ -146,3 +146,26 @@ def test_logging_runs_with_its_caller_lookup_off(stage):
     assert on.detail.startswith(
         "tests: PermissionError: a sample may not use frames (sys._getframe in <lambda>)"
     )
+
+
+@needs_bwrap
+def test_a_solution_that_replaces_the_verifiers_own_functions_is_gamed(stage):
+    """The guard's and the runner's functions are reachable from a guarded unittest method's and a
+    runner class's `__globals__`: replacing them would skip their checks."""
+    guard = (
+        "import unittest\nnames = unittest.TestCase.assertEqual.__globals__\n"
+        "names['refuse_tampering'] = lambda watched: None\n"
+        "names['_check_operands'] = lambda left, right, by_hash: None\n"
+        "class AlwaysEqual:\n    def __eq__(self, other):\n        return True\n"
+        "def add(a, b):\n    return AlwaysEqual()\n"
+    )
+    runner = (
+        "clock = next(c for c in object.__subclasses__() if c.__name__ == 'Clock')\n"
+        "clock.left.__globals__['_run_defined_tests'] = lambda *args: None\n" + WRONG_ADD
+    )
+    verdicts = stage.check_batch(
+        [code("guard", guard, TESTS), code("runner", runner, "def test_add():\n    assert add(1, 2) == 3\n")]
+    )
+    assert [(v.keep, v.reason, v.detail) for v in verdicts] == [
+        (False, "tests_failed", "tests: GamedTests: the sample replaced the verifier's own functions")
+    ] * 2
