@@ -98,8 +98,8 @@ class Stage(Configurable):
     reasons: ClassVar[tuple[str, ...]] = ()
     # Synthesis candidates (documents with `kind`) bypass every stage that does not handle them.
     handles_candidates: ClassVar[bool] = False
-    # The recipe's `only_languages` (document stages): documents whose `language` is not listed
-    # bypass the stage too. None: every document.
+    # The recipe's `only_languages`: documents whose `language` is not listed bypass the stage
+    # too. None: every document.
     only_languages: frozenset[str] | None = None
 
     def setup(self) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
-from synthesis.verify import Verify
 from tests.synthesis.test_verify import code, needs_bwrap
 
 WRONG_ADD = "def add(a, b):\n    return 0\n"
@@ -73,14 +70,6 @@ PATCHED = (
     "    return _write(fd, data.replace(b'\\ttests\\t', b'\\tok\\t'))\n"
     "os.write = write\n"
 )
-
-
-@pytest.fixture(scope="module")
-def stage():
-    verify = Verify("verify", timeout_s=2.0, memory_mb=256, workers=2)
-    verify.setup()
-    yield verify
-    verify.teardown()
 
 
 @needs_bwrap

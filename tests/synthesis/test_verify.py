@@ -30,14 +30,6 @@ def code(doc_id: str, solution: str, tests: str = "assert True", **extra) -> Doc
     )
 
 
-@pytest.fixture(scope="module")
-def stage():
-    verify = Verify("verify", timeout_s=1.0, memory_mb=128, workers=2)
-    verify.setup()
-    yield verify
-    verify.teardown()
-
-
 @pytest.fixture()
 def listener():
     """A server on 127.0.0.1 that records every connection it accepts."""
