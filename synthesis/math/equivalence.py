@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import keyword
 import math
 import os
 import re
@@ -10,6 +12,7 @@ import select
 import subprocess
 import sys
 import threading
+import tokenize
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -182,6 +185,38 @@ def sympy_worker_loop() -> None:  # pragma: no cover - runs in the child process
         print(json.dumps(result), flush=True)
 
 
+# The names an answer may use in sympy: math functions and constants (any other name is a symbol).
+# sympy's parse_expr evaluates its input as Python with every builtin (`__import__`) and all of
+# sympy (`preview` runs LaTeX) in reach; answers come from generated solutions.
+SYMPY_NAMES = (
+    "Abs acos acosh acot acsc asec asin asinh atan atanh binomial cbrt ceiling conjugate cos cosh "
+    "cot coth csc factorial floor gcd im lcm ln log Max Min re root sec sign sin sinh sqrt tan tanh "
+    "E I oo pi zoo factorial2 Float Function Integer Number Rational Symbol"  # the last: parse_expr's own
+).split()
+
+
+ARITHMETIC_OPERATORS = frozenset("+ - * / // % ** ^ ( ) [ ] , < > <= >= == !=".split())
+ARITHMETIC_TOKENS = frozenset({tokenize.NUMBER, tokenize.NAME, tokenize.OP, tokenize.NEWLINE, tokenize.NL})
+
+
+def code_in_answer(src: str) -> str:
+    """What in `src` is Python rather than arithmetic (a string, an attribute, a name with an
+    underscore, a keyword, any operator but arithmetic's), or "" when nothing is: parse_expr would
+    evaluate it. `!` (factorial) is arithmetic."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(src).readline))
+    except (tokenize.TokenError, SyntaxError) as exc:
+        return f"no tokens ({type(exc).__name__})"
+    for kind, text, *_ in tokens:
+        if kind == tokenize.NAME and ("_" in text or keyword.iskeyword(text)):
+            return repr(text)
+        if kind == tokenize.OP and text not in ARITHMETIC_OPERATORS:
+            return repr(text)
+        if kind not in ARITHMETIC_TOKENS and kind != tokenize.ENDMARKER and text.strip() not in ("", "!"):
+            return repr(text)
+    return ""
+
+
 def sympy_equal(a: str, b: str) -> bool | str:
     """Symbolic equivalence of two sympy-source strings (runs inside the worker process)."""
     import sympy
@@ -194,13 +229,23 @@ def sympy_equal(a: str, b: str) -> bool | str:
 
     transformations = standard_transformations + (implicit_multiplication_application, convert_xor)
     names = {"e": sympy.E, "i": sympy.I, "pi": sympy.pi, "oo": sympy.oo}
+    allowed = {"__builtins__": {}, **{name: getattr(sympy, name) for name in SYMPY_NAMES}}
     not_finite = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
 
     def parse(src: str):
         if "=" in src:
             lhs, rhs = src.split("=", 1)
             return parse(lhs) - parse(rhs)
-        return parse_expr(src, local_dict=names, transformations=transformations, evaluate=True)
+        code = code_in_answer(src)
+        if code:
+            raise ValueError(f"not arithmetic: {code}")
+        return parse_expr(
+            src,
+            local_dict=dict(names),
+            global_dict=dict(allowed),
+            transformations=transformations,
+            evaluate=True,
+        )
 
     try:
         y = parse(b)

@@ -5,6 +5,7 @@ import pytest
 
 from pipeline.document import Document
 from synthesis.math.answers import extract_answer
+from synthesis.math.equivalence import code_in_answer
 from synthesis.math.latex import NotArithmetic
 from synthesis.math.parse import evaluate_text
 from synthesis.math.steps import check_steps
@@ -248,3 +249,41 @@ def test_plain_numbers_never_start_sympy():
     assert fresh.check(math_doc("So \\boxed{\\frac{3}{4}}", "0.75")).keep
     assert fresh.check(math_doc("So \\boxed{2\\sqrt{2}}", "\\sqrt{8}")).keep  # closed forms: numerically
     assert fresh._equivalence._worker._proc is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "__import__('os').system('touch {marker}')",
+        "getattr(__import__('os'), 'system')('touch {marker}')",
+        "exec('import os; os.system(\"touch {marker}\")')",
+        "preview(x, viewer='file', filename='{marker}')",
+    ],
+)
+def test_an_answer_is_never_run_as_python(verifier, tmp_path, answer):
+    """sympy's parse_expr evaluates its input as Python, with builtins and all of sympy in reach:
+    an answer that is code is unparseable, and nothing of it runs (these made the file before)."""
+    marker = tmp_path / "ran"
+    for solution in (f"#### {answer}", f"So the answer is \\boxed{{{answer}}}"):
+        verdict = verifier.check(math_doc(solution.replace("{marker}", str(marker)), "5"))
+        assert (verdict.keep, verdict.reason) == (False, "unparseable")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("source", "code"),
+    [
+        ("2*x + 3", ""),
+        ("sqrt(2)/2 + pi*e", ""),
+        ("5! - 3.5e-2", ""),
+        ("[(-2), 7]", ""),
+        ("a.b", "'.'"),
+        ("'s'", "\"'s'\""),
+        ("x := 1", "':='"),
+        ("lambda: 1", "'lambda'"),
+        ("__class__", "'__class__'"),
+        ("{1: 2}", "'{'"),
+    ],
+)
+def test_code_in_answer(source, code):
+    assert code_in_answer(source) == code
