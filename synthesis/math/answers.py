@@ -24,12 +24,14 @@ _PHRASE_CUT = re.compile(
 def last_boxed(text: str) -> str | None:
     """Content of the last `\\boxed{...}` / `\\fbox{...}` (nested braces), or `\\boxed 5`."""
     matches = list(_BOXED.finditer(text))
+    unclosed = len(text)  # a brace there is never closed, so no brace before it closes after it
     for m in reversed(matches):
         i = m.end()
         if i < len(text) and text[i] == "{":
-            j = matching_close(text, i)
+            j = matching_close(text, i, end=unclosed)
             if j >= 0:
                 return text[i + 1 : j].strip()
+            unclosed = i
             continue
         tail = re.match(r"[^\s$]+", text[i:])
         if tail:
@@ -87,7 +89,12 @@ _WORD_NUMBERS.update(
     {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 )
 _WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-_UNIT_TAIL = re.compile(r"^(.*?\d\)?)\s+(?:[A-Za-z]{2,}[A-Za-z.'’]*\s*)+(?:\^?\d)?$")
+# Unit words after a number; each word is matched possessively (`*+`) and words are separated by
+# spaces, so a long run of letters is split one way only (the former pattern backtracked
+# exponentially: 24 letters then `!` took 1 s).
+_UNIT_TAIL = re.compile(
+    r"^(.*?\d\)?)\s+[A-Za-z]{2}[A-Za-z.'’]*+(?:\s+[A-Za-z]{2}[A-Za-z.'’]*+)*\s*(?:\^?\d)?$"
+)
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")
 
@@ -121,7 +128,7 @@ class Answer:
 
 def normalize_answer(raw: str) -> Answer:
     """Strip presentation (math delimiters, `\\text` units, currency, degrees, separators, `x =`)."""
-    s = raw.strip().replace("−", "-")
+    s = " ".join(raw.split()).replace("−", "-")  # one space between words: no regex below backtracks on runs
     s = re.sub(r"^\$+|\$+$|^\\[(\[]|\\[)\]]$", "", s).strip()
     s = s.replace("\\$", "").replace("$", "").replace("**", "")
     s = DROPPED_COMMANDS.sub("", s)

@@ -16,10 +16,11 @@ DROPPED_COMMANDS = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg|displaystyle|l
 SPACING = re.compile(r"(?<!\\)\\[,;: ]|~|\\quad|\\qquad")
 
 
-def matching_close(s: str, start: int, opens: str = "{", closes: str = "}") -> int:
-    """Index of the bracket that closes the one at `s[start]` (nesting counted); -1 if unbalanced."""
+def matching_close(s: str, start: int, opens: str = "{", closes: str = "}", end: int | None = None) -> int:
+    """Index of the bracket that closes the one at `s[start]` (nesting counted), looking no further
+    than `end` (default: the end of `s`); -1 if it is not closed by then."""
     depth = 0
-    for j in range(start, len(s)):
+    for j in range(start, len(s) if end is None else end):
         if s[j] in opens:
             depth += 1
         elif s[j] in closes:

@@ -287,3 +287,19 @@ def test_an_answer_is_never_run_as_python(verifier, tmp_path, answer):
 )
 def test_code_in_answer(source, code):
     assert code_in_answer(source) == code
+
+
+@pytest.mark.parametrize(
+    ("solution", "reason"),
+    [
+        ("#### 1 " + "a" * 40 + "!", "wrong_answer"),  # unit words: exponential backtracking (hours)
+        ("#### 1" + " " * 20_000 + "x", "wrong_answer"),  # `and` lists over a run of spaces: cubic
+        ("2+2=4 " + "\\boxed{" * 20_000, "wrong_answer"),  # unclosed boxes scanned to the end: quadratic
+    ],
+)
+def test_pathological_answers_are_read_in_linear_time(verifier, solution, reason):
+    """Each took from minutes to hours before (a generated solution could stall a worker)."""
+    started = time.perf_counter()
+    verdict = verifier.check(math_doc(solution, "1"))
+    assert verdict.reason == reason
+    assert time.perf_counter() - started < 10
