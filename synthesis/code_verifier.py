@@ -79,7 +79,7 @@ def has_tests(tests: str) -> bool:
         return False
     try:
         tree = ast.parse(tests)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):  # RecursionError: nested too deep for ast
         return True
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert | ast.Raise):
@@ -99,7 +99,7 @@ def untested_names(program: str, tests: str, entry_point: str | None) -> list[st
     """
     try:
         defined_tree, tests_tree = ast.parse(program), ast.parse(tests)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError):
         return None
     defined: set[str] = set()
     for node in defined_tree.body:

@@ -90,9 +90,9 @@ def mutants(source: str, limit: int) -> list[str]:
     """Up to `limit` distinct mutant sources, spread evenly over the solution's mutation sites."""
     try:
         tree = _without_docstrings(ast.parse(source))
-    except (SyntaxError, ValueError):
+        original = ast.unparse(tree)
+    except (SyntaxError, ValueError, RecursionError):  # RecursionError: nested too deep for ast
         return []
-    original = ast.unparse(tree)
     sites = _sites(tree)
     if len(sites) > limit:
         step = len(sites) / limit

@@ -33,3 +33,7 @@ def test_mutants_are_distinct_deterministic_and_limited():
     assert first == mutants(SOURCE, 5)
     assert len(first) == len(set(first)) == 5
     assert mutants("def broken(:", 5) == []
+
+
+def test_a_program_nested_too_deep_for_ast_has_no_mutants():
+    assert mutants("def add(a, b):\n    return a" + " + 0" * 20_000 + " + b\n", 5) == []

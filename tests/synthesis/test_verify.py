@@ -545,3 +545,19 @@ def test_teardown_stops_the_runners_setup_started():
     assert started and all(proc.poll() is not None for proc in started)
     with pytest.raises(RuntimeError, match="used before setup"):
         verify.check(code("late", "x = 1", "assert x == 1"))
+
+
+@needs_bwrap
+def test_code_nested_too_deep_for_python_is_a_verdict_not_an_exception(stage):
+    """ast.parse on the host raised RecursionError out of the stage (20,000 chained `+`)."""
+    deep = "def add(a, b):\n    return a" + " + 0" * 20_000 + " + b\n"
+    solution, tests = (
+        code("solution", deep, "assert add(1, 2) == 3"),
+        code("tests", "def add(a, b):\n    return a + b\n", "assert add(1, 2) == 3" + " + 0" * 20_000),
+    )
+    verdicts = stage.check_batch([solution, tests])
+    assert [(v.reason, v.detail.split(":")[0]) for v in verdicts] == [
+        ("crashed", "compile_solution"),
+        ("crashed", "compile_tests"),
+    ]
+    assert all("RecursionError" in v.detail for v in verdicts)
