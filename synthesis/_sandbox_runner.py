@@ -59,16 +59,19 @@ def _set_limits(req, base_tasks):
 
 def _reporter(status_fd, nonce, write=os.write):
     """The child's report of how far the sample got, made before any of the sample's code runs: the
-    nonce goes to no function a sample could replace (a solution that swapped `json.dumps` or
-    `os.write` would see it and report passed tests), only to methods of str and bytes. One line:
-    nonce, phase, then the error's class and message as hex (tab-separated; `_read_status`)."""
+    nonce goes to no function a sample could replace (a solution that swapped `json.dumps`,
+    `os.write` or a builtin would see it and report passed tests), only to methods of str and bytes
+    taken now. One line: nonce, phase, then the error's class and message as hex (tab-separated;
+    `_read_status`)."""
+
+    kind, text_type, encode, to_hex, join = type, str, str.encode, bytes.hex, "\t".join  # builtins too
 
     def report(phase, error="", message=""):
         fields = [nonce, phase]
         for text in (error, message):
-            text = text if type(text) is str else "(not a string)"
-            fields.append(bytes.hex(str.encode(text[:500], "utf-8", "replace")[:500]))
-        write(status_fd, str.encode("\t".join(fields)))
+            text = text if kind(text) is text_type else "(not a string)"
+            fields.append(to_hex(encode(text[:500], "utf-8", "replace")[:500]))
+        write(status_fd, encode(join(fields)))
 
     return report
 

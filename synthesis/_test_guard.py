@@ -308,23 +308,31 @@ def guard_introspection(users):
     this one keeps its state in its closure and calls nothing the sample could replace. The refusal
     is a PermissionError (a builtin: no code of the sample's runs in raising it)."""
     readers, walks, summary = users
-    get_frame, thread_id = sys._getframe, _thread.get_ident
-    split, decode = str.split, bytes.decode
+    # Everything the hook uses is bound here, before the sample runs: module globals and builtins
+    # (`id`, `type`) are the sample's to rebind.
+    get_frame, thread_id, identity, kind = sys._getframe, _thread.get_ident, id, type
+    split, decode, text, raw_bytes, denied = str.split, bytes.decode, str, bytes, PermissionError
+    frame_attributes, refused, path_events, process_folders = (
+        FRAME_ATTRIBUTES,
+        REFUSED_EVENTS,
+        PATH_EVENTS,
+        PROCESS_FOLDERS,
+    )
     inside = set()  # threads running the hook (its own get_frame raises the event again)
 
     def refuse(what):
-        raise PermissionError(f"a sample may not use {what} (the verifier's state is out of its reach)")
+        raise denied(f"a sample may not use {what} (the verifier's state is out of its reach)")
 
     def hook(event, args):
         if event == "object.__getattr__":
-            if args[1] not in FRAME_ATTRIBUTES:
+            if args[1] not in frame_attributes:
                 return
         elif event != "sys._getframe":
-            if event in REFUSED_EVENTS:
+            if event in refused:
                 refuse(event)
-            if event in PATH_EVENTS:
-                path = decode(args[0], "utf-8", "replace") if type(args[0]) is bytes else args[0]
-                if type(path) is str and not PROCESS_FOLDERS.isdisjoint(split(path, "/")):
+            if event in path_events:
+                path = decode(args[0], "utf-8", "replace") if kind(args[0]) is raw_bytes else args[0]
+                if kind(path) is text and not process_folders.isdisjoint(split(path, "/")):
                     refuse(f"{path!r} ({event})")
             return
         thread = thread_id()
@@ -335,12 +343,12 @@ def guard_introspection(users):
             accessor = get_frame(1)
         finally:
             inside.discard(thread)
-        code = id(accessor.f_code)
+        code = identity(accessor.f_code)
         if code in readers:
             return
         consumer = accessor.f_back
         if code in walks:
-            while consumer is not None and id(consumer.f_code) in walks:
+            while consumer is not None and identity(consumer.f_code) in walks:
                 consumer = consumer.f_back
             if (
                 consumer is not None
@@ -358,14 +366,12 @@ def _refuse_signal_handlers():
     """A signal handler is called with the frame the signal interrupted: `signal.signal` keeps only
     SIG_DFL and SIG_IGN. SIGINT is set to SIG_DFL, so asyncio.run installs no handler of its own."""
     raw = sys.modules["_signal"]
-    set_handler = raw.signal
+    set_handler, is_callable, denied = raw.signal, callable, PermissionError
     set_handler(raw.SIGINT, raw.SIG_DFL)
 
     def signal(signalnum, handler):
-        if callable(handler):
-            raise PermissionError(
-                "a sample may not install a signal handler (it is given the verifier's frame)"
-            )
+        if is_callable(handler):
+            raise denied("a sample may not install a signal handler (it is given the verifier's frame)")
         return set_handler(signalnum, handler)
 
     sys.modules["signal"].signal = raw.signal = signal

@@ -52,6 +52,15 @@ FRAME_ROUTES = {
     "logging_caller": (
         "import logging\nlogging._is_internal_frame = lambda frame: walk(frame)\nlogging.warning('x')\n"
     ),
+    "rebound_builtin": (  # the hook asked `id` whether the code taking a frame is allowed
+        "import builtins, collections\nallowed = collections.namedtuple.__code__\n"
+        "builtins.id = lambda obj, _id=id: _id(allowed)\nwalk(sys._getframe())\n"
+    ),
+    "rebound_guard_names": (  # the hook read its lists from the guard module's names
+        "import unittest\nnames = unittest.TestCase.assertEqual.__globals__\n"
+        "names['FRAME_ATTRIBUTES'] = frozenset()\nnames['REFUSED_EVENTS'] = frozenset()\n"
+        "walk(next(iter(sys._current_frames().values())))\n"
+    ),
     "audit_hook": (  # the frame an allowed caller (namedtuple) takes is an argument of its event
         "import collections\ndef spy(event, args):\n    if event == 'sys._getframe':\n        walk(args[0])\n"
         "sys.addaudithook(spy)\ncollections.namedtuple('P', 'x')\n"
