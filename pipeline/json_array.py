@@ -16,6 +16,15 @@ _BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
 TOO_DEEP = object()  # yielded in place of an element nested too deeply to parse (its text is skipped)
 
 
+def json_integer(digits: str) -> int | str:
+    """A JSON integer as an int, or as its digits when it is longer than Python converts (4,300
+    digits by default, `sys.set_int_max_str_digits`): one such number must not cost its record."""
+    try:
+        return int(digits)
+    except ValueError:
+        return digits
+
+
 class JsonArray:
     """The elements of one JSON array, parsed one at a time from a byte stream.
 
@@ -30,6 +39,7 @@ class JsonArray:
         self.handle = handle
         self.decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode
         self.decoder = json.JSONDecoder()
+        self.long_numbers_decoder = json.JSONDecoder(parse_int=json_integer)
         self.text = ""
         self.pos = 0
         self.eof = False
@@ -67,6 +77,10 @@ class JsonArray:
                     raise
             except RecursionError:
                 return TOO_DEEP, self._skip_nested()
+            except ValueError:  # an integer longer than Python converts: read again, kept as digits
+                value, end = self.long_numbers_decoder.raw_decode(self.text, self.pos)
+                if end < len(self.text) or self.eof:
+                    break
             self._read(size)
             size *= 2
         source, self.pos = self.text[self.pos : end], end

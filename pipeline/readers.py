@@ -32,7 +32,7 @@ from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers, damage_failures, members_of
-from pipeline.json_array import TOO_DEEP, JsonArray
+from pipeline.json_array import TOO_DEEP, JsonArray, json_integer
 from pipeline.record_fields import record_to_document
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import open_zstd
@@ -270,6 +270,8 @@ def _parse_json_line(raw: bytes | int, source: str, line_number: int, config: In
         return Failure(where, source, READ_STAGE, "MalformedJson", one_line(error))
     except RecursionError:  # without this, the file's remaining lines were lost with it
         return Failure(where, source, READ_STAGE, "TooDeeplyNested", TOO_DEEP_MESSAGE)
+    except ValueError:  # an integer longer than Python converts; it cost the file's other lines
+        record = json.loads(line, parse_int=json_integer)
     if _SURROGATE_ESCAPE.search(stripped) and (problem := _lone_surrogate(record)):
         return Failure(where, source, READ_STAGE, "LoneSurrogate", problem)
     if isinstance(record, list) and record and isinstance(record[0], dict):

@@ -547,3 +547,19 @@ def test_a_json_array_on_one_line_of_a_jsonl_file_says_to_name_it_json(tmp_path)
     assert failure.error == "NotAnObject" and failure.message.startswith("a JSON array of 2 objects; ")
     (tmp_path / "pandas.json").write_text(path.read_text())
     assert [d.id for d in read_all(tmp_path / "pandas.json")] == ["1", "2"]
+
+
+@pytest.mark.parametrize("name", ["records.jsonl", "records.json"])
+def test_an_integer_longer_than_python_converts_costs_neither_its_record_nor_the_rest(tmp_path, name):
+    """json.loads raises ValueError past 4,300 digits: it ended the whole file with one failure."""
+    digits = "9" * 5_000
+    lines = [
+        f'{{"id": 1, "text": "a", "n": {digits}}}',
+        f'{{"id": {digits}, "text": "b"}}',
+        '{"id": 3, "text": "c"}',
+    ]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n" if name.endswith("l") else "[" + ",".join(lines) + "]")
+    records = read_all(path)
+    assert [(r.id, r.text) for r in records] == [("1", "a"), (digits, "b"), ("3", "c")]
+    assert records[0].metadata == {"n": digits}
