@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 from pipeline.document import Document, Verdict, keep, reject
-from pipeline.stages import ConfigError, DocumentStage, Param, register
+from pipeline.stages import ConfigError, DocumentStage, Param, is_language_code, register
 
 # True: the stage predicts through fastText's binding (parity checks and before/after benchmarks).
 REFERENCE = False
@@ -85,7 +85,7 @@ class LanguageFilter(DocumentStage):
     }
 
     def configure(self) -> None:
-        bad = [code for code in self.languages if not code or not code.replace("_", "").isalnum()]
+        bad = [code for code in self.languages if not is_language_code(code)]
         if bad:
             raise ConfigError(f"languages: {bad[0]!r} is not a language code")
         self._wanted = frozenset(self.languages)

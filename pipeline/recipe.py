@@ -13,7 +13,7 @@ from typing import Any
 
 from pipeline import fileio
 from pipeline.readers import FORMATS, InputConfig, InputError, detect_format, input_files
-from pipeline.stages import GENERATORS, STAGES, ConfigError, Generator, Stage, load_plugins
+from pipeline.stages import GENERATORS, STAGES, ConfigError, Generator, Stage, is_language_code, load_plugins
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RECIPE = REPO_ROOT / "recipes" / "default.toml"
@@ -332,11 +332,7 @@ def _build_stage(table: dict[str, Any], where: str) -> Stage:
         where = f"{where} ({stage.name}): only_languages"
         if not isinstance(only_languages, list) or not only_languages:
             raise ConfigError(f"{where}: must be a non-empty list of language codes, got {only_languages!r}")
-        bad = [
-            code
-            for code in only_languages
-            if not isinstance(code, str) or not code.replace("_", "").isalnum()
-        ]
+        bad = [code for code in only_languages if not is_language_code(code)]
         if bad:
             raise ConfigError(f"{where}: {bad[0]!r} is not a language code")
         stage.only_languages = frozenset(only_languages)

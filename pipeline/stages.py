@@ -129,6 +129,11 @@ class Stage(Configurable):
         return ""
 
 
+def is_language_code(code: object) -> bool:
+    """Whether `code` is written as language labels are (`en`, `zh_Hant`): letters, digits, `_`."""
+    return isinstance(code, str) and code.replace("_", "").isalnum()
+
+
 def non_english(languages: frozenset[str] | None) -> str:
     """`languages` other than English, for a caveat: "de, fr", "languages other than English"
     (None: any language), or "" when there are none."""

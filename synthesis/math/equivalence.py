@@ -196,7 +196,7 @@ SYMPY_NAMES = (
 
 
 ARITHMETIC_OPERATORS = frozenset("+ - * / // % ** ^ ( ) [ ] , < > <= >= == !=".split())
-ARITHMETIC_TOKENS = frozenset({tokenize.NUMBER, tokenize.NAME, tokenize.OP, tokenize.NEWLINE, tokenize.NL})
+ARITHMETIC_TOKENS = frozenset({tokenize.NUMBER, tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER})
 
 
 def code_in_answer(src: str) -> str:
@@ -208,11 +208,13 @@ def code_in_answer(src: str) -> str:
     except (tokenize.TokenError, SyntaxError) as exc:
         return f"no tokens ({type(exc).__name__})"
     for kind, text, *_ in tokens:
-        if kind == tokenize.NAME and ("_" in text or keyword.iskeyword(text)):
-            return repr(text)
-        if kind == tokenize.OP and text not in ARITHMETIC_OPERATORS:
-            return repr(text)
-        if kind not in ARITHMETIC_TOKENS and kind != tokenize.ENDMARKER and text.strip() not in ("", "!"):
+        if kind == tokenize.NAME:
+            arithmetic = "_" not in text and not keyword.iskeyword(text)
+        elif kind == tokenize.OP:
+            arithmetic = text in ARITHMETIC_OPERATORS
+        else:
+            arithmetic = kind in ARITHMETIC_TOKENS or text.strip() in ("", "!")
+        if not arithmetic:
             return repr(text)
     return ""
 
