@@ -33,7 +33,8 @@ class UsageError(ValueError):
 
 
 def beam_option_names(flags: list[str]) -> tuple[list[str], list[str]]:
-    """(unknown, known): which of `flags` Beam's own PipelineOptions parser does not recognize.
+    """(unknown, known): which of `flags` Beam's own PipelineOptions parser does not recognize
+(options and stray positional arguments, in order), and the option names it knows.
 
     Uses the parser Beam builds from every registered PipelineOptions class (runner-specific
     classes included), reached through `get_all_options`'s public `add_extra_args_fn` hook.
@@ -48,14 +49,22 @@ def beam_option_names(flags: list[str]) -> tuple[list[str], list[str]]:
     parser = parsers[0]
     _, unknown = parser.parse_known_args(flags)
     known = sorted(option for action in parser._actions for option in action.option_strings)
-    return [arg for arg in unknown if arg.startswith("-")], known
+    return unknown, known
 
 
 def check_beam_options(flags: list[str], own_options: list[str]) -> None:
-    """Reject options that neither gristmill nor Beam knows, suggesting the nearest real one."""
+    """Reject options that neither gristmill nor Beam knows, suggesting the nearest real one, and
+    positional arguments (Beam would drop them with a warning: `run other.toml` ran the default recipe)."""
     unknown, known = beam_option_names(flags)
     if not unknown:
         return
+    if not unknown[0].startswith("-"):
+        stray = unknown[0]
+        meant = "--recipe" if stray.endswith(".toml") else "--input"
+        raise UsageError(
+            f"unexpected argument {stray!r}: `gristmill run` takes options only "
+            f"(did you mean {meant} {stray}?)"
+        )
     name = unknown[0].split("=", 1)[0]
     close = difflib.get_close_matches(name, own_options + known, n=1, cutoff=0.75)
     hint = f" (did you mean {close[0]}?)" if close else ""

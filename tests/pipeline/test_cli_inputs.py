@@ -164,6 +164,17 @@ def test_a_misspelled_option_is_an_error_naming_it(tmp_path, capsys, three_files
     assert code == 2 and "did you mean --direct_num_workers?" in capsys.readouterr().err
 
 
+def test_a_positional_argument_is_an_error_not_dropped(tmp_path, capsys, three_files):
+    """Beam dropped unknown positional arguments with a warning: `run other.toml` ran the default recipe."""
+    recipe, (a, _, _) = three_files
+    code = main(["run", str(recipe), "--input", a, "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and f"unexpected argument '{recipe}'" in err and f"did you mean --recipe {recipe}?" in err
+    code = main(["run", "--recipe", str(recipe), "--output", str(tmp_path / "o"), a])
+    assert code == 2 and f"did you mean --input {a}?" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
 def test_a_missing_text_field_stops_early_listing_the_fields(tmp_path, capsys):
     gsm8k_like = [
         {"question": f"What is {i}+{i}?", "answer": f"{i}+{i}=<<{i}+{i}={2 * i}>>{2 * i}\n#### {2 * i}"}
