@@ -34,7 +34,7 @@ class UsageError(ValueError):
 
 def beam_option_names(flags: list[str]) -> tuple[list[str], list[str]]:
     """(unknown, known): which of `flags` Beam's own PipelineOptions parser does not recognize
-(options and stray positional arguments, in order), and the option names it knows.
+    (options and stray positional arguments, in order), and the option names it knows.
 
     Uses the parser Beam builds from every registered PipelineOptions class (runner-specific
     classes included), reached through `get_all_options`'s public `add_extra_args_fn` hook.

@@ -169,7 +169,9 @@ def test_a_positional_argument_is_an_error_not_dropped(tmp_path, capsys, three_f
     recipe, (a, _, _) = three_files
     code = main(["run", str(recipe), "--input", a, "--output", str(tmp_path / "o")])
     err = capsys.readouterr().err
-    assert code == 2 and f"unexpected argument '{recipe}'" in err and f"did you mean --recipe {recipe}?" in err
+    assert (
+        code == 2 and f"unexpected argument '{recipe}'" in err and f"did you mean --recipe {recipe}?" in err
+    )
     code = main(["run", "--recipe", str(recipe), "--output", str(tmp_path / "o"), a])
     assert code == 2 and f"did you mean --input {a}?" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
