@@ -79,6 +79,7 @@ class InputConfig:
     format: str = ""  # empty: from the file extension
     html_extractor: str = "resiliparse"  # or "trafilatura"
     split_bytes: int = DEFAULT_SPLIT_BYTES
+    keep_carriage_returns: bool = False  # False: CR LF and lone CR in texts become LF
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -184,6 +185,8 @@ def read_split(split: Split, config: InputConfig, position: ReadPosition | None 
     """Read one split; never raises for bad content, yields Failures instead. `position`, when
     given, follows the bytes read (not for Parquet, whose reads jump to the footer first)."""
     records = _read_split_records(split, config, position or ReadPosition())
+    if not config.keep_carriage_returns:
+        records = map(_unix_newlines, records)
     partitions = hive_partitions(split.path)
     if not partitions:
         return records
@@ -191,6 +194,14 @@ def read_split(split: Split, config: InputConfig, position: ReadPosition | None 
         record.replace(metadata={**partitions, **record.metadata}) if isinstance(record, Document) else record
         for record in records
     )
+
+
+def _unix_newlines(record: Record) -> Record:
+    """A document whose text ends lines with CR LF or CR, with LF instead: the line and paragraph
+    rules split on LF, so a CR LF text's blank lines ("\r") counted as repeated lines."""
+    if isinstance(record, Document) and "\r" in record.text:
+        return record.with_text(record.text.replace("\r\n", "\n").replace("\r", "\n"))
+    return record
 
 
 def hive_partitions(path: str) -> dict[str, str]:

@@ -218,6 +218,7 @@ def build_recipe(
             "format": (str,),
             "html_extractor": (str,),
             "split_bytes": (int,),
+            "keep_carriage_returns": (bool,),
         },
     )
     if input_config.format and input_config.format not in FORMATS:
