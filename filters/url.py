@@ -16,6 +16,8 @@ from pipeline.stages import ConfigError, DocumentStage, Param, register
 
 URL_LISTS = DATA_DIR / "url"
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]+")
+_END_OF_HOST = re.compile(r"[/?#]")
+_PORT = re.compile(r":\d*$")
 
 
 def normalize(text: str) -> str:
@@ -30,10 +32,20 @@ def _read_list(path: Path) -> list[str]:
         return [line.strip() for line in handle if line.strip() and not line.startswith("#")]
 
 
+def url_host(url: str) -> str:
+    """The URL's host, lower-cased; for a URL urllib refuses (an unclosed or invalid `[...]`
+    address), what lies between `//` and the path, without user name or port."""
+    url = url if "//" in url else "//" + url
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        netloc = _END_OF_HOST.split(url.split("//", 1)[1], maxsplit=1)[0].rpartition("@")[2]
+        return _PORT.sub("", netloc).strip("[]").lower()
+
+
 def host_suffixes(url: str) -> list[str]:
     """The URL's host and every parent domain: a.b.example.com, b.example.com, example.com, com."""
-    host = urlsplit(url if "//" in url else "//" + url).hostname or ""
-    parts = host.strip(".").split(".")
+    parts = url_host(url).strip(".").split(".")
     return [".".join(parts[i:]) for i in range(len(parts)) if parts[i]]
 
 

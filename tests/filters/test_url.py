@@ -23,6 +23,15 @@ def test_host_suffixes():
     assert host_suffixes("example.org/path") == ["example.org", "org"]
 
 
+
+def test_a_url_urllib_refuses_is_still_looked_up_not_a_failure():
+    """An unclosed or invalid [address] made urlsplit raise: the document failed (ValueError)."""
+    assert host_suffixes("http://[::1") == [":"]
+    assert host_suffixes("http://user@[Bad-Site.com]:80/p") == ["bad-site.com", "com"]
+    assert url_check("http://[zz]/", blocked_domains=["bad-site.com"]).keep
+    assert url_check("http://[bad-site.com]/", blocked_domains=["bad-site.com"]).reason == "blocked_domain"
+
+
 @pytest.mark.parametrize(
     ("url", "params", "reason"),
     [
