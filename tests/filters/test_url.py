@@ -23,7 +23,6 @@ def test_host_suffixes():
     assert host_suffixes("example.org/path") == ["example.org", "org"]
 
 
-
 def test_a_url_urllib_refuses_is_still_looked_up_not_a_failure():
     """An unclosed or invalid [address] made urlsplit raise: the document failed (ValueError)."""
     assert host_suffixes("http://[::1") == [":"]
