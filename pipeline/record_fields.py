@@ -118,6 +118,16 @@ def without_field(record: dict[str, Any], name: str) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != head} | ({head: inner} if inner else {})
 
 
+def failure_id(record: Any, id_field: str, where: str) -> str:
+    """The id a failure of an unusable record is filed under: the record's own, as a document
+    would have it, else `where` (an id holding half a surrogate pair cannot be written either)."""
+    if isinstance(record, dict):
+        raw_id = id_text(field_value(record, id_field))
+        if raw_id and not any("\ud800" <= char <= "\udfff" for char in raw_id):
+            return raw_id
+    return where
+
+
 def id_text(raw_id: Any) -> str:
     """A record's id as text: lists and objects as JSON, bytes as UTF-8; "" when it has none
     (missing, null, empty or NaN, as pandas writes a missing number)."""

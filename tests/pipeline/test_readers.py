@@ -78,6 +78,7 @@ def test_bad_records_become_failures_and_the_rest_is_read(tmp_path):
         b'{"id": "half", "text": "a broken emoji \\ud83d here"}',
         b'{"id": "pair", "text": "a whole emoji \\ud83d\\ude00 and a literal \\\\udc00"}',
         json.dumps({"id": "ok2", "text": "also fine"}).encode(),
+        b'{"id": "\\udc00", "text": "an id that is half a pair"}',
     ]
     path.write_bytes(b"\n".join(lines) + b"\n")
     records = read_all(path)
@@ -90,7 +91,8 @@ def test_bad_records_become_failures_and_the_rest_is_read(tmp_path):
         "notext": "MissingText",
         "num": "NonStringText",
         f"{path}:6": "NotAnObject",
-        f"{path}:7": "LoneSurrogate",
+        "half": "LoneSurrogate",  # filed under the record's id, as the other failures with one
+        f"{path}:10": "LoneSurrogate",
     }
     message = next(r.message for r in records if isinstance(r, Failure) and r.error == "LoneSurrogate")
     assert "'text'" in message and "U+D83D" in message
@@ -275,7 +277,7 @@ def test_zstd_and_json_array(tmp_path):
     array.write_text('[{"id": "a", "text": "aa"}, {"id": "b", "text": "b\\udc00b"}]')
     assert [(r.id, type(r).__name__) for r in read_all(array)] == [
         ("a", "Document"),
-        (f"{array}:1", "Failure"),
+        ("b", "Failure"),  # the lone surrogate, filed under the element's id
     ]
 
 
