@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -14,8 +15,9 @@ from pipeline.inspect import read_manifest, summary
 from pipeline.malloc import tune_malloc
 from pipeline.readers import FORMATS
 from pipeline.recipe import DEFAULT_RECIPE
+from pipeline.signals import sigterm_unwinds
 
-EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT = 0, 1, 2  # stopped by a signal: 128 + its number
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that SIGPIPE ended
 
 
@@ -159,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         handler.addFilter(lambda record: "apitools not found" not in record.getMessage())
     try:
         if args.command == "run":
-            return _run(args, extra, _own_options(parser, "run"))
+            with sigterm_unwinds():
+                return _run(args, extra, _own_options(parser, "run"))
         if args.command == "validate":
             return _validate(args.recipe)
         if args.command == "list":
@@ -177,10 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # ConfigError, InputError, UsageError: one clear line
         print(f"gristmill: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt as interrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM during `run`
+        signum = getattr(interrupt, "signum", signal.SIGINT)
+        stopped = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
         detail = f": {interrupt}" if str(interrupt) else ""
-        print(f"gristmill: interrupted{detail}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        print(f"gristmill: {stopped}{detail}", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:  # whatever read our output stopped (`gristmill inspect OUT | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing to flush at exit
         return EXIT_BROKEN_PIPE

@@ -18,7 +18,6 @@ import shutil
 import signal
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -63,6 +62,7 @@ from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import input_files, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
+from pipeline.signals import Stopped, stop_signals
 from pipeline.spill import read_values
 from pipeline.writers import (
     ScoreNames,
@@ -82,8 +82,8 @@ class RunFailed(RuntimeError):
     """The run finished but its output breaks a rule (conservation, failure budget)."""
 
 
-class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C: nothing was published; the message says what the work area keeps for a rerun."""
+class RunInterrupted(Stopped):
+    """Ctrl-C or SIGTERM: nothing was published; the message says what the work area keeps for a rerun."""
 
 
 class PipelineFailed(RuntimeError):
@@ -323,32 +323,6 @@ def _stage_metrics(result, recipe: Recipe) -> dict[str, dict[str, int]]:
     return figures
 
 
-@contextlib.contextmanager
-def _interrupts():
-    """An event set by Ctrl-C while the pipeline runs (Beam may re-raise the KeyboardInterrupt as
-    its own error, which must still count as an interruption, not a failed run)."""
-    interrupted = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield interrupted
-        return
-
-    def on_interrupt(signum, frame):
-        interrupted.set()
-        raise KeyboardInterrupt
-
-    def not_the_interrupt(record: logging.LogRecord) -> bool:  # Beam logs it with a traceback
-        return not (interrupted.is_set() and "KeyboardInterrupt" in record.getMessage())
-
-    beam_log = logging.getLogger("apache_beam.runners.common")
-    beam_log.addFilter(not_the_interrupt)
-    previous = signal.signal(signal.SIGINT, on_interrupt)
-    try:
-        yield interrupted
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        beam_log.removeFilter(not_the_interrupt)
-
-
 def spill_root(options: PipelineOptions, output: str) -> str | None:
     """Where a run's own spill folder goes: under the given --spill_dir; for an object-store output
     on the local runner, under this machine's temporary folder (its workers share the disk, and each
@@ -431,7 +405,7 @@ def run_recipe(
             build_pipeline(pipeline, recipe, staging, channel, resume, inputs)
             if is_dask(options.view_as(StandardOptions).runner):
                 pipeline.replace_all(dask_overrides())
-            with _interrupts() as interrupted:
+            with stop_signals() as received:
                 try:
                     with progress.running(channel) if progress else contextlib.nullcontext():
                         result = pipeline.run()
@@ -439,15 +413,16 @@ def run_recipe(
                 except KeyboardInterrupt:
                     raise
                 except Exception as error:
-                    if interrupted.is_set():  # the runner wrapped the KeyboardInterrupt in its own error
-                        raise KeyboardInterrupt from error
+                    if received:  # the runner wrapped the KeyboardInterrupt in its own error
+                        raise Stopped(signum=received[0]) from error
                     raise PipelineFailed(error_summary(error)) from error
             metrics = _stage_metrics(result, recipe)
             summary = resume.summary() if resume else None
             manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args, summary)
         except KeyboardInterrupt as interrupt:
             kept = describe(work_root) if resume else "checkpoints were off, nothing was kept"
-            raise RunInterrupted(f"nothing was published; {kept}") from interrupt
+            signum = getattr(interrupt, "signum", signal.SIGINT)
+            raise RunInterrupted(f"nothing was published; {kept}", signum) from interrupt
         except PipelineFailed as failed:
             if resume:  # a full disk, a lost worker: what finished is not lost
                 raise PipelineFailed(f"{failed}; {describe(work_root)} (a rerun resumes there)") from failed

@@ -340,4 +340,4 @@ def test_ctrl_c_publishes_nothing_and_says_what_was_kept(setup):
     message = process.stderr.read().decode()
     assert "interrupted: nothing was published" in message and "finished input splits" in message
     assert not (out / "manifest.json").exists()
-    assert RunInterrupted.__mro__[1] is KeyboardInterrupt
+    assert issubclass(RunInterrupted, KeyboardInterrupt)
