@@ -62,7 +62,7 @@ from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import input_files, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
-from pipeline.signals import Stopped, stop_signals
+from pipeline.signals import Stopped, watch_run
 from pipeline.spill import read_values
 from pipeline.writers import (
     ScoreNames,
@@ -405,7 +405,7 @@ def run_recipe(
             build_pipeline(pipeline, recipe, staging, channel, resume, inputs)
             if is_dask(options.view_as(StandardOptions).runner):
                 pipeline.replace_all(dask_overrides())
-            with stop_signals() as received:
+            with watch_run() as ending:
                 try:
                     with progress.running(channel) if progress else contextlib.nullcontext():
                         result = pipeline.run()
@@ -413,8 +413,10 @@ def run_recipe(
                 except KeyboardInterrupt:
                     raise
                 except Exception as error:
-                    if received:  # the runner wrapped the KeyboardInterrupt in its own error
-                        raise Stopped(signum=received[0]) from error
+                    if ending.signum is not None:  # the runner wrapped the KeyboardInterrupt in its own error
+                        raise Stopped(signum=ending.signum) from error
+                    if ending.worker_exit is not None:  # the runner's error says only "Channel closed"
+                        raise PipelineFailed(ending.lost_worker()) from error
                     raise PipelineFailed(error_summary(error)) from error
             metrics = _stage_metrics(result, recipe)
             summary = resume.summary() if resume else None

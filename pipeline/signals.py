@@ -1,5 +1,6 @@
-"""Stopping a run by signal: Ctrl-C (SIGINT) and SIGTERM (`kill`, `timeout`, a job scheduler's
-stop) end it the same way: nothing published, the work area kept for a rerun, workers gone quietly.
+"""A run that ends early: stopped by Ctrl-C (SIGINT) or SIGTERM (`kill`, `timeout`, a job
+scheduler's stop), both the same way (nothing published, the work area kept for a rerun, workers
+gone quietly), or failed because a worker process died (the out-of-memory killer), said so.
 """
 
 from __future__ import annotations
@@ -8,10 +9,14 @@ import contextlib
 import glob
 import logging
 import os
+import re
 import signal
 import threading
+from dataclasses import dataclass
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# How Beam's local runner reports a worker process that died (the thread that waited on it raises).
+_WORKER_EXIT = re.compile(r"Worker subprocess exited with return code (-?\d+)")
 
 
 class Stopped(KeyboardInterrupt):
@@ -49,42 +54,72 @@ def signal_children(signum: int) -> None:
                     os.kill(int(pid), signum)
 
 
+@dataclass
+class RunEnding:
+    """How a pipeline ended early, if it did: the signal that stopped it, or a worker's death."""
+
+    signum: int | None = None
+    worker_exit: int | None = None  # a local runner's worker process's return code
+
+    def lost_worker(self) -> str:
+        """What happened to the worker, and what to do."""
+        code = self.worker_exit or 0
+        if code >= 0:
+            return f"a worker process exited with status {code}"
+        if code == -signal.SIGKILL:
+            return (
+                "a worker process was killed (SIGKILL): the kernel's out-of-memory killer does that "
+                "when memory runs out (see `dmesg`); fewer workers (--direct_num_workers) use less"
+            )
+        return f"a worker process was killed by {signal.Signals(-code).name}"
+
+
 @contextlib.contextmanager
-def stop_signals():
-    """A list that receives the signal stopping the pipeline (Beam may re-raise the
+def watch_run():
+    """A `RunEnding` that records the signal stopping the pipeline (Beam may re-raise the
     KeyboardInterrupt it causes as its own error, which must still count as a stop, not a failed
-    run). The workers get SIGINT, on which they leave quietly: Ctrl-C reaches them with the
-    terminal's process group, SIGTERM and a `kill -INT` of the driver did not (they died later
-    of the lost connection, each printing gRPC tracebacks). Once stopped, the driver's own
-    threads and Beam's logger say nothing more of the connections the workers drop."""
-    received: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield received
-        return
+    run) or a worker's death (Beam reports only a closed channel). On a stop the workers get
+    SIGINT, on which they leave quietly: Ctrl-C reaches them with the terminal's process group,
+    SIGTERM and a `kill -INT` of the driver did not (they died later of the lost connection).
+    The driver's threads and Beam's logger say nothing of the connections the workers drop (a
+    screen of gRPC tracebacks before); the run's error says why they dropped."""
+    from grpc import RpcError  # Beam's local runner talks to its workers over gRPC
+
+    ending = RunEnding()
 
     def on_signal(signum, frame):
-        received.append(signum)
+        ending.signum = signum
         signal_children(signal.SIGINT)
         raise Stopped(signum=signum)
 
-    def not_after_a_stop(record: logging.LogRecord) -> bool:
-        """Beam's and gRPC's log lines once stopped: the interrupt, then every broken connection."""
-        return not (received and record.name.startswith(("apache_beam", "grpc")))
+    def ended() -> bool:
+        return ending.signum is not None or ending.worker_exit is not None
 
-    def quiet_thread_errors(args) -> None:
-        if not received:
+    def not_once_ended(record: logging.LogRecord) -> bool:
+        """Beam's and gRPC's lines after a stop or a worker's death, and a lost connection's (the
+        driver's threads may see a dead worker's socket close before its exit is known)."""
+        from_beam = record.name.startswith(("apache_beam", "grpc"))
+        lost = record.exc_info is not None and isinstance(record.exc_info[1], RpcError)
+        return not (from_beam and (ended() or lost))
+
+    def on_thread_error(args) -> None:
+        lost = _WORKER_EXIT.search(str(args.exc_value))
+        if lost and ending.worker_exit is None:
+            ending.worker_exit = int(lost.group(1))
+        if not (ended() or isinstance(args.exc_value, RpcError)):
             previous_hook(args)
 
     handlers = logging.getLogger().handlers
     for handler in handlers:
-        handler.addFilter(not_after_a_stop)
-    previous_hook, threading.excepthook = threading.excepthook, quiet_thread_errors
-    previous = {signum: signal.signal(signum, on_signal) for signum in STOP_SIGNALS}
+        handler.addFilter(not_once_ended)
+    previous_hook, threading.excepthook = threading.excepthook, on_thread_error
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = {signum: signal.signal(signum, on_signal) for signum in STOP_SIGNALS} if in_main else {}
     try:
-        yield received
+        yield ending
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         threading.excepthook = previous_hook
         for handler in handlers:
-            handler.removeFilter(not_after_a_stop)
+            handler.removeFilter(not_once_ended)

@@ -1,5 +1,5 @@
-"""SIGTERM (a scheduler's stop, `kill`) ends a run as Ctrl-C does: one line, nothing published,
-the local runner's workers gone, no tracebacks."""
+"""A run that ends early: SIGTERM (a scheduler's stop, `kill`) ends it as Ctrl-C does, and a
+worker's death is named; either way one line, nothing published, no worker left, no tracebacks."""
 
 import os
 import signal
@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import write_jsonl, write_recipe
 
@@ -20,7 +22,14 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def test_sigterm_to_the_driver_alone_stops_workers_and_run_quietly(tmp_path):
+@pytest.mark.parametrize(
+    "kill, status, message",
+    [
+        ("driver", 128 + signal.SIGTERM, "gristmill: stopped by SIGTERM: nothing was published"),
+        ("worker", 1, "gristmill: run failed, nothing published: a worker process was killed (SIGKILL)"),
+    ],
+)
+def test_a_run_stopped_or_losing_a_worker_says_so_in_one_line(tmp_path, kill, status, message):
     words = " ".join(f"w{i % 97}" for i in range(120))
     data = write_jsonl(
         tmp_path / "in.jsonl", [{"id": str(i), "text": f"{i} {words}."} for i in range(40_000)]
@@ -53,15 +62,18 @@ def test_sigterm_to_the_driver_alone_stops_workers_and_run_quietly(tmp_path):
         time.sleep(2)  # the workers are reading
         assert process.poll() is None, "the run ended before it could be stopped"
         workers = _children(process.pid)
-        process.send_signal(signal.SIGTERM)  # to the driver only, not its process group
+        if kill == "driver":
+            process.send_signal(signal.SIGTERM)  # the driver only, not its process group
+        else:
+            os.kill(workers[0], signal.SIGKILL)  # as the out-of-memory killer does
         error = process.communicate(timeout=60)[1]
         time.sleep(1)
         alive = [pid for pid in workers if Path(f"/proc/{pid}").exists()]
     finally:
         os.killpg(process.pid, signal.SIGKILL) if process.poll() is None else None
-    assert process.returncode == 128 + signal.SIGTERM
-    assert "gristmill: stopped by SIGTERM: nothing was published" in error
+    assert process.returncode == status
+    assert message in error
     assert "Traceback" not in error and "ERROR" not in error, error[:2000]
-    assert not alive  # before, they died only later, each of the lost connection
+    assert not alive  # SIGTERM: before, they died only later, each of the lost connection
     assert not (out / "manifest.json").exists() and not list(out.glob(".staging-*"))
     assert not (out / ".gristmill-lock").exists()
