@@ -99,7 +99,8 @@ def exclusive(folder: str, option: str = "--output") -> Iterator[None]:
         try:
             yield
         finally:
-            os.unlink(path)  # while still held, so the next run makes a fresh file
+            with contextlib.suppress(FileNotFoundError):  # the folder was deleted during the run
+                os.unlink(path)  # while still held, so the next run makes a fresh file
 
 
 def clear_work_area(work_root: str) -> None:

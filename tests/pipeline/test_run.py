@@ -11,7 +11,14 @@ from types import SimpleNamespace
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.output_folder import LOCK_FILE, OUTPUT_MARKER, InputInsideOutput, OutputInUse, OutputNotOurs
+from pipeline.output_folder import (
+    LOCK_FILE,
+    OUTPUT_MARKER,
+    InputInsideOutput,
+    OutputInUse,
+    OutputNotOurs,
+    exclusive,
+)
 from pipeline.recipe import load_recipe
 from pipeline.run import RunFailed, pipeline_options, run_recipe, spill_root
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_bad_inputs, write_jsonl, write_recipe
@@ -120,6 +127,15 @@ def test_a_second_run_into_a_folder_in_use_stops_without_touching_it(tmp_path, s
     result = run_recipe(load_recipe(shared_run.recipe), str(out), IN_PROCESS)
     assert shard_hashes(result.manifest) == shard_hashes(shared_run.manifest)
     assert not (out / LOCK_FILE).exists() and not live_staging.exists()  # stale once nobody holds it
+
+
+def test_an_output_folder_deleted_during_the_run_leaves_the_runs_own_error(tmp_path):
+    """Releasing the lock raised FileNotFoundError instead, hiding why the run stopped."""
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match="the run's own error"), exclusive(str(out)):
+        shutil.rmtree(out)
+        raise RuntimeError("the run's own error")
 
 
 def test_a_run_lists_its_inputs_once_and_asks_nothing_per_file(tmp_path, monkeypatch):
