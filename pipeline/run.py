@@ -39,6 +39,7 @@ from pipeline.checkpoints import (
     describe,
     plan_resume,
 )
+from pipeline.cores import usable_cores
 from pipeline.decisions import SpillOptions
 from pipeline.document import Document
 from pipeline.inspect import reuse_line
@@ -119,9 +120,9 @@ def pipeline_options(beam_args: list[str]) -> PipelineOptions:
     if (standard.runner or "") in LOCAL_RUNNERS:
         if "--direct_running_mode" not in given:
             direct.direct_running_mode = "multi_processing"
-        if "--direct_num_workers" not in given:
-            # 0: one worker per core; in-memory mode has exactly one.
-            direct.direct_num_workers = 1 if direct.direct_running_mode == "in_memory" else 0
+        if "--direct_num_workers" not in given or direct.direct_num_workers == 0:
+            # one worker per usable core (Beam's 0 counts the host's); in-memory mode has exactly one
+            direct.direct_num_workers = 1 if direct.direct_running_mode == "in_memory" else usable_cores()
     return options
 
 

@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.cores import usable_cores
+
 log = logging.getLogger(__name__)
 
 SANDBOXES = ("bubblewrap", "process")
@@ -375,7 +377,7 @@ class SandboxPool:
             )
         self.kind = kind
         self.limits = limits or Limits()
-        self.workers = workers or os.cpu_count() or 1
+        self.workers = workers or usable_cores()
         self._idle: queue.Queue[Runner] = queue.Queue()
         self.import_paths = seen_import_paths(kind, import_paths)  # put first on the sample's sys.path
         self._all = [
