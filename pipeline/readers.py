@@ -380,6 +380,9 @@ def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosi
                 yield record
             offset += _span(raw)
             line_number += 1
+        if offset < end:  # truncated or rewritten since it was listed: say so, not read nothing
+            why = f"the file has {handle.seek(0, io.SEEK_END):,} bytes, fewer than the {end:,} it had when listed"
+            yield Failure(f"{source}@{offset}", source, READ_STAGE, "InputChanged", why)
 
 
 def _next_line(handle: io.BufferedIOBase) -> bytes | int:

@@ -565,3 +565,17 @@ def test_an_integer_longer_than_python_converts_costs_neither_its_record_nor_the
     records = read_all(path)
     assert [(r.id, r.text) for r in records] == [("1", "a"), (digits, "b"), ("3", "c")]
     assert records[0].metadata == {"n": digits}
+
+
+def test_a_file_shorter_than_when_listed_is_a_failure_not_silence(tmp_path):
+    path = write_jsonl(tmp_path / "a.jsonl", [{"id": str(i), "text": "x" * 100} for i in range(100)])
+    config = InputConfig((str(path),), split_bytes=4000)
+    splits = plan_splits(str(path), config)
+    size = path.stat().st_size
+    path.write_bytes(path.read_bytes()[:5000])  # truncated after the run listed it
+    records = [r for split in splits for r in read_split(split, config)]
+    changed = [r for r in records if isinstance(r, Failure) and r.error == "InputChanged"]
+    assert len(splits) == 4 and len(changed) == 3  # each split that lost lines says so
+    assert [r.message for r in changed] == [
+        f"the file has 5,000 bytes, fewer than the {end:,} it had when listed" for end in (8000, 12000, size)
+    ]
