@@ -63,7 +63,7 @@ from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import input_files, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
-from pipeline.signals import Stopped, watch_run
+from pipeline.signals import WORKER_MODULE, Stopped, watch_run
 from pipeline.spill import read_values
 from pipeline.writers import (
     ScoreNames,
@@ -140,7 +140,7 @@ def _local_runner_class():
         @_default_environment.setter
         def _default_environment(self, environment):
             if isinstance(environment, environments.SubprocessSDKEnvironment):
-                command = f"exec {sys.executable} -m pipeline.worker"  # no shell in between: Ctrl-C reaches the worker
+                command = f"exec {sys.executable} -m {WORKER_MODULE}"  # no shell in between: Ctrl-C reaches the worker
                 environment = environments.SubprocessSDKEnvironment.from_command_string(
                     command_string=command
                 )

@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+WORKER_MODULE = "pipeline.worker"  # the local runner's workers are `python -m pipeline.worker`
 # How Beam's local runner reports a worker process that died (the thread that waited on it raises).
 _WORKER_EXIT = re.compile(r"Worker subprocess exited with return code (-?\d+)")
 
@@ -45,13 +46,15 @@ def sigterm_unwinds():
         signal.signal(signal.SIGTERM, previous)
 
 
-def signal_children(signum: int) -> None:
-    """Send `signum` to this process's children (the local runner's workers)."""
+def signal_workers(signum: int) -> None:
+    """Send `signum` to this process's children that are local runner workers (`pipeline.worker`;
+    a program running gristmill may have children of its own)."""
     for path in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
         with contextlib.suppress(OSError), open(path) as children:
             for pid in children.read().split():
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(pid), signum)
+                with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as command:
+                    if WORKER_MODULE.encode() in command.read().split(b"\0"):
+                        os.kill(int(pid), signum)
 
 
 @dataclass
@@ -89,7 +92,7 @@ def watch_run():
 
     def on_signal(signum, frame):
         ending.signum = signum
-        signal_children(signal.SIGINT)
+        signal_workers(signal.SIGINT)
         raise Stopped(signum=signum)
 
     def ended() -> bool:
