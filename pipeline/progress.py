@@ -190,7 +190,9 @@ def plain_line(figures: dict) -> str:
     total = figures["total_bytes"]
     # Only generators (no input files): no bytes to count, no ETA to give.
     share = f"{_size(figures['bytes'])} of {_size(total)} ({figures['bytes'] / total:.0%}), " if total else ""
-    eta = f"ETA {_duration(figures['eta'])}, " if total else ""
+    # Once every byte is read, the collection stages (dedup) and the writers finish the run.
+    all_read = total and figures["bytes"] >= total
+    eta = "" if not total else "all read, " if all_read else f"ETA {_duration(figures['eta'])}, "
     removed = ", ".join(
         f"{s['stage']} -{s['rejected'] + s['failed']}"
         for s in figures["stages"]

@@ -36,6 +36,8 @@ def test_snapshot_derives_kept_per_stage_and_eta():
     assert figures["rate"] == 10.0 and figures["eta"] == 30.0
     line = plain_line(figures)
     assert "read 100 docs (10/s), 250 B of 1000 B (25%), ETA 0m30s" in line and "a -8, b -9" in line
+    counts["bytes"] = 1000  # then the collection stages and the writers work: no ETA to give ("?" before)
+    assert "1000 B of 1000 B (100%), all read, kept" in plain_line(snapshot(channel, counts, elapsed=40.0))
     generators_only = Channel("unused", ["a"], total_bytes=0)  # no input file: no bytes, no ETA
     line = plain_line(snapshot(generators_only, Counter({"read": 30, "kept": 12}), elapsed=6.0))
     assert line == "progress 0m06s: read 30 docs (5/s), kept 12"
