@@ -81,7 +81,7 @@ class Recipe:
 
 def _check_output(output: OutputConfig, where: str) -> None:
     sizes = ("shards", "target_shard_mb", "target_shard_rows", "target_shard_tokens")
-    if any(getattr(output, key) < 0 for key in sizes) or output.row_group_mb <= 0:
+    if not all(getattr(output, key) >= 0 for key in sizes) or not output.row_group_mb > 0:  # nan too
         raise ConfigError(f"{where} {', '.join(sizes)} and row_group_mb must be positive")
     chosen = [key for key in sizes if getattr(output, key)]
     if len(chosen) > 1:

@@ -55,6 +55,8 @@ class Param:
             not isinstance(value, expected) or (expected is not bool and isinstance(value, bool))
         ):
             raise ConfigError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {value!r}")
+        if isinstance(value, float) and value != value:  # TOML's nan: every comparison with it is false
+            raise ConfigError(f"{key}: nan is not a number a stage can compare with")
         if self.min is not None and value is not None and value < self.min:
             raise ConfigError(f"{key}: {value!r} is below the minimum {self.min}")
         if self.max is not None and value is not None and value > self.max:
