@@ -36,19 +36,9 @@ def test_a_run_stopped_or_losing_a_worker_says_so_in_one_line(tmp_path, kill, st
     )
     recipe = write_recipe(tmp_path / "r.toml", [str(data)], '[[stage]]\nuse = "gopher_quality"\n')
     out = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-m",
-        "pipeline.cli",
-        "run",
-        "--quiet",
-        "--recipe",
-        str(recipe),
-        "--output",
-        str(out),
-    ]
+    run = ["run", "--quiet", "--recipe", str(recipe), "--output", str(out), "--direct_num_workers=2"]
     process = subprocess.Popen(
-        [*command, "--direct_num_workers=2", "--direct_running_mode=multi_processing"],
+        [sys.executable, "-m", "pipeline.cli", *run, "--direct_running_mode=multi_processing"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stderr=subprocess.PIPE,
