@@ -33,7 +33,7 @@ from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers, damage_failures, members_of
 from pipeline.json_array import TOO_DEEP, JsonArray, json_integer
-from pipeline.record_fields import failure_id, record_to_document
+from pipeline.record_fields import SURROGATE, failure_id, record_to_document
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import open_zstd
 
@@ -56,7 +56,6 @@ HIVE_FOLDER = re.compile(r"[A-Za-z_][\w.-]*=[^=]*")
 # A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_TEXT = re.compile(_SURROGATE_ESCAPE.pattern.decode())
-_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class TruncatedInput(EOFError):
@@ -311,7 +310,7 @@ def _lone_surrogate(record: Any) -> str | None:
     except UnicodeEncodeError:
         pass
     for name, value in record.items():
-        found = _SURROGATE.search(json.dumps([name, value], ensure_ascii=False))
+        found = SURROGATE.search(json.dumps([name, value], ensure_ascii=False))
         if found:
             return (
                 f"field {name!r} holds a lone surrogate U+{ord(found.group()):04X}"

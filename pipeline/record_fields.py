@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from pipeline.readers import InputConfig
 
 CANDIDATE_KINDS = ("code", "math")
+SURROGATE = re.compile(r"[\ud800-\udfff]")  # half of a pair: not valid Unicode, cannot be written as UTF-8
 
 
 def record_to_document(record: Any, source: str, position: str, config: InputConfig) -> Record:
@@ -123,7 +125,7 @@ def failure_id(record: Any, id_field: str, where: str) -> str:
     would have it, else `where` (an id holding half a surrogate pair cannot be written either)."""
     if isinstance(record, dict):
         raw_id = id_text(field_value(record, id_field))
-        if raw_id and not any("\ud800" <= char <= "\udfff" for char in raw_id):
+        if raw_id and not SURROGATE.search(raw_id):
             return raw_id
     return where
 
