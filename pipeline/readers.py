@@ -33,7 +33,7 @@ from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers, damage_failures, members_of
 from pipeline.json_array import TOO_DEEP, JsonArray, json_integer
-from pipeline.record_fields import SURROGATE, failure_id, record_to_document
+from pipeline.record_fields import SURROGATE, record_id, record_to_document
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import open_zstd
 
@@ -284,7 +284,7 @@ def _parse_json_line(raw: bytes | int, source: str, line_number: int, config: In
         record = json.loads(line, parse_int=json_integer)
     if _SURROGATE_ESCAPE.search(stripped) and (problem := _lone_surrogate(record)):
         return Failure(
-            failure_id(record, config.id_field, where), source, READ_STAGE, "LoneSurrogate", problem
+            record_id(record, config.id_field, where), source, READ_STAGE, "LoneSurrogate", problem
         )
     if isinstance(record, list) and record and isinstance(record[0], dict):
         return Failure(
@@ -530,7 +530,7 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
                 )
             elif _SURROGATE_ESCAPE_TEXT.search(source) and (problem := _lone_surrogate(record)):
                 yield Failure(
-                    failure_id(record, config.id_field, where), path, READ_STAGE, "LoneSurrogate", problem
+                    record_id(record, config.id_field, where), path, READ_STAGE, "LoneSurrogate", problem
                 )
             else:
                 yield record_to_document(record, path, str(index), config)

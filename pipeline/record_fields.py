@@ -25,7 +25,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         return Failure(
             where, source, READ_STAGE, "NotAnObject", f"expected a JSON object, got {type(record).__name__}"
         )
-    doc_id = id_text(field_value(record, config.id_field)) or where
+    doc_id = record_id(record, config.id_field, where)
     kind = record.get("kind")
     text_field = config.html_field or config.text_field
     text = field_value(record, text_field)
@@ -120,12 +120,12 @@ def without_field(record: dict[str, Any], name: str) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != head} | ({head: inner} if inner else {})
 
 
-def failure_id(record: Any, id_field: str, where: str) -> str:
-    """The id a failure of an unusable record is filed under: the record's own, as a document
-    would have it, else `where` (an id holding half a surrogate pair cannot be written either)."""
+def record_id(record: Any, id_field: str, where: str) -> str:
+    """A record's id as text, else `where` (the record has none, or one holding half a surrogate
+    pair, which cannot be written): a document's id, and a failure's of a record read but unusable."""
     if isinstance(record, dict):
         raw_id = id_text(field_value(record, id_field))
-        if raw_id and not SURROGATE.search(raw_id):
+        if raw_id and (raw_id.isascii() or not SURROGATE.search(raw_id)):  # isascii: 12 ns, the search 100
             return raw_id
     return where
 

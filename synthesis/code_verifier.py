@@ -15,7 +15,7 @@ import re
 import signal
 
 from pipeline.document import KEEP, Document, Verdict, keep, reject
-from synthesis.mutation import mutants
+from synthesis.mutation import UNPARSEABLE, mutants
 from synthesis.sandbox import RunResult, SandboxPool
 
 CODE_REASONS = (
@@ -79,7 +79,7 @@ def has_tests(tests: str) -> bool:
         return False
     try:
         tree = ast.parse(tests)
-    except (SyntaxError, ValueError, RecursionError):  # RecursionError: nested too deep for ast
+    except UNPARSEABLE:
         return True
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert | ast.Raise):
@@ -99,7 +99,7 @@ def untested_names(program: str, tests: str, entry_point: str | None) -> list[st
     """
     try:
         defined_tree, tests_tree = ast.parse(program), ast.parse(tests)
-    except (SyntaxError, ValueError, RecursionError):
+    except UNPARSEABLE:
         return None
     defined: set[str] = set()
     for node in defined_tree.body:

@@ -39,6 +39,9 @@ COMPARE_SWAPS: dict[type, type] = {
 }
 BOOL_SWAPS: dict[type, type] = {ast.And: ast.Or, ast.Or: ast.And}
 
+# What `ast.parse` raises for source it cannot read (RecursionError: nested too deep for it).
+UNPARSEABLE = (SyntaxError, ValueError, RecursionError)
+
 
 def _sites(tree: ast.AST) -> list[tuple[int, str, object]]:
     """Every (node index, field, replacement) mutation site in a stable walk order."""
@@ -91,7 +94,7 @@ def mutants(source: str, limit: int) -> list[str]:
     try:
         tree = _without_docstrings(ast.parse(source))
         original = ast.unparse(tree)
-    except (SyntaxError, ValueError, RecursionError):  # RecursionError: nested too deep for ast
+    except UNPARSEABLE:
         return []
     sites = _sites(tree)
     if len(sites) > limit:
