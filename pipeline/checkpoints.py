@@ -24,9 +24,11 @@ must reproduce byte for byte; they are the run's scratch, not an output format.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
+import os
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -333,6 +335,29 @@ def plan_resume(work: WorkArea) -> ResumePlan:
                 phases[next(p for p in phases if work.phase_marker(p) == owner)] = None
             else:
                 units[owner.rsplit("/", 1)[1][: -len(MARKER)]] = None
+
+
+def remove_leftovers(plan: ResumePlan) -> int:
+    """Delete from the work area what no resume of this recipe and input can use, and return its
+    bytes: the files of unfinished attempts (an interrupted run's partial splits and phases, which
+    each rerun wrote anew beside them), markers of phases after the last complete one, and the
+    folders of other recipes or inputs."""
+    work = plan.work
+    keep = {work.unit_marker(key) for key in plan.done_units}
+    keep |= {work.phase_marker(phase) for phase in plan.phase_markers}
+    for marker in plan.done_units.values():
+        keep |= {f"{work.folder(0)}/{entry['file']}" for entry in marker["files"]}
+    for phase, marker in plan.phase_markers.items():
+        keep |= {f"{work.folder(phase)}/{entry['file']}" for entry in marker["files"]}
+    present = fileio.listing(f"{fileio.escape(work.root)}/phase-*/*")
+    leftovers = [path for path in present if path not in keep]
+    fileio.delete(leftovers)
+    current = {work.folder(phase) for phase in range(len(work.phases))}
+    for folder in {path.rsplit("/", 1)[0] for path in leftovers} - current:
+        if fileio.is_local(folder):
+            with contextlib.suppress(OSError):  # not empty: something else was put there
+                os.rmdir(folder)
+    return sum(present[path].size for path in leftovers)
 
 
 def _unchecked(plan: ResumePlan) -> list[str]:

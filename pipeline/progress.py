@@ -166,7 +166,8 @@ def snapshot(channel: Channel, counts: Counter, elapsed: float) -> dict:
     }
 
 
-def _size(value: float) -> str:
+def size_text(value: float) -> str:
+    """Bytes as people read them: `7.2 MB`."""
     for unit in ("B", "KB", "MB", "GB", "TB"):
         if value < 1024 or unit == "TB":
             return f"{value:.1f} {unit}" if unit != "B" else f"{int(value)} B"
@@ -189,7 +190,11 @@ def plain_line(figures: dict) -> str:
     """One progress line for logs: read, rate, bytes of total, ETA, kept, removals per stage."""
     total = figures["total_bytes"]
     # Only generators (no input files): no bytes to count, no ETA to give.
-    share = f"{_size(figures['bytes'])} of {_size(total)} ({figures['bytes'] / total:.0%}), " if total else ""
+    share = (
+        f"{size_text(figures['bytes'])} of {size_text(total)} ({figures['bytes'] / total:.0%}), "
+        if total
+        else ""
+    )
     # Once every byte is read, the collection stages (dedup) and the writers finish the run.
     all_read = total and figures["bytes"] >= total
     eta = "" if not total else "all read, " if all_read else f"ETA {_duration(figures['eta'])}, "

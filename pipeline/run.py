@@ -38,6 +38,7 @@ from pipeline.checkpoints import (
     cut_phases,
     describe,
     plan_resume,
+    remove_leftovers,
 )
 from pipeline.cores import usable_cores
 from pipeline.decisions import SpillOptions
@@ -58,7 +59,7 @@ from pipeline.output_folder import (
     remove_if_empty,
     remove_stale_staging,
 )
-from pipeline.progress import Channel, ConsoleProgress
+from pipeline.progress import Channel, ConsoleProgress, size_text
 from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import input_files, plan_splits
 from pipeline.recipe import Recipe
@@ -396,6 +397,11 @@ def run_recipe(
                 held.enter_context(exclusive(work_root, "--work-dir"))
             check_work_root(work_root, output)
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh, inputs)
+            if (unusable := remove_leftovers(resume)) and progress:
+                progress.note(
+                    f"gristmill: deleted {size_text(unusable)} of checkpoints that no resume can use "
+                    f"(unfinished work of a stopped run, or another recipe's or input's) in {work_root}"
+                )
             if progress and (reused := reuse_line(resume.summary())):
                 progress.note(f"gristmill: {reused}; --fresh starts over")
         pipeline = None

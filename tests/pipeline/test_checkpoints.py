@@ -16,6 +16,7 @@ import pytest
 
 from pipeline.checkpoints import CheckpointSettings, cut_phases
 from pipeline.output_folder import LOCK_FILE
+from pipeline.progress import size_text
 from pipeline.recipe import load_recipe
 from pipeline.run import RunInterrupted, checkpoints_enabled, pipeline_options, run_recipe
 from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
@@ -203,6 +204,47 @@ def test_a_damaged_checkpoint_is_recomputed_never_trusted(setup, damage):
         "units_reused": figures["units_reused"],
         "phases_reused": [p["phase"] for p in figures["phases_reused"]],
     } == reused
+
+
+def listed_and_present(work: Path) -> tuple[set[str], set[str]]:
+    """(files the work area's markers list, with the markers; every file in it but the lock)."""
+    listed = set()
+    for marker in work.glob("phase-*/*.done.json"):
+        listed |= {marker.name, *(entry["file"] for entry in json.loads(marker.read_text())["files"])}
+    present = {path.name for path in work.glob("phase-*/*")}
+    return listed, present
+
+
+def test_a_rerun_deletes_the_work_that_no_resume_can_use(setup):
+    """An interrupted run's partial files stayed beside the rerun's own: the work area grew with
+    every attempt (a full disk stayed full after the rerun freed room)."""
+    folder, recipe, reference = setup
+    out = copy_of_kept_work(folder, "leftovers")
+    work = out / ".gristmill-work"
+    phase0, phase1 = next(work.glob("phase-0-*")), next(work.glob("phase-1-*"))
+    sorted(phase0.glob("*.done.json"))[0].unlink()  # an unfinished unit: its files are partial work
+    shutil.copy(next(phase1.glob("part-*.kept.pkl")), phase1 / "part-x.kept.pkl")  # a stopped phase's
+    other_recipe = work / "phase-0-0123456789abcdef01234567"
+    shutil.copytree(phase0, other_recipe)
+    listed, _ = listed_and_present(work)
+    # phase 1 stands on the unfinished phase 0, so all of it is recomputed
+    unusable = [
+        *(p for p in phase0.iterdir() if p.name not in listed),
+        *phase1.iterdir(),
+        *other_recipe.iterdir(),
+    ]
+    deleted = size_text(sum(path.stat().st_size for path in unusable))
+    command = [sys.executable, "-m", "pipeline.cli", "run", "--recipe", str(recipe), "--output", str(out)]
+    done = subprocess.run(
+        [*command, "--keep-work", *IN_PROCESS], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"gristmill: deleted {deleted} of checkpoints that no resume can use" in done.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    same_output(manifest, reference)
+    assert manifest["checkpoints"]["units_reused"] == 5
+    listed, present = listed_and_present(work)
+    assert present == listed and not other_recipe.exists()
 
 
 def test_fresh_ignores_earlier_checkpoints(setup):
