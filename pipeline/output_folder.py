@@ -10,7 +10,9 @@ left behind.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
 from collections.abc import Iterator
 
 from pipeline import fileio
@@ -109,8 +111,6 @@ def clear_work_area(work_root: str) -> None:
     if not fileio.is_local(work_root):
         fileio.delete_tree(work_root)
         return
-    import shutil
-
     for entry in os.listdir(work_root) if os.path.isdir(work_root) else []:
         if entry != LOCK_FILE:
             shutil.rmtree(os.path.join(work_root, entry), ignore_errors=True)
@@ -176,9 +176,36 @@ def remove_stale_staging(output: str) -> None:
     """Staging folders left by runs that were killed: never published, never reused."""
     if fileio.is_local(output):
         import glob
-        import shutil
 
         for folder in glob.glob(fileio.join(glob.escape(output), ".staging-*")):
             shutil.rmtree(folder, ignore_errors=True)
     else:
         fileio.delete(fileio.match(fileio.join(fileio.escape(output), ".staging-*/**")))
+
+
+FULL_DISK = tuple(os.strerror(code) for code in (errno.ENOSPC, errno.EDQUOT))
+
+
+def full_disk_advice(error: str, folders: dict[str, str]) -> str | None:
+    """When a run's error says a disk (or a quota) is full: the space free now on each local
+    filesystem among `folders` ({what is written: folder}), and how to make room; else None."""
+    if not any(reason.lower() in error.lower() for reason in FULL_DISK):
+        return None
+    from pipeline.progress import size_text
+
+    by_device: dict[int, tuple[str, list[str]]] = {}  # device: (its first folder, what goes there)
+    for what, folder in folders.items():
+        if not fileio.is_local(folder):
+            continue
+        existing = os.path.abspath(folder)
+        while not os.path.exists(existing):  # the folder may be gone with the failed run
+            existing = os.path.dirname(existing)
+        by_device.setdefault(os.stat(existing).st_dev, (existing, []))[1].append(what)
+    free = "; ".join(
+        f"{size_text(shutil.disk_usage(folder).free)} free on {folder} ({', '.join(whats)})"
+        for folder, whats in by_device.values()
+    )
+    return (
+        f"a disk is full ({error}); {free}: make room, or write the checkpoints (--work-dir) or "
+        "the dedup stages' spill files (--spill_dir) to another disk"
+    )

@@ -55,6 +55,7 @@ from pipeline.output_folder import (
     check_work_root,
     clear_work_area,
     exclusive,
+    full_disk_advice,
     mark_output,
     remove_if_empty,
     remove_stale_staging,
@@ -387,7 +388,7 @@ def run_recipe(
         # `spill_root`, deleted with it (the stages delete files, not their folders).
         spill_folder = spill_root(options, output)
         own_spill = fileio.join(spill_folder, staging.rsplit("/", 1)[-1]) if spill_folder else None
-        options.view_as(SpillOptions).spill_dir = own_spill or fileio.join(staging, "spill")
+        spill_dir = options.view_as(SpillOptions).spill_dir = own_spill or fileio.join(staging, "spill")
         work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
         resume = None
         if checkpoints_enabled(checkpoints, options):
@@ -424,7 +425,15 @@ def run_recipe(
                         raise Stopped(signum=ending.signum) from error
                     if ending.worker_exit is not None:  # the runner's error says only "Channel closed"
                         raise PipelineFailed(ending.lost_worker()) from error
-                    raise PipelineFailed(error_summary(error)) from error
+                    written = {
+                        "the output": output,
+                        "the spill files": spill_dir,
+                        "temporary files": tempfile.gettempdir(),
+                    }
+                    if resume:
+                        written["the checkpoints"] = work_root
+                    summary = error_summary(error)
+                    raise PipelineFailed(full_disk_advice(summary, written) or summary) from error
             metrics = _stage_metrics(result, recipe)
             summary = resume.summary() if resume else None
             manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args, summary)

@@ -18,6 +18,9 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 WORKER_MODULE = "pipeline.worker"  # the local runner's workers are `python -m pipeline.worker`
 # How Beam's local runner reports a worker process that died (the thread that waited on it raises).
 _WORKER_EXIT = re.compile(r"Worker subprocess exited with return code (-?\d+)")
+# Beam's harness logs a failed bundle's traceback twice, and the runner prints both on relaying
+# them; the worker has printed it once already, and the run's error carries it.
+_BUNDLE_FAILED = re.compile(r"Error processing instruction|\[while running \\?'")  # quotes escaped
 
 
 class Stopped(KeyboardInterrupt):
@@ -85,7 +88,8 @@ def watch_run():
     SIGINT, on which they leave quietly: Ctrl-C reaches them with the terminal's process group,
     SIGTERM and a `kill -INT` of the driver did not (they died later of the lost connection).
     The driver's threads and Beam's logger say nothing of the connections the workers drop (a
-    screen of gRPC tracebacks before); the run's error says why they dropped."""
+    screen of gRPC tracebacks before); the run's error says why they dropped. A failed bundle's
+    traceback is printed once (by the worker), not again as each of its relayed log records."""
     from grpc import RpcError  # Beam's local runner talks to its workers over gRPC
 
     ending = RunEnding()
@@ -103,7 +107,10 @@ def watch_run():
         driver's threads may see a dead worker's socket close before its exit is known)."""
         from_beam = record.name.startswith(("apache_beam", "grpc"))
         lost = record.exc_info is not None and isinstance(record.exc_info[1], RpcError)
-        return not (from_beam and (ended() or lost))
+        relayed_traceback = record.name.endswith("local_job_service") and _BUNDLE_FAILED.search(
+            record.getMessage()
+        )
+        return not (from_beam and (ended() or lost or relayed_traceback))
 
     def on_thread_error(args) -> None:
         lost = _WORKER_EXIT.search(str(args.exc_value))

@@ -1,7 +1,8 @@
 """Entry point of local Beam worker processes: Beam's SDK harness with a quiet console.
 
-On Ctrl-C a worker exits quietly. Workers still send their log records to the runner (which prints warnings and errors); only
-their own console chatter below ERROR (start-up notices, optional-client warnings) is dropped.
+On Ctrl-C a worker exits quietly. Workers send their log records to the runner (which prints
+warnings and errors); their own console shows only errors from before that channel is open
+(start-up notices and optional-client warnings are dropped).
 """
 
 import logging
@@ -19,9 +20,15 @@ if __name__ == "__main__":
     # Ctrl-C reaches the whole process group; the driver reports it in one line, so a worker
     # just leaves, without a traceback (exit 0: the driver's runner would report a non-zero one).
     signal.signal(signal.SIGINT, lambda signum, frame: os._exit(0))
+    from apache_beam.runners.worker import sdk_worker_main
+    from apache_beam.runners.worker.log_handler import FnApiLogRecordHandler
+
+    # Errors before the harness relays its records to the runner (which prints them): once it
+    # does, a second copy here made every failed bundle's traceback appear twice more.
     console = logging.StreamHandler()
     console.setLevel(logging.ERROR)
-    logging.getLogger().addHandler(console)
-    from apache_beam.runners.worker import sdk_worker_main
+    root = logging.getLogger()
+    console.addFilter(lambda record: not any(isinstance(h, FnApiLogRecordHandler) for h in root.handlers))
+    root.addHandler(console)
 
     sdk_worker_main.main(sys.argv)
