@@ -20,6 +20,10 @@ WORKER_MODULE = "pipeline.worker"  # the local runner's workers are `python -m p
 _WORKER_EXIT = re.compile(r"Worker subprocess exited with return code (-?\d+)")
 # Beam's harness logs a failed bundle's traceback twice, and the runner prints both on relaying
 # them; the worker has printed it once already, and the run's error carries it.
+# Beam's runner mostly fails the pipeline within a few seconds of a worker's death; about one
+# time in six it waited forever on the dead worker's bundle, so the driver is woken after this.
+LOST_WORKER_WAIT_S = 10.0
+WAKE_SIGNAL = signal.SIGUSR1
 _BUNDLE_FAILED = re.compile(r"Error processing instruction|\[while running \\?'")  # quotes escaped
 
 
@@ -58,6 +62,10 @@ def signal_workers(signum: int) -> None:
                 with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as command:
                     if WORKER_MODULE.encode() in command.read().split(b"\0"):
                         os.kill(int(pid), signum)
+
+
+class WorkerLost(RuntimeError):
+    """Raised in the driver when Beam's runner was still waiting on a dead worker."""
 
 
 @dataclass
@@ -112,10 +120,24 @@ def watch_run():
         )
         return not (from_beam and (ended() or lost or relayed_traceback))
 
+    watching, done = threading.Lock(), threading.Event()
+
+    def wake_main() -> None:
+        with watching:  # never once the handler below is gone (SIGUSR1's default is to exit)
+            if not done.is_set():
+                signal.pthread_kill(threading.main_thread().ident, WAKE_SIGNAL)
+
+    def on_wake(signum, frame):
+        raise WorkerLost(ending.lost_worker())
+
     def on_thread_error(args) -> None:
         lost = _WORKER_EXIT.search(str(args.exc_value))
         if lost and ending.worker_exit is None:
             ending.worker_exit = int(lost.group(1))
+            if in_main:
+                timer = threading.Timer(LOST_WORKER_WAIT_S, wake_main)
+                timer.daemon = True  # the process may exit before it fires
+                timer.start()
         if not (ended() or isinstance(args.exc_value, RpcError)):
             previous_hook(args)
 
@@ -125,9 +147,13 @@ def watch_run():
     previous_hook, threading.excepthook = threading.excepthook, on_thread_error
     in_main = threading.current_thread() is threading.main_thread()
     previous = {signum: signal.signal(signum, on_signal) for signum in STOP_SIGNALS} if in_main else {}
+    if in_main:
+        previous[WAKE_SIGNAL] = signal.signal(WAKE_SIGNAL, on_wake)
     try:
         yield ending
     finally:
+        with watching:
+            done.set()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         threading.excepthook = previous_hook
