@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         help="read every input as this format, whatever its name says (replaces [input] format; "
         "a .gz, .zst, .bz2 or .xz suffix still chooses the decompression)",
     )
-    run.add_argument("--quiet", action="store_true", help="no progress; print only the summary")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress; print only the summary")
     run.add_argument(
         "--progress-interval",
         type=_positive_seconds,

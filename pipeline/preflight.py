@@ -45,7 +45,7 @@ def beam_option_names(flags: list[str]) -> tuple[list[str], list[str]]:
 
     load_runner_options(flags)  # the runner's own options (e.g. Dask's) are registered on import
     parsers = []
-    PipelineOptions(flags).get_all_options(add_extra_args_fn=parsers.append)
+    PipelineOptions([]).get_all_options(add_extra_args_fn=parsers.append)  # no flags: no warning of its own
     parser = parsers[0]
     _, unknown = parser.parse_known_args(flags)
     known = sorted(option for action in parser._actions for option in action.option_strings)
