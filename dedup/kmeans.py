@@ -37,10 +37,14 @@ def train_spherical_kmeans(x: np.ndarray, k: int, seed: int, niter: int = 20) ->
 
 
 def assign(x: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest centroid by cosine for each row: (cluster index, cosine similarity to that centroid)."""
-    sims = np.asarray(x, dtype=np.float32) @ centroids.T
-    labels = sims.argmax(axis=1)
-    return labels, sims[np.arange(len(labels)), labels]
+    """Nearest centroid by cosine for each row: (cluster index, cosine similarity to that centroid).
+
+    The similarity is recomputed row by row: a matrix product's last bits depend on the rows it is
+    given with, so identical documents in other batches (another file layout) got other values,
+    and `survivor = "hard"` kept another copy."""
+    x = np.asarray(x, dtype=np.float32)
+    labels = (x @ centroids.T).argmax(axis=1)
+    return labels, np.einsum("ij,ij->i", x, centroids[labels])
 
 
 def split_oversized(x: np.ndarray, max_size: int, seed: int) -> np.ndarray:

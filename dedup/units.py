@@ -382,6 +382,11 @@ def _unit_key(member: tuple) -> str:
     return f"{node_doc(member[0])}#{member[0][-1]}"
 
 
+def _unit_public_key(member: tuple) -> str:
+    """`_unit_key` with the record's id instead of the run-unique one."""
+    return f"{public_id(node_doc(member[0]))}#{member[0][-1]}"
+
+
 def _unit_language(member: tuple) -> str:
     return member[2]
 
@@ -398,7 +403,8 @@ class _EmbeddingPairs(beam.PTransform):
         stage = self.stage
         args = (stage.neighbours, stage.cosine_threshold, stage.seed, stage.name)
         clustered = ClusterVectors(
-            stage.name, _unit_key, _unit_language, _nearest_pairs, args=args, seed=stage.seed, sample_size=20_000,
+            stage.name, _unit_key, _unit_public_key, _unit_language, _nearest_pairs, args=args, seed=stage.seed,
+            sample_size=20_000,
             center=True, clusters=0, iterations=20,
         )  # fmt: skip
         return vectors | "ClusterUnits" >> clustered
