@@ -33,7 +33,7 @@ import apache_beam as beam
 import common  # noqa: F401  (puts this checkout first on sys.path)
 import numpy as np
 
-from dedup import semantic
+from dedup import clusters, semantic
 from dedup.content import main_content, shingle_set, sketch
 from dedup.units import UnitDedup
 from pipeline.document import Document
@@ -148,7 +148,7 @@ def semantic_pairs(
     for members in groups.values():
         texts = [main_content(r["text"], min_unit_words) for r in members]
         x = semantic.embed_documents(embedder, texts, 20_000, 256)
-        x = semantic.center(x, x.mean(axis=0))
+        x = clusters.center(x, x.mean(axis=0))
         orders = [semantic.member_order(Document(r["id"], r["text"]), "") for r in members]
         cap = semantic.SemanticDedup.params["max_shingles"].default
         sketches = (

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from common import arguments
 
-from dedup.semantic import center
+from dedup.clusters import center
 from quality_models.embedders import load_embedder
 
 EPS_GRID = (0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15, 0.20, 0.25, 0.30)

@@ -30,7 +30,8 @@ import numpy as np
 from common import arguments
 
 from benchmarks.semantic_calibrate import read_msrp
-from dedup.semantic import SemanticDedup, center, decide_cluster, embed_documents, load_embedder, member_order
+from dedup.clusters import center
+from dedup.semantic import SemanticDedup, decide_cluster, embed_documents, load_embedder, member_order
 from pipeline.document import Document
 from pipeline.run import new_pipeline
 

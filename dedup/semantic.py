@@ -32,35 +32,28 @@ then `survivor` (`hard`: farthest from the centroid, SemDeDup's default; `easy`:
 
 from __future__ import annotations
 
-import math
 import threading
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import apache_beam as beam
 import numpy as np
-import xxhash
 from apache_beam.metrics import Metrics
 
 from dedup import kmeans
+from dedup.clusters import DOCS_PER_CLUSTER, ClusterVectors
 from dedup.content import main_content, shingle_set, sketch, sketch_containment
 from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
 from pipeline.beam_stages import failure
-from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs, spill_dir
+from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs
 from pipeline.document import Document, Rejection, public_id
 from pipeline.outcomes import FAILED, KEPT, REJECTED, SplitByTag
-from pipeline.spill import SpillGroups
 from pipeline.stages import CollectionStage, ConfigError, Param, StageOutputs, register
 
 REASON = "semantic_duplicate"
 EMBEDDED = "embedded"
 _ENCODE_LOCK = threading.Lock()
-# Auto k: about this many documents per first-level cluster. Pairwise cost per document grows
-# with the cluster size (one dot product per member), which stays small next to embedding.
-DOCS_PER_CLUSTER = 2000
 OVERLAP_NGRAM = 3  # word 3-grams: the shingles whose containment verifies a candidate pair
-BATCH_PARTITIONS = 64  # spill keys of the embedded batches waiting for k-means
 
 
 def load_embedder(name: str) -> Any:
@@ -68,11 +61,6 @@ def load_embedder(name: str) -> Any:
     from quality_models.embedders import load_embedder as load
 
     return load(name)
-
-
-def sample_key(doc_id: str, seed: int) -> int:
-    """Seeded hash that orders documents for the k-means training sample (lowest keys are taken)."""
-    return xxhash.xxh64_intdigest(doc_id.encode("utf-8"), seed=seed)
 
 
 def chunks(text: str, size: int) -> list[str]:
@@ -104,11 +92,6 @@ def embed_documents(embedder: Any, texts: list[str], max_chars: int, batch_size:
     summed = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
     np.add.at(summed, np.array(owner), vectors * np.array(weight, dtype=np.float32)[:, None])
     return kmeans.normalize(np.nan_to_num(summed))
-
-
-def center(x: np.ndarray, mean: np.ndarray | None) -> np.ndarray:
-    """Unit rows after subtracting the corpus mean embedding (None: unchanged)."""
-    return x if mean is None else kmeans.normalize(x - mean)
 
 
 def similar_pairs(x: np.ndarray, threshold: float, block_size: int):
@@ -401,116 +384,6 @@ def member_public_id(member: tuple) -> str:
 
 def member_language(member: tuple) -> str:
     return member[2]
-
-
-class ClusterVectors(beam.PTransform):
-    """Batches (members, unit vectors) → what `then((language, cluster), [(member, centered vector,
-    cosine to its centroid)], *args)` yields for every (language, k-means cluster); shared by
-    `semantic_dedup` (documents) and `unit_dedup` (units).
-
-    Spherical k-means is trained on a deterministic sample (the `sample_size` lowest seeded hashes
-    of `sample_id(member)`, ties ordered by the unique `key(member)`): hashing ids without the
-    records' origins makes the sample, so the clusters, the same however the input is cut into
-    files (the same 6,000 documents as one file and as 6,000 files: 296 and 299 removals, 31 apart,
-    when origins were hashed); with `center` the sample's mean is subtracted first; k is `clusters`, or one
-    per DOCS_PER_CLUSTER vectors. Mean and centroids reach every worker as a side input. The
-    batches wait for them in files, and the assigned vectors reach their cluster through files
-    (`pipeline.spill.SpillGroups`): a local runner would otherwise hold every vector in memory
-    twice (the batches until k-means is trained, and the clusters' GroupByKey).
-    """
-
-    def __init__(
-        self,
-        name,
-        key,
-        sample_id,
-        language,
-        then,
-        *,
-        seed,
-        sample_size,
-        center,
-        clusters,
-        iterations,
-        args=(),
-    ):
-        super().__init__()
-        self.name, self.key, self.language, self.then, self.args = name, key, language, then, args
-        self.sample_id = sample_id
-        self.seed, self.sample_size, self.center = seed, sample_size, center
-        self.clusters, self.iterations = clusters, iterations
-
-    def expand(self, batches):
-        count = (
-            batches
-            | "BatchSizes" >> beam.Map(lambda batch: len(batch[0]))
-            | "Count" >> beam.CombineGlobally(sum)
-        )
-        seed, key, sample_id = self.seed, self.key, self.sample_id
-        sample = (
-            batches
-            | "SampleKeys"
-            >> beam.FlatMap(
-                lambda batch: (
-                    (sample_key(sample_id(m), seed), key(m), vec) for m, vec in zip(batch[0], batch[1])
-                )
-            )
-            | "Sample" >> beam.combiners.Top.Of(self.sample_size, key=lambda t: (t[0], t[1]), reverse=True)
-        )
-        spec = (self.name, self.center, self.clusters, self.seed, self.iterations)
-        model = sample | "TrainKMeans" >> beam.Map(_train_centroids, beam.pvalue.AsSingleton(count), spec)
-        spill = spill_dir(batches.pipeline, self.name)
-        return (
-            batches
-            | "BatchPartition"
-            >> beam.Map(lambda batch: (sample_key(key(batch[0][0]), seed) % BATCH_PARTITIONS, batch))
-            | "Assign"
-            >> SpillGroups(f"{spill}/embedded", _assign, self.language, beam.pvalue.AsSingleton(model))
-            | "GroupByCluster" >> SpillGroups(f"{spill}/clusters", _each_cluster, self.then, *self.args)
-        )
-
-
-def _assign(_partition: int, batches: Iterable, language, model):
-    """Batches of one partition: each vector centered and keyed by language and nearest centroid,
-    (cluster file key, ((language, cluster), (member, vector, cosine to centroid))); languages are
-    never compared."""
-    mean, centroids = model
-    for members, vectors in batches:
-        vectors = center(vectors, mean)
-        labels, sims = kmeans.assign(vectors, centroids)
-        for member, vec, label, sim in zip(members, vectors, labels.tolist(), sims.tolist()):
-            cluster = (language(member), label)
-            yield _cluster_file_key(cluster), (cluster, (member, vec, sim))
-
-
-def _cluster_file_key(cluster: tuple[str, int]) -> int:
-    """The spill key of a (language, cluster): a 62-bit hash (a collision only shares files)."""
-    return xxhash.xxh64_intdigest(f"{cluster[0]}\x00{cluster[1]}".encode()) >> 2
-
-
-def _each_cluster(_key: int, values: Iterable, then, *args):
-    """`then(cluster, members, *args)` for each (language, cluster) of one spill key, in order."""
-    clusters: dict[tuple, list] = {}
-    for cluster, member in values:
-        clusters.setdefault(cluster, []).append(member)
-    for cluster in sorted(clusters):
-        yield from then(cluster, clusters[cluster], *args)
-
-
-def _train_centroids(
-    sample: list[tuple], count: int, spec: tuple
-) -> tuple[np.ndarray | None, np.ndarray] | None:
-    """(corpus mean or None, centroids) from the sorted sample; k = `clusters` or from `count`."""
-    if not sample:
-        return None
-    name, centered, clusters, seed, iterations = spec
-    x = np.stack([vec for _, _, vec in sorted(sample, key=lambda t: (t[0], t[1]))])
-    mean = x.mean(axis=0, dtype=np.float64).astype(np.float32) if centered else None
-    k = clusters or math.ceil(count / DOCS_PER_CLUSTER)
-    centroids = kmeans.train_spherical_kmeans(center(x, mean), k, seed, iterations)
-    Metrics.counter(name, "kmeans_clusters").inc(len(centroids))
-    Metrics.counter(name, "kmeans_sample").inc(len(x))
-    return mean, centroids
 
 
 class _EmbedBatch(beam.DoFn):

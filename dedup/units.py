@@ -23,7 +23,7 @@ shuffled, never documents; steps 2 and 3's lexical half are in `dedup.unit_candi
    similarity of the two shingle sets ≥ `jaccard_threshold` (each pair fetches the two
    representatives' sets, which the class step wrote out; the units are read once); with an
    `embedder`, also the `neighbours` nearest units by centered cosine within one (language,
-   k-means cluster), kept at cosine ≥ `cosine_threshold` (`semantic.ClusterVectors`, `kmeans.neighbour_pairs`).
+   k-means cluster), kept at cosine ≥ `cosine_threshold` (`clusters.ClusterVectors`, `kmeans.neighbour_pairs`).
    Two units of one document are never a pair unless either class has copies in other documents;
 4. connected components of the verified pairs (`dedup.components`); a unit is named by
    (survivor order of its document, unit index), so a component's label, its smallest node, is
@@ -61,11 +61,12 @@ import xxhash
 from apache_beam.metrics import Metrics
 
 from dedup import kmeans
+from dedup.clusters import ClusterVectors
 from dedup.components import ConnectedComponents
 from dedup.content import units
 from dedup.lsh import curve_threshold
 from dedup.minhash import VerifyPairs, _doc_id, unpack
-from dedup.semantic import _ENCODE_LOCK, ClusterVectors, load_embedder
+from dedup.semantic import _ENCODE_LOCK, load_embedder
 from dedup.signatures import shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
 from dedup.unit_candidates import (
@@ -403,9 +404,8 @@ class _EmbeddingPairs(beam.PTransform):
         stage = self.stage
         args = (stage.neighbours, stage.cosine_threshold, stage.seed, stage.name)
         clustered = ClusterVectors(
-            stage.name, _unit_key, _unit_public_key, _unit_language, _nearest_pairs, args=args, seed=stage.seed,
-            sample_size=20_000,
-            center=True, clusters=0, iterations=20,
+            stage.name, _unit_key, _unit_public_key, _unit_language, _nearest_pairs, args=args,
+            seed=stage.seed, sample_size=20_000, center=True, clusters=0, iterations=20,
         )  # fmt: skip
         return vectors | "ClusterUnits" >> clustered
 

@@ -432,8 +432,8 @@ def run_recipe(
                     }
                     if resume:
                         written["the checkpoints"] = work_root
-                    summary = error_summary(error)
-                    raise PipelineFailed(full_disk_advice(summary, written) or summary) from error
+                    reason = error_summary(error)
+                    raise PipelineFailed(full_disk_advice(reason, written) or reason) from error
             metrics = _stage_metrics(result, recipe)
             summary = resume.summary() if resume else None
             manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args, summary)

@@ -20,11 +20,11 @@ WORKER_MODULE = "pipeline.worker"  # the local runner's workers are `python -m p
 _WORKER_EXIT = re.compile(r"Worker subprocess exited with return code (-?\d+)")
 # Beam's harness logs a failed bundle's traceback twice, and the runner prints both on relaying
 # them; the worker has printed it once already, and the run's error carries it.
+_BUNDLE_FAILED = re.compile(r"Error processing instruction|\[while running \\?'")  # quotes escaped
 # Beam's runner mostly fails the pipeline within a few seconds of a worker's death; about one
 # time in six it waited forever on the dead worker's bundle, so the driver is woken after this.
 LOST_WORKER_WAIT_S = 10.0
 WAKE_SIGNAL = signal.SIGUSR1
-_BUNDLE_FAILED = re.compile(r"Error processing instruction|\[while running \\?'")  # quotes escaped
 
 
 class Stopped(KeyboardInterrupt):

@@ -10,11 +10,11 @@ import pytest
 from apache_beam.testing.util import assert_that, equal_to
 
 from dedup import semantic
+from dedup.clusters import center
 from dedup.content import containment, sketch, sketch_containment
 from dedup.semantic import (
     REASON,
     SemanticDedup,
-    center,
     chunks,
     decide_cluster,
     duplicate_groups,

@@ -5,7 +5,7 @@ import random
 from collections import Counter
 
 from pipeline.cli import main
-from pipeline.progress import Channel, Tally, _size, plain_line, snapshot
+from pipeline.progress import Channel, Tally, plain_line, size_text, snapshot
 from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import InputConfig, Split
 from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
@@ -50,7 +50,7 @@ def test_plain_progress_lines_when_not_a_terminal(tmp_path, capsys):
     assert main([*args, "--progress-interval", "0.2"]) == 0
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("progress ")]
     assert lines, "no progress line"
-    size = _size((tmp_path / "in.jsonl").stat().st_size)
+    size = size_text((tmp_path / "in.jsonl").stat().st_size)
     assert "read 25 docs" in lines[-1] and f"{size} of {size} (100%)" in lines[-1]
     assert "kept 17; removed: length -5, exact_dedup -2" in lines[-1]
     assert main([*args, "--quiet"]) == 0
