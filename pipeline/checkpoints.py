@@ -24,11 +24,9 @@ must reproduce byte for byte; they are the run's scratch, not an output format.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import logging
-import os
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -39,6 +37,7 @@ import apache_beam as beam
 
 from pipeline import fileio, gristmill_version
 from pipeline.outcomes import FAILED, KEPT, REJECTED
+from pipeline.output_folder import remove_if_empty
 from pipeline.spill import ChunkEncoder
 from pipeline.stages import CollectionStage, Stage
 
@@ -354,9 +353,8 @@ def remove_leftovers(plan: ResumePlan) -> int:
     fileio.delete(leftovers)
     current = {work.folder(phase) for phase in range(len(work.phases))}
     for folder in {path.rsplit("/", 1)[0] for path in leftovers} - current:
-        if fileio.is_local(folder):
-            with contextlib.suppress(OSError):  # not empty: something else was put there
-                os.rmdir(folder)
+        if fileio.is_local(folder):  # an object store's prefix goes with its last file
+            remove_if_empty(folder)
     return sum(present[path].size for path in leftovers)
 
 
