@@ -43,7 +43,9 @@ HTML_SUFFIXES = (".html", ".htm")
 PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bzip2", ".xz": "xz"}
 TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
-DEFAULT_SPLIT_BYTES = 64 * 1024 * 1024
+MAX_SPLIT_BYTES = 64 << 20  # the largest byte range `split_bytes` gives by default
+MIN_SPLIT_BYTES = 1 << 20  # and the smallest: below it a split costs more than it spreads
+SPLITS_PER_FILE = 8  # what a file of up to 512 MiB is cut into by default: one file keeps 8 workers busy
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
 MAX_LINE_BYTES = 64 << 20  # a longer JSON Lines line is a failure, read past without being held
@@ -77,7 +79,7 @@ class InputConfig:
     html_field: str = ""  # a field holding an HTML page, whose main text is the document's text
     format: str = ""  # empty: from the file extension
     html_extractor: str = "resiliparse"  # or "trafilatura"
-    split_bytes: int = DEFAULT_SPLIT_BYTES
+    split_bytes: int | None = None  # None: `default_split_bytes` of each file's size
     keep_carriage_returns: bool = False  # False: CR LF and lone CR in texts become LF
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -172,12 +174,19 @@ def plan_splits(path: str, config: InputConfig, size: int | None = None) -> list
     fmt, compression = detect_format(path, config.format)
     if compression is None and fmt in ("jsonl", "parquet"):
         size = fileio.size(path) if size is None else size
-        step = max(1, config.split_bytes)
+        step = config.split_bytes or default_split_bytes(size)
         splits = [Split(path, start, min(start + step, size)) for start in range(0, size, step)]
         if fmt == "parquet" and splits:  # the last split takes every row group after its start
             splits[-1] = replace(splits[-1], end=-1)
         return splits or [Split(path)]
     return [Split(path)]
+
+
+def default_split_bytes(size: int) -> int:
+    """A file's split size when the recipe sets none: an eighth of the file, within 1 to 64 MiB, so
+    that one file is read and filtered by several workers (the stages before the first dedup run
+    where the split is read) and adding a file leaves the other files' splits as they were."""
+    return min(MAX_SPLIT_BYTES, max(MIN_SPLIT_BYTES, -(-size // SPLITS_PER_FILE)))
 
 
 def read_split(split: Split, config: InputConfig, position: ReadPosition | None = None) -> Iterator[Record]:

@@ -221,6 +221,8 @@ def build_recipe(
             "keep_carriage_returns": (bool,),
         },
     )
+    if input_config.split_bytes is not None and input_config.split_bytes < 1:
+        raise ConfigError(f"{path}: [input] split_bytes must be at least 1, got {input_config.split_bytes}")
     if input_config.format and input_config.format not in FORMATS:
         raise ConfigError(f"{path}: [input] format must be one of {', '.join(FORMATS)}")
     if input_config.html_extractor not in HTML_EXTRACTORS:

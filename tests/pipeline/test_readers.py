@@ -350,6 +350,18 @@ def test_byte_range_splits_read_every_line_once_with_exact_line_numbers(tmp_path
     assert split[-1].id == f"{path}:500"
 
 
+def test_a_file_is_cut_into_eight_splits_by_default_each_from_1_to_64_mib(monkeypatch):
+    """One file of a few MB is read by several workers (a 24 MB file was one split, filtered on
+    one core); the split size comes from the file's own size, so other files keep their splits."""
+    monkeypatch.setattr(readers.fileio, "open_read", None)  # planning opens nothing
+    counts = {
+        size: len(plan_splits("x.jsonl", InputConfig(), size))
+        for size in (1, 3 << 19, 5 << 20, 24 << 20, 100 << 20, 512 << 20, 1 << 30)
+    }
+    assert counts == {1: 1, 3 << 19: 2, 5 << 20: 5, 24 << 20: 8, 100 << 20: 8, 512 << 20: 8, 1 << 30: 16}
+    assert len(plan_splits("x.jsonl", InputConfig(split_bytes=1 << 30), 24 << 20)) == 1
+
+
 def test_parquet_is_split_by_bytes_and_each_row_group_read_once(tmp_path, monkeypatch):
     """Splits come from the file's size: planning read every file's footer, which on an object
     store is a request (and, through Beam, a new S3 client) per file, in the driver."""

@@ -61,6 +61,7 @@ def test_duplicate_stage_names_need_a_name():
         ({"output": {"row_group_mb": float("nan")}}, "row_group_mb must be positive"),
         ({"output": {"target_shard_mb": float("nan")}}, "row_group_mb must be positive"),
         ({"input": {"paths": ["a"], "html_extractor": "lynx"}}, "html_extractor"),
+        ({"input": {"paths": ["a"], "split_bytes": 0}}, "[input] split_bytes must be at least 1, got 0"),
         ({"stages": []}, "unknown table [stages]"),
     ],
 )
