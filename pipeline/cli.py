@@ -128,8 +128,8 @@ def _own_options(parser: argparse.ArgumentParser, command: str) -> list[str]:
     return [o for a in subparsers.choices[command]._actions for o in a.option_strings]
 
 
-# Never reach for a model hub at run time; keep gRPC and Hugging Face chatter off the console.
-# Worker processes inherit these.
+# Never reach for a model hub at run time; keep gRPC, Hugging Face and Dask chatter off the console
+# (an in-process Dask cluster logged 26 lines of INFO a run). Worker processes inherit these.
 QUIET_OFFLINE_ENVIRONMENT = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
@@ -140,6 +140,7 @@ QUIET_OFFLINE_ENVIRONMENT = {
     "TRANSFORMERS_VERBOSITY": "error",
     "GRPC_VERBOSITY": "ERROR",
     "TOKENIZERS_PARALLELISM": "false",
+    "DASK_LOGGING__DISTRIBUTED": "warning",
 }
 
 

@@ -98,6 +98,18 @@ class _NoMorePartitionsThanInputs(PipelineVisitor):
             self.bags[transform_node] = bag.repartition(npartitions=max(counts))
 
 
+class _Result(dask_runner.DaskRunnerResult):
+    """Beam's result, which never closes its client: closed here once the run has ended, so the
+    local cluster a client without an address starts stops with it."""
+
+    def wait_until_finish(self, duration=None) -> str:
+        try:
+            return super().wait_until_finish(duration)
+        finally:
+            if duration is None:  # ended (done, failed or interrupted), not merely waited on
+                self.client.close()
+
+
 class DaskRunner(dask_runner.DaskRunner):
     """Beam's DaskRunner whose bag graph keeps each step within its inputs' partition count, gives
     each ParDo task its own receivers, and is computed without fusing (faults 5-7)."""
@@ -116,8 +128,11 @@ class DaskRunner(dask_runner.DaskRunner):
         )
         bag_kwargs = dask_runner.DaskOptions._extract_bag_kwargs(dask_options)
         client = ddist.Client(**dask_options)
+        threads = sum(client.nthreads().values())
+        if not bag_kwargs and threads:  # Beam's default (128 elements a partition) ran < 129 splits on one thread
+            bag_kwargs = {"npartitions": threads}
         pipeline.replace_all(dask_overrides())
         visitor = self.to_dask_bag_visitor(bag_kwargs)
         pipeline.visit(visitor)
         last = list(visitor.bags.values())[-1]
-        return dask_runner.DaskRunnerResult(client, [client.compute(last, optimize_graph=False)])
+        return _Result(client, [client.compute(last, optimize_graph=False)])

@@ -276,6 +276,36 @@ def test_global_counts_are_right_on_dask_when_dasks_fused_chain_names_collide(
     assert json.loads((tmp_path / "counts.json").read_text()) == [5, 7, 11]
 
 
+class _BundleIds(beam.DoFn):
+    """Each element with its bundle's own id: on Dask, a bundle is a partition."""
+
+    def start_bundle(self):
+        self.bundle = os.urandom(8).hex()
+
+    def process(self, element):
+        yield self.bundle
+
+
+def test_a_run_gets_a_dask_partition_per_worker_thread_unless_told_otherwise(tmp_path, dask_cluster):
+    """Beam's default puts up to 128 elements in one partition, so a run of fewer than 129 input
+    splits ran on one worker thread of the cluster; the client closes when the run ends."""
+    from pipeline.dask_runner import DaskRunner
+
+    def bundles(*flags: str) -> int:
+        options = PipelineOptions([f"--dask_client_address={dask_cluster}", *flags])
+        pipeline = beam.Pipeline(runner=DaskRunner(), options=options)
+        path = tmp_path / f"bundles{len(flags)}.json"
+        seen = pipeline | beam.Create(range(8)) | beam.ParDo(_BundleIds()) | beam.combiners.ToList()
+        _ = seen | beam.Map(lambda ids: path.write_text(json.dumps(ids)))
+        result = pipeline.run()
+        result.wait_until_finish()
+        assert result.client.status == "closed"
+        return len(set(json.loads(path.read_text())))
+
+    assert bundles() == 2  # the cluster's two one-thread workers
+    assert bundles("--dask_npartitions=1") == 1
+
+
 def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
     """The bad-input end-to-end case (tests/pipeline/test_run.py) on the Dask cluster."""
     folder = write_bad_inputs(tmp_path / "in", corpus(10))
@@ -318,3 +348,18 @@ def test_a_glob_matching_nothing_exits_2_naming_it(tmp_path):
     )
     assert done.returncode == 2
     assert f"{tmp_path / 'none' / '*.jsonl'}: no input file matches" in done.stderr
+
+
+def test_a_quiet_run_on_a_local_dask_cluster_prints_only_its_summary(tmp_path):
+    """Without an address Beam's runner starts a cluster in the driver: its scheduler and nannies
+    logged 26 lines of INFO, Beam's partition notice 12 warnings, and the missing metrics one more."""
+    data = write_jsonl(tmp_path / "in.jsonl", corpus(20))
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], DOCUMENT_STAGES)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = ["--recipe", str(recipe), "--output", str(tmp_path / "o"), "-q", "--runner=DaskRunner"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "run", *command], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.startswith("run ") and "read 20, kept" in done.stdout
