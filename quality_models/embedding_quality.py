@@ -25,7 +25,7 @@ from quality_models._paths import (
     resolve_model_path,
 )
 from quality_models.coherence import FEATURES as COHERENCE_FEATURES
-from quality_models.embedders import EMBEDDER_NAMES, load_embedder, one_blas_thread
+from quality_models.embedders import EMBEDDER_NAMES, load_embedder
 
 DEFAULT_EMBEDDING_HEAD = MODELS_DIR / "embedding-quality-minilm" / "head.safetensors"
 HEADS_DIR = MODELS_DIR / "heads"
@@ -122,12 +122,12 @@ class HeadStack:
     def score(self, embeddings: np.ndarray, coherence: np.ndarray | None = None) -> np.ndarray:
         """(n, heads) scores of an (n, dim) embedding array (and coherence features when a head uses them).
 
-        One BLAS thread: with several heads the product is a (multi-threaded) matrix product.
+        Each document's scores are its own row's sums (einsum, not a BLAS matrix product, whose
+        last bits depend on how many rows come with it): the same whatever the batch.
         """
         if self.coherence:
             embeddings = np.hstack([embeddings, coherence])
-        with one_blas_thread():
-            scores = embeddings.astype(np.float64) @ self.weight + self.bias
+        scores = np.einsum("nd,dh->nh", embeddings.astype(np.float64), self.weight) + self.bias
         if self.logistic.any():
             scores[:, self.logistic] = 1.0 / (1.0 + np.exp(-scores[:, self.logistic]))
         return scores
