@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from pipeline import fileio
-from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
+from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers, damage_failures, members_of
 from pipeline.json_array import TOO_DEEP, JsonArray, json_integer
@@ -47,6 +47,7 @@ MAX_SPLIT_BYTES = 64 << 20  # the largest byte range `split_bytes` gives by defa
 MIN_SPLIT_BYTES = 1 << 20  # and the smallest: below it a split costs more than it spreads
 SPLITS_PER_FILE = 8  # what a file of up to 512 MiB is cut into by default: one file keeps 8 workers busy
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
+UNNUMBERED = 0  # the line number a split's line is parsed with before its file's numbering is known
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
 MAX_LINE_BYTES = 64 << 20  # a longer JSON Lines line is a failure, read past without being held
 GZIP_BUFFER = 1 << 20  # decompressed bytes read ahead (gzip's own reader buffers 8 KiB, then 1 MiB reads)
@@ -361,7 +362,8 @@ def _count_newlines(handle, end: int) -> int:
 
 
 def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosition) -> Iterator[Record]:
-    """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file."""
+    """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file,
+    counted for a split after the first only when one of its records needs them."""
     source = split.path
     with fileio.open_read(source) as handle:
         try:
@@ -373,17 +375,26 @@ def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosi
         read_position.follow(handle, split.start)
         end = split.end if split.end >= 0 else fileio.size(source)
         offset = split.start
-        line_number = 1
         if offset > 0:
-            line_number = 1 + _count_newlines(handle, offset)
             handle.seek(offset - 1)
             if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous split
                 offset += _span(_next_line(handle))
-                line_number += 1
         else:
             handle.seek(0)
+        first_line_start = offset
+        line_number = 1  # of the file once `numbered`; until then, of the split
+        numbered = offset == 0
+        unnumbered_id = f"{source}:{UNNUMBERED}"
         while offset < end and (raw := _next_line(handle)):
-            record = _parse_json_line(raw, source, line_number, config)
+            record = _parse_json_line(raw, source, line_number if numbered else UNNUMBERED, config)
+            if not numbered and _names_its_line(record, unnumbered_id):
+                # It has no id of its own, or failed: count the lines before the split (a read of
+                # the file up to there), once, and only for such a split.
+                here = handle.tell()
+                line_number += _count_newlines(handle, first_line_start)
+                handle.seek(here)
+                numbered = True
+                record = _parse_json_line(raw, source, line_number, config)
             if record is not None:
                 yield record
             offset += _span(raw)
@@ -391,6 +402,14 @@ def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosi
         if offset < end:  # truncated or rewritten since it was listed: say so, not read nothing
             why = f"the file has {handle.seek(0, io.SEEK_END):,} bytes, fewer than the {end:,} it had when listed"
             yield Failure(f"{source}@{offset}", source, READ_STAGE, "InputChanged", why)
+
+
+def _names_its_line(record: Record | None, unnumbered_id: str) -> bool:
+    """Whether a record parsed as line `UNNUMBERED` took its id from that line number (its id is
+    `unnumbered_id`, `<path>:0`)."""
+    if record is None:
+        return False
+    return (record.doc.id if isinstance(record, Rejection) else record.id) == unnumbered_id
 
 
 def _next_line(handle: io.BufferedIOBase) -> bytes | int:

@@ -120,8 +120,10 @@ def test_every_json_line_becomes_exactly_one_record(lines, split_bytes):
     path = write(".jsonl", data)
     try:
         found = read_file(path, split_bytes)
+        whole = read_file(path)
     finally:
         path.unlink()
+    assert found == whole  # ids and failures name the file's own line numbers whatever the splits
     assert_well_formed(found)
     if data.startswith(tuple(WIDE_TEXT_BOMS)):
         assert [record.error for record in found] == ["WideTextInput"]
