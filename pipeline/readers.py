@@ -155,6 +155,11 @@ def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileI
             raise InputError(
                 f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
             )
+        if not matched and fileio.is_local(pattern) and os.path.exists(pattern):  # /dev/stdin, <(zcat ...)
+            raise InputError(
+                f"{pattern}: not a file but a pipe or a device: gristmill reads files (workers read parts "
+                "of each file in parallel): save the stream to a file and give its path"
+            )
         if not matched:
             relative = fileio.is_local(pattern) and not os.path.isabs(pattern)
             where = f" (relative to the working directory {os.getcwd()})" if relative else ""

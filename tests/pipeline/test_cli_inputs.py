@@ -81,6 +81,20 @@ def test_standard_input_is_refused_saying_to_save_it_to_a_file(tmp_path, capsys,
     ]
 
 
+def test_a_pipe_as_input_is_refused_saying_to_save_it_to_a_file(tmp_path, capsys, three_files):
+    """`--input /dev/stdin` or `<(zcat ...)`: Beam lists no such file, and the error said the
+    path matched nothing."""
+    recipe, _ = three_files
+    pipe = tmp_path / "stream"
+    os.mkfifo(pipe)
+    code = main(["run", "--recipe", str(recipe), "--input", str(pipe), "--output", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [
+        f"gristmill: error: {pipe}: not a file but a pipe or a device: gristmill reads files (workers "
+        "read parts of each file in parallel): save the stream to a file and give its path"
+    ]
+
+
 @pytest.mark.parametrize("slash", ["", "/"])
 def test_a_folder_as_input_says_to_give_a_glob(tmp_path, capsys, three_files, slash):
     """With a slash, Beam listed the folder's own files (its README too), not those below it."""
