@@ -32,16 +32,21 @@ imports dask.
 from __future__ import annotations
 
 import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.pipeline import PipelineVisitor
 from apache_beam.runners.common import DoFnContext, DoFnSignature
 from apache_beam.runners.dask import dask_runner
 from apache_beam.runners.dask import transform_evaluator as evaluator
 
 
-def _run_bundle(items, signature: DoFnSignature, window_fn, invoker_kwargs: dict) -> list:
-    """One partition through Beam's `apply_dofn_to_bundle`, with receivers of its own."""
+def _run_bundle(items, signature: DoFnSignature, window_fn, invoker_kwargs: dict, options) -> list:
+    """One partition through Beam's `apply_dofn_to_bundle`, with receivers of its own, its
+    filesystems configured by the run's options."""
     from apache_beam.runners.common import _OutputHandler  # what Beam's translation builds
 
+    if options is not None:  # Beam's runner gives its workers none: S3 endpoint and keys were lost
+        FileSystems.set_options(options)
     receivers = evaluator.OneReceiver()
     handler = _OutputHandler(
         window_fn=window_fn,
@@ -55,8 +60,9 @@ def _run_bundle(items, signature: DoFnSignature, window_fn, invoker_kwargs: dict
     return evaluator.apply_dofn_to_bundle(items, [signature, handler], invoker_kwargs, receivers)
 
 
-def _pardo_bag(node, input_bag):
-    """Beam's ParDo translation (transform_evaluator.ParDo.apply, no side inputs), receivers per task."""
+def _pardo_bag(node, input_bag, options):
+    """Beam's ParDo translation (transform_evaluator.ParDo.apply, no side inputs), receivers per
+    task; `options` (the run's) go to the task for the filesystems."""
     transform = node.transform
     args, kwargs = transform.raw_side_inputs
     main = next(iter(node.main_inputs.values()))
@@ -70,7 +76,7 @@ def _pardo_bag(node, input_bag):
         bundle_finalizer_param=beam.DoFn.BundleFinalizerParam(),
     )
     return input_bag.map(evaluator.get_windowed_value, window_fn).map_partitions(
-        _run_bundle, DoFnSignature(transform.fn), window_fn, invoker_kwargs
+        _run_bundle, DoFnSignature(transform.fn), window_fn, invoker_kwargs, options
     )
 
 
@@ -78,8 +84,9 @@ class _NoMorePartitionsThanInputs(PipelineVisitor):
     """Beam's translation of each step (a ParDo's with receivers per task), then its bag cut
     back to its inputs' largest count."""
 
-    def __init__(self, translate: PipelineVisitor) -> None:
+    def __init__(self, translate: PipelineVisitor, options: PipelineOptions | None) -> None:
         self.translate = translate
+        self.options = options
         self.bags = translate.bags  # each step's bag, by AppliedPTransform: what run_pipeline reads
 
     def visit_transform(self, transform_node) -> None:
@@ -89,7 +96,7 @@ class _NoMorePartitionsThanInputs(PipelineVisitor):
             and not transform_node.side_inputs
             and len(inputs) == 1
         ):
-            self.bags[transform_node] = _pardo_bag(transform_node, inputs[0])
+            self.bags[transform_node] = _pardo_bag(transform_node, inputs[0], self.options)
         else:  # with side inputs (gristmill rewrites those into joins on Dask): Beam's translation
             self.translate.visit_transform(transform_node)
         counts = [bag.npartitions for bag in inputs]
@@ -115,8 +122,9 @@ class DaskRunner(dask_runner.DaskRunner):
     each ParDo task its own receivers, and is computed without fusing (faults 5-7)."""
 
     @staticmethod
-    def to_dask_bag_visitor(bag_kwargs=None) -> PipelineVisitor:
-        return _NoMorePartitionsThanInputs(dask_runner.DaskRunner.to_dask_bag_visitor(bag_kwargs))
+    def to_dask_bag_visitor(bag_kwargs=None, options: PipelineOptions | None = None) -> PipelineVisitor:
+        translate = dask_runner.DaskRunner.to_dask_bag_visitor(bag_kwargs)
+        return _NoMorePartitionsThanInputs(translate, options)
 
     def run_pipeline(self, pipeline, options):
         """Beam's `run_pipeline`, with the last bag computed unoptimized: no fused chain renamed."""
@@ -134,7 +142,7 @@ class DaskRunner(dask_runner.DaskRunner):
         ):  # Beam's default (128 elements a partition) ran < 129 splits on one thread
             bag_kwargs = {"npartitions": threads}
         pipeline.replace_all(dask_overrides())
-        visitor = self.to_dask_bag_visitor(bag_kwargs)
+        visitor = self.to_dask_bag_visitor(bag_kwargs, options)
         pipeline.visit(visitor)
         last = list(visitor.bags.values())[-1]
         return _Result(client, [client.compute(last, optimize_graph=False)])

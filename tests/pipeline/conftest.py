@@ -1,11 +1,21 @@
-"""A small finished output folder with kept, rejected (a filter and a dedup) and failed rows."""
+"""A small finished output folder with kept, rejected (a filter and a dedup) and failed rows; an
+S3-compatible server (moto_server) on loopback."""
 
 from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
 
 import pytest
 
 from pipeline.cli import main
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
+from tests.pipeline.test_run import _free_port
+
+BUCKET = "corpus"
 
 CURATED_STAGES = """
 [[stage]]
@@ -38,3 +48,49 @@ def curated_output(tmp_path_factory):
     out = folder / "out"
     assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out), *IN_PROCESS]) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def s3_server(tmp_path_factory):
+    """moto_server on a free loopback port, one per test module (each test has its own prefixes);
+    yields a client and the Beam options that point S3 at it."""
+    boto3 = pytest.importorskip("boto3")
+    tmp_path = tmp_path_factory.mktemp("moto")
+    port = _free_port()
+    executable = shutil.which("moto_server", path=os.path.dirname(sys.executable)) or shutil.which(
+        "moto_server"
+    )
+    if executable is None:
+        pytest.skip("moto_server is not installed (dev extra: moto[server])")
+    process = subprocess.Popen(
+        [executable, "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=open(tmp_path / "moto.log", "w"),
+    )
+    endpoint = f"http://127.0.0.1:{port}"
+    client = boto3.client(
+        "s3",
+        endpoint_url=endpoint,
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        region_name="us-east-1",
+    )
+    deadline = time.time() + 60
+    while True:
+        try:
+            client.create_bucket(Bucket=BUCKET)
+            break
+        except Exception:
+            if time.time() > deadline or process.poll() is not None:
+                process.kill()
+                pytest.fail(f"moto_server did not start: {(tmp_path / 'moto.log').read_text()[-2000:]}")
+            time.sleep(0.3)
+    options = [
+        f"--s3_endpoint_url={endpoint}",
+        "--s3_access_key_id=testing",
+        "--s3_secret_access_key=testing",
+        "--s3_region_name=us-east-1",
+    ]
+    yield client, options
+    process.terminate()
+    process.wait(timeout=20)

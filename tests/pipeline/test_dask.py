@@ -17,6 +17,7 @@ from pipeline.recipe import load_recipe
 from pipeline.run import build_pipeline, run_recipe
 from pipeline.runners import DASK_RUNNER, dask_overrides
 from tests.conftest import IN_PROCESS, write_bad_inputs, write_jsonl, write_recipe
+from tests.pipeline.conftest import BUCKET
 from tests.pipeline.test_run import STAGES, _free_port, corpus, read_part
 
 pytest.importorskip("distributed")
@@ -363,3 +364,19 @@ def test_a_quiet_run_on_a_local_dask_cluster_prints_only_its_summary(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     assert done.stdout.startswith("run ") and "read 20, kept" in done.stdout
+
+
+def test_a_run_on_dask_reads_and_publishes_on_s3_with_the_options_it_was_given(
+    tmp_path, dask_cluster, s3_server
+):
+    """Beam's DaskRunner gives its workers none of the run's options, so a worker's S3 client knew
+    neither the endpoint nor the keys (`--s3_*`); the workers here have no AWS settings of their own."""
+    client, s3_options = s3_server
+    data = write_jsonl(tmp_path / "in.jsonl", corpus(30))
+    client.upload_file(str(data), BUCKET, "dask/in.jsonl")
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/dask/*.jsonl"], DOCUMENT_STAGES))
+    default = run_recipe(recipe, str(tmp_path / "default"), [*IN_PROCESS, *s3_options])
+    dask = run_recipe(recipe, f"s3://{BUCKET}/dask/out", [*_dask(dask_cluster), *s3_options])
+    assert dask.manifest["counts"] == default.manifest["counts"] and dask.manifest["conservation"]
+    listing = client.list_objects_v2(Bucket=BUCKET, Prefix="dask/out/kept/")
+    assert [item["Key"] for item in listing["Contents"]]
