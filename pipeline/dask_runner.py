@@ -137,9 +137,8 @@ class DaskRunner(dask_runner.DaskRunner):
         bag_kwargs = dask_runner.DaskOptions._extract_bag_kwargs(dask_options)
         client = ddist.Client(**dask_options)
         threads = sum(client.nthreads().values())
-        if (
-            not bag_kwargs and threads
-        ):  # Beam's default (128 elements a partition) ran < 129 splits on one thread
+        # Beam's default, 128 elements a partition, ran a run of < 129 input splits on one thread.
+        if not bag_kwargs and threads:
             bag_kwargs = {"npartitions": threads}
         pipeline.replace_all(dask_overrides())
         visitor = self.to_dask_bag_visitor(bag_kwargs, options)

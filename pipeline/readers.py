@@ -29,11 +29,20 @@ from typing import Any
 from urllib.parse import unquote
 
 from pipeline import fileio
-from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
-from pipeline.file_start import UnreadableFile, refuse_unreadable, refuse_wide_text
+from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
+from pipeline.file_start import refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers, damage_failures, members_of
-from pipeline.json_array import TOO_DEEP, JsonArray, json_integer
-from pipeline.record_fields import SURROGATE, record_id, record_to_document
+from pipeline.json_array import TOO_DEEP, JsonArray
+from pipeline.json_lines import (
+    MAX_LINE_BYTES,
+    SURROGATE_ESCAPE_TEXT,
+    TOO_DEEP_MESSAGE,
+    lines_of,
+    lone_surrogate,
+    parse_json_line,
+    read_jsonl_range,
+)
+from pipeline.record_fields import record_id, record_to_document
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import open_zstd
 
@@ -42,23 +51,12 @@ FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text", "html")
 HTML_SUFFIXES = (".html", ".htm")
 PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bzip2", ".xz": "xz"}
-TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
 MAX_SPLIT_BYTES = 64 << 20  # the largest byte range `split_bytes` gives by default
 MIN_SPLIT_BYTES = 1 << 20  # and the smallest: below it a split costs more than it spreads
 SPLITS_PER_FILE = 8  # what a file of up to 512 MiB is cut into by default: one file keeps 8 workers busy
-NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
-UNNUMBERED = 0  # the line number a split's line is parsed with before its file's numbering is known
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
-MAX_LINE_BYTES = 64 << 20  # a longer JSON Lines line is a failure, read past without being held
 GZIP_BUFFER = 1 << 20  # decompressed bytes read ahead (gzip's own reader buffers 8 KiB, then 1 MiB reads)
-ONE_LINE_ARRAY = (
-    "a JSON array written on one line (pandas' to_json without lines=True) is read, streamed, from a "
-    "file named .json"
-)
 HIVE_FOLDER = re.compile(r"[A-Za-z_][\w.-]*=[^=]*")
-# A UTF-16 surrogate escape (\uD800-\uDFFF) in raw JSON; only such escapes can decode to a lone surrogate.
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE_ESCAPE_TEXT = re.compile(_SURROGATE_ESCAPE.pattern.decode())
 
 
 class TruncatedInput(EOFError):
@@ -233,7 +231,7 @@ def _read_split_records(split: Split, config: InputConfig, position: ReadPositio
     try:
         fmt, compression = detect_format(path, config.format)
         if fmt == "jsonl" and compression is None:
-            yield from _read_jsonl_range(split, config, position)
+            yield from read_jsonl_range(split, config, position)
         elif fmt in ("jsonl", "json"):
             yield from _read_json_stream(path, fmt, compression, config, position)
         elif fmt == "parquet":
@@ -269,71 +267,6 @@ def iter_documents(
                     yield record
 
 
-def _parse_json_line(raw: bytes | int, source: str, line_number: int, config: InputConfig) -> Record | None:
-    """One JSON Lines line (or the length of one too long to hold) as a record."""
-    if isinstance(raw, int):
-        return Failure(
-            f"{source}:{line_number}",
-            source,
-            READ_STAGE,
-            "LineTooLong",
-            f"line {line_number} is {raw:,} bytes, over {MAX_LINE_BYTES >> 20} MiB; {ONE_LINE_ARRAY}",
-        )
-    stripped = raw.strip()
-    if line_number == 1:  # a byte-order mark, as Windows tools write, is not part of the first record
-        stripped = stripped.removeprefix(codecs.BOM_UTF8).lstrip()
-    if not stripped:
-        return None
-    where = f"{source}:{line_number}"
-    try:
-        line = stripped.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return Failure(where, source, READ_STAGE, "InvalidUtf8", one_line(error))
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        return Failure(where, source, READ_STAGE, "MalformedJson", one_line(error))
-    except RecursionError:  # without this, the file's remaining lines were lost with it
-        return Failure(where, source, READ_STAGE, "TooDeeplyNested", TOO_DEEP_MESSAGE)
-    except ValueError:  # an integer longer than Python converts; it cost the file's other lines
-        record = json.loads(line, parse_int=json_integer)
-    if _SURROGATE_ESCAPE.search(stripped) and (problem := _lone_surrogate(record)):
-        return Failure(
-            record_id(record, config.id_field, where), source, READ_STAGE, "LoneSurrogate", problem
-        )
-    if isinstance(record, list) and record and isinstance(record[0], dict):
-        return Failure(
-            where,
-            source,
-            READ_STAGE,
-            "NotAnObject",
-            f"a JSON array of {len(record)} objects; {ONE_LINE_ARRAY}",
-        )
-    return record_to_document(record, source, str(line_number), config)
-
-
-def _lone_surrogate(record: Any) -> str | None:
-    """Why a decoded JSON object is not valid Unicode (a \\u escape left half of a surrogate pair), or None.
-
-    Such a string cannot be encoded as UTF-8, so no stage, coder or Parquet writer could carry it.
-    """
-    if not isinstance(record, dict):
-        return None  # record_to_document reports it as NotAnObject
-    try:
-        json.dumps(record, ensure_ascii=False).encode("utf-8")
-        return None
-    except UnicodeEncodeError:
-        pass
-    for name, value in record.items():
-        found = SURROGATE.search(json.dumps([name, value], ensure_ascii=False))
-        if found:
-            return (
-                f"field {name!r} holds a lone surrogate U+{ord(found.group()):04X}"
-                " (half of a \\u escape pair): not valid Unicode, so it cannot be written as UTF-8"
-            )
-    return None
-
-
 def _read_text_file(path: str, compression: str | None, position: ReadPosition) -> Record:
     """A plain-text file (a book, a page) as one document whose id is the file's path."""
     with _open_decompressed(path, compression, position) as handle:
@@ -351,92 +284,6 @@ def _read_html_file(path: str, compression: str | None, position: ReadPosition, 
     with _open_decompressed(path, compression, position) as handle:
         html = handle.read()
     return page_record(Document(id=path, text="", source=path), html, "", extractor)
-
-
-def _count_newlines(handle, end: int) -> int:
-    """Newlines in the first `end` bytes of a file (to number lines of a split exactly)."""
-    handle.seek(0)
-    count, left = 0, end
-    while left > 0:
-        chunk = handle.read(min(NEWLINE_COUNT_CHUNK, left))
-        if not chunk:
-            break
-        count += chunk.count(b"\n")
-        left -= len(chunk)
-    return count
-
-
-def _read_jsonl_range(split: Split, config: InputConfig, read_position: ReadPosition) -> Iterator[Record]:
-    """Lines whose first byte lies in [start, end); ids use 1-based line numbers of the file,
-    counted for a split after the first only when one of its records needs them."""
-    source = split.path
-    with fileio.open_read(source) as handle:
-        try:
-            refuse_unreadable(handle, source)
-        except UnreadableFile:
-            if split.start == 0:  # the file's first split reports it, once
-                raise
-            return
-        read_position.follow(handle, split.start)
-        end = split.end if split.end >= 0 else fileio.size(source)
-        offset = split.start
-        if offset > 0:
-            handle.seek(offset - 1)
-            if handle.read(1) != b"\n":  # mid-line: that line belongs to the previous split
-                offset += _span(_next_line(handle))
-        else:
-            handle.seek(0)
-        first_line_start = offset
-        line_number = 1  # of the file once `numbered`; until then, of the split
-        numbered = offset == 0
-        unnumbered_id = f"{source}:{UNNUMBERED}"
-        while offset < end and (raw := _next_line(handle)):
-            record = _parse_json_line(raw, source, line_number if numbered else UNNUMBERED, config)
-            if not numbered and _names_its_line(record, unnumbered_id):
-                # It has no id of its own, or failed: count the lines before the split (a read of
-                # the file up to there), once, and only for such a split.
-                here = handle.tell()
-                line_number += _count_newlines(handle, first_line_start)
-                handle.seek(here)
-                numbered = True
-                record = _parse_json_line(raw, source, line_number, config)
-            if record is not None:
-                yield record
-            offset += _span(raw)
-            line_number += 1
-        if offset < end:  # truncated or rewritten since it was listed: say so, not read nothing
-            why = f"the file has {handle.seek(0, io.SEEK_END):,} bytes, fewer than the {end:,} it had when listed"
-            yield Failure(f"{source}@{offset}", source, READ_STAGE, "InputChanged", why)
-
-
-def _names_its_line(record: Record | None, unnumbered_id: str) -> bool:
-    """Whether a record parsed as line `UNNUMBERED` took its id from that line number (its id is
-    `unnumbered_id`, `<path>:0`)."""
-    if record is None:
-        return False
-    return (record.doc.id if isinstance(record, Rejection) else record.id) == unnumbered_id
-
-
-def _next_line(handle: io.BufferedIOBase) -> bytes | int:
-    """The next line of a binary stream (b"" at its end); a line over MAX_LINE_BYTES (a whole JSON
-    array written on one line) is read past in chunks and given as its length, never held whole."""
-    raw = handle.readline(MAX_LINE_BYTES + 1)
-    if len(raw) <= MAX_LINE_BYTES:
-        return raw
-    length = len(raw)
-    while not raw.endswith(b"\n") and (raw := handle.readline(1 << 20)):
-        length += len(raw)
-    return length
-
-
-def _lines(handle: io.BufferedIOBase) -> Iterator[bytes | int]:
-    """`_next_line` to the end of the stream."""
-    while line := _next_line(handle):
-        yield line
-
-
-def _span(line: bytes | int) -> int:
-    return line if isinstance(line, int) else len(line)
 
 
 @contextmanager
@@ -479,7 +326,7 @@ def _read_json_stream(
 ) -> Iterator[Record]:
     """Compressed JSON Lines, or a `.json` file (one array of objects, or JSON Lines)."""
     with _open_decompressed(path, compression, position) as handle:
-        lines: Iterable[bytes | int] = _lines(handle)
+        lines: Iterable[bytes | int] = lines_of(handle)
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
             if head.startswith(codecs.BOM_UTF8):
@@ -494,13 +341,15 @@ def _read_json_stream(
                 if isinstance(first, bytes) and not _parses(first):  # one object, usually pretty-printed
                     whole = first + handle.read(MAX_JSON_OBJECT_BYTES) + handle.readline(MAX_LINE_BYTES)
                     one_object = len(whole) <= MAX_JSON_OBJECT_BYTES and _parses(whole)
-                    lines = iter([whole]) if one_object else chain(_lines(io.BytesIO(whole)), _lines(handle))
+                    lines = (
+                        iter([whole]) if one_object else chain(lines_of(io.BytesIO(whole)), lines_of(handle))
+                    )
         line_number = 0
         members = members_of(handle)
         try:
             for raw in lines:
                 line_number += 1
-                record = _parse_json_line(raw, path, line_number, config)
+                record = parse_json_line(raw, path, line_number, config)
                 if fmt == "json" and line_number == 1:
                     record = _hint_at_a_list_of_records(record, raw, path)
                 if record is not None:
@@ -561,7 +410,7 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
                 yield Failure(
                     where, path, READ_STAGE, "InvalidUtf8", f"array element {index} is not valid UTF-8"
                 )
-            elif _SURROGATE_ESCAPE_TEXT.search(source) and (problem := _lone_surrogate(record)):
+            elif SURROGATE_ESCAPE_TEXT.search(source) and (problem := lone_surrogate(record)):
                 yield Failure(
                     record_id(record, config.id_field, where), path, READ_STAGE, "LoneSurrogate", problem
                 )

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import readers
+from pipeline import json_lines, readers
 from pipeline.document import Document, Failure, Rejection
 from pipeline.readers import (
     InputConfig,
@@ -366,9 +366,9 @@ def test_a_split_reads_the_file_before_it_only_when_a_record_needs_its_line_numb
     """Numbering a split's lines read the whole file up to its start: a file cut into n splits
     was read about n/2 times over (on an object store, downloaded). Records with ids need none."""
     counted = []
-    count = readers._count_newlines
+    count = json_lines.count_newlines
     monkeypatch.setattr(
-        readers, "_count_newlines", lambda handle, end: counted.append(end) or count(handle, end)
+        json_lines, "count_newlines", lambda handle, end: counted.append(end) or count(handle, end)
     )
     with_ids = write_jsonl(
         tmp_path / "ids.jsonl", [{"id": f"d{i}", "text": "word " * 40} for i in range(200)]
@@ -562,7 +562,7 @@ def test_split_ordering_is_total():
 
 @pytest.mark.parametrize("name", ["a.jsonl", "a.jsonl.gz"])
 def test_a_line_too_long_to_hold_is_one_failure_read_past_in_every_split(tmp_path, monkeypatch, name):
-    monkeypatch.setattr(readers, "MAX_LINE_BYTES", 200)
+    monkeypatch.setattr(json_lines, "MAX_LINE_BYTES", 200)
     huge = json.dumps([{"id": str(i), "text": "x" * 40} for i in range(20)])  # ~1,000 bytes, one line
     lines = [json.dumps({"id": "before", "text": "a"}), huge, json.dumps({"id": "after", "text": "b"})]
     data = ("\n".join(lines) + "\n").encode()
