@@ -59,8 +59,9 @@ def test_a_run_that_fills_its_disk_says_so_once(tmp_path):
     assert last.startswith("gristmill: run failed, nothing published: a disk is full (")
     assert f"free on {out} (the output, the spill files, the checkpoints)" in last
     assert last.endswith("(a rerun resumes there)")
-    # each failing worker's one traceback (an exception raised while handling another): no copies
+    # each failing worker's one traceback (an exception raised while handling another), one or
+    # both workers, in the same step or not: no copies (there were five of one)
     failed_steps = [line for line in done.stderr.splitlines() if line.startswith("RuntimeError: ")]
-    assert len(failed_steps) == len(set(failed_steps)) <= 2  # two workers
+    assert 1 <= len(failed_steps) <= 2
     assert done.stderr.count("Traceback (most recent call last)") == 2 * len(failed_steps)
     assert "Worker: severity: ERROR" not in done.stderr
