@@ -15,6 +15,7 @@ from pipeline import fileio
 from pipeline.document import Document
 from pipeline.file_start import WHOLE_FILE_ERRORS
 from pipeline.readers import (
+    STREAM_ADVICE,
     InputConfig,
     InputError,
     Split,
@@ -78,10 +79,7 @@ def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[st
     files: dict[str, fileio.FileInfo] = {}
     for pattern in config.paths:
         if pattern == "-":
-            raise UsageError(
-                "--input -: gristmill reads files, not standard input (workers read parts of each "
-                "file in parallel): save the stream to a file and give its path"
-            )
+            raise UsageError(f"--input -: gristmill reads files, not standard input {STREAM_ADVICE}")
         matched = input_files([pattern])
         first = next(iter(matched))
         note = check_text_field(first, config, matched[first].size)

@@ -56,6 +56,8 @@ MIN_SPLIT_BYTES = 1 << 20  # and the smallest: below it a split costs more than 
 SPLITS_PER_FILE = 8  # what a file of up to 512 MiB is cut into by default: one file keeps 8 workers busy
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
 GZIP_BUFFER = 1 << 20  # decompressed bytes read ahead (gzip's own reader buffers 8 KiB, then 1 MiB reads)
+# Why a stream (standard input, a pipe) is no input, and what to do instead.
+STREAM_ADVICE = "(workers read parts of each file in parallel): save the stream to a file and give its path"
 HIVE_FOLDER = re.compile(r"[A-Za-z_][\w.-]*=[^=]*")
 
 
@@ -155,8 +157,7 @@ def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileI
             )
         if not matched and fileio.is_local(pattern) and os.path.exists(pattern):  # /dev/stdin, <(zcat ...)
             raise InputError(
-                f"{pattern}: not a file but a pipe or a device: gristmill reads files (workers read parts "
-                "of each file in parallel): save the stream to a file and give its path"
+                f"{pattern}: not a file but a pipe or a device: gristmill reads files {STREAM_ADVICE}"
             )
         if not matched:
             relative = fileio.is_local(pattern) and not os.path.isabs(pattern)
