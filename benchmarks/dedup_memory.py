@@ -5,8 +5,9 @@
 
 The run is the CLI in a child process; the resident memory of its whole process tree is summed
 every `--interval` seconds and the peak is reported with wall and CPU seconds (the run's, from
-getrusage of the finished children), disk used by the output and the manifest's counts (which
-must conserve: read = kept + rejected + failed). Corpus: `dedup_minhash_speed.make_corpus`
+getrusage of the finished children), disk used by the output (peak, and against the disk-space
+estimate `gristmill run` checks before it starts) and the manifest's counts (which must conserve:
+read = kept + rejected + failed). Corpus: `dedup_minhash_speed.make_corpus`
 (~3 KB documents of real text, 20% near-duplicates), written once under /tmp and reused with
 `--corpus`.
 """
@@ -180,6 +181,21 @@ def main() -> None:
         f"output {disk / 1e9:.2f} GB"
     )
     print(f"counts: {json.dumps(counts)}; conservation: {manifest.get('conservation')}")
+    print(
+        f"peak disk / input size: {figures['peak_disk'] / corpus.stat().st_size:.2f}; {disk_estimate(args.recipe, corpus)}"
+    )
+
+
+def disk_estimate(recipe_path: str, corpus: Path) -> str:
+    """What `gristmill run`'s disk-space note estimates the run writes, against the input's size."""
+    from pipeline.fileio import FileInfo
+    from pipeline.preflight import written_bytes
+    from pipeline.recipe import load_recipe
+
+    recipe = load_recipe(recipe_path, [str(corpus)])
+    stat = corpus.stat()
+    estimate = written_bytes(recipe, {str(corpus): FileInfo(stat.st_size, stat.st_mtime)})
+    return f"the preflight's estimate {estimate / 1e9:.2f} GB ({estimate / stat.st_size:.2f}x the input)"
 
 
 if __name__ == "__main__":

@@ -236,6 +236,9 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     check_mixture(recipe, inputs)
     created = not os.path.exists(args.output)
     check_output(args.output)
+    checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
+    for note in _disk_space_notes(recipe, inputs, args.output, options, checkpoints):
+        print(note, file=sys.stderr)
     if not args.quiet:
         print(
             f"gristmill: running {recipe.path} ({len(recipe.stages)} stages) into {args.output}",
@@ -243,7 +246,6 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         )
     progress = None if args.quiet else console_progress(args.progress_interval)
     try:
-        checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
         result = run_recipe(recipe, args.output, beam_args, progress, checkpoints, inputs)
     except PipelineFailed as error:
         if created:
@@ -260,6 +262,22 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         raise
     print(summary(result.manifest, args.output))
     return EXIT_OK
+
+
+def _disk_space_notes(recipe, inputs, output: str, options, checkpoints) -> list[str]:
+    """preflight's notes on disks with less space free than the run may write, for the local
+    runner (a cluster's workers write their spill files and checkpoints on their own disks)."""
+    from apache_beam.options.pipeline_options import StandardOptions
+
+    from pipeline.preflight import disk_space_notes
+    from pipeline.run import LOCAL_RUNNERS, checkpoints_enabled, spill_root
+
+    if (options.view_as(StandardOptions).runner or "") not in LOCAL_RUNNERS:
+        return []
+    folders = {"the output": output, "the spill files": spill_root(options, output) or output}
+    if checkpoints_enabled(checkpoints, options):
+        folders["the checkpoints"] = checkpoints.work_dir or output
+    return disk_space_notes(recipe, inputs, folders)
 
 
 def _validate(path: str) -> int:

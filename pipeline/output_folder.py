@@ -193,19 +193,25 @@ def full_disk_advice(error: str, folders: dict[str, str]) -> str | None:
         return None
     from pipeline.progress import size_text
 
-    by_device: dict[int, tuple[str, list[str]]] = {}  # device: (its first folder, what goes there)
-    for what, folder in folders.items():
-        if not fileio.is_local(folder):
-            continue
-        existing = os.path.abspath(folder)
-        while not os.path.exists(existing):  # the folder may be gone with the failed run
-            existing = os.path.dirname(existing)
-        by_device.setdefault(os.stat(existing).st_dev, (existing, []))[1].append(what)
     free = "; ".join(
         f"{size_text(shutil.disk_usage(folder).free)} free on {folder} ({', '.join(whats)})"
-        for folder, whats in by_device.values()
+        for folder, whats in folders_by_disk(folders)
     )
     return (
         f"a disk is full ({error}); {free}: make room, or write the checkpoints (--work-dir) or "
         "the dedup stages' spill files (--spill_dir) to another disk"
     )
+
+
+def folders_by_disk(folders: dict[str, str]) -> list[tuple[str, list[str]]]:
+    """The local filesystems among `folders` ({what is written: folder}), each as its first folder
+    (or that folder's nearest existing parent) and what is written there."""
+    by_device: dict[int, tuple[str, list[str]]] = {}
+    for what, folder in folders.items():
+        if not fileio.is_local(folder):
+            continue
+        existing = os.path.abspath(folder)
+        while not os.path.exists(existing):  # not made yet, or gone with a failed run
+            existing = os.path.dirname(existing)
+        by_device.setdefault(os.stat(existing).st_dev, (existing, []))[1].append(what)
+    return list(by_device.values())

@@ -9,11 +9,13 @@ from __future__ import annotations
 import difflib
 import fnmatch
 import os
+import shutil
 from itertools import islice
 
 from pipeline import fileio
 from pipeline.document import Document
 from pipeline.file_start import WHOLE_FILE_ERRORS
+from pipeline.output_folder import folders_by_disk
 from pipeline.readers import (
     STREAM_ADVICE,
     InputConfig,
@@ -24,9 +26,19 @@ from pipeline.readers import (
     read_split,
 )
 from pipeline.recipe import Recipe
+from pipeline.stages import CollectionStage
 
 PROBE_RECORDS = 20
 FIELD_FORMATS = ("jsonl", "json", "parquet")  # WARC/WET have no field names
+# Rough bytes of text per stored byte of input, for the disk-space note: a WARC's pages are mostly
+# markup and headers (0.19-0.83 of a gzipped WARC's size on the shared samples), Parquet is compressed.
+TEXT_PER_STORED_BYTE = {"warc": 0.15, "html": 0.3, "parquet": 2.0}
+TEXT_PER_COMPRESSED_BYTE = 3.0  # gzip, zstd, bzip2 or xz on text
+# A local run writes about (1 + 0.7 x its whole-collection stages) times the text it reads: output,
+# checkpoints and spill files. Peaks measured: recipes/fineweb.toml (one) 1.6-1.7x, two dedup stages
+# 2.2x, recipes/default.toml (five) 3.6-4.6x (benchmarks/results/memory.md, disk.md).
+WRITTEN_PER_TEXT_BYTE = 1.0
+WRITTEN_PER_TEXT_BYTE_PER_COLLECTION_STAGE = 0.7
 
 
 class UsageError(ValueError):
@@ -162,3 +174,47 @@ def check_text_field(path: str, config: InputConfig, size: int) -> str:
             f"text, name the field with --html-field {config.text_field} (or [input] html_field)"
         )
     return ""
+
+
+def estimated_text_bytes(inputs: dict[str, fileio.FileInfo], config: InputConfig) -> float:
+    """About how many bytes of text `inputs` hold, from their sizes, formats and compression."""
+    total = 0.0
+    for path, info in inputs.items():
+        fmt, compression = detect_format(path, config.format)
+        per_byte = TEXT_PER_STORED_BYTE.get(fmt, 1.0)
+        total += info.size * per_byte * (TEXT_PER_COMPRESSED_BYTE if compression else 1.0)
+    return total
+
+
+def collection_stages(recipe: Recipe) -> int:
+    return sum(isinstance(stage, CollectionStage) for stage in recipe.stages)
+
+
+def written_bytes(recipe: Recipe, inputs: dict[str, fileio.FileInfo]) -> float:
+    """About how many bytes a local run of `recipe` over `inputs` writes at its peak."""
+    factor = WRITTEN_PER_TEXT_BYTE + WRITTEN_PER_TEXT_BYTE_PER_COLLECTION_STAGE * collection_stages(recipe)
+    return estimated_text_bytes(inputs, recipe.input) * factor
+
+
+def disk_space_notes(
+    recipe: Recipe, inputs: dict[str, fileio.FileInfo], folders: dict[str, str]
+) -> list[str]:
+    """A note for each local disk among `folders` ({what is written: folder}) with less space free
+    than a local run of `recipe` over `inputs` may write (a rough estimate: the run goes on)."""
+    from pipeline.progress import size_text
+
+    written = written_bytes(recipe, inputs)
+    count = collection_stages(recipe)
+    stages = f"{count} whole-collection stage{'' if count == 1 else 's'}"
+    notes = []
+    for folder, whats in folders_by_disk(folders):
+        free = shutil.disk_usage(folder).free
+        if free < written:
+            notes.append(
+                f"note: {size_text(free)} free on {folder} ({', '.join(whats)}), and this run may write "
+                f"about {size_text(written)} (output, checkpoints, and the spill files of its {stages}); "
+                "if the disk fills, the run stops: "
+                "make room first, or write the checkpoints (--work-dir) or spill files (--spill_dir) to "
+                "another disk"
+            )
+    return notes
