@@ -25,8 +25,9 @@ from quality_models.combined import DEFAULT_WEIGHTS, STATS, doc_stats
 from quality_models.train import roc_auc
 
 HEADS = ("informative", "coherent", "depth", "toxic")
-# `coherent` is scored and reported but left out of the combination: it adds 0.002 CV AUC here
-# and its sentence-level features cost a third of the embedding pass's speed.
+# `coherent` is scored and reported but left out of the combination: it adds 0.0002 nested CV AUC
+# here (0.004 at penalty 10) and its sentence-level features make the embedding pass about six
+# times slower (benchmarks/results/quality.md).
 COMBINED_HEADS = ("informative", "depth", "toxic")
 FEATURES = ("fasttext_quality", *(f"embedding_quality.{h}" for h in COMBINED_HEADS), *STATS)
 L2_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)  # per feature, on standardized features

@@ -1,7 +1,8 @@
 """Wall time of `gristmill run` over many small JSONL objects on a local S3 server (moto_server, a
 separate process on loopback): what the driver spends per input file before and beside the
 pipeline. Each object holds one 80-word document; the recipe has one `length` stage. With
-`--format parquet` the objects are Parquet files, whose footers the driver reads to plan splits.
+`--format parquet` the objects are Parquet files, split by byte range from the listing's sizes
+(the driver once read each footer to plan splits).
 
     python benchmarks/s3_planning.py [--files 200] [--format jsonl|parquet] [--quiet]
 """

@@ -402,7 +402,7 @@ Used by `load_embedder("static")` (gristmill `embedding_quality` and `semantic_d
       python -m quality_models.embedders distill-static --output quality_models/models/static-minilm \\
           --pca-dims {pca_dims}
 
-  It takes about 30 s on 2 CPU cores.
+  It took 14.7 s wall, 24.2 CPU-s, on 2 CPU cores (benchmarks/results/quality.md, 2026-12-06).
 - Quality: a static bag-of-tokens model; word order and context are lost, so it approximates MiniLM
   (see benchmarks/results/quality.md for speed and agreement figures).
 """

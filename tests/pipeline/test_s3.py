@@ -41,8 +41,8 @@ def _rows(client, prefix: str) -> list[dict]:
 
 def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
     client, s3_options = s3_server
-    # 15 + 9 records: both rejection reasons, duplicates within and across files; every spill
-    # file the first run writes is an S3 upload, read and delete, about one per record here
+    # 15 + 9 records: both rejection reasons, duplicates within and across files (the local
+    # runner spills on local disk even into S3: `run.spill_root`)
     local_input = write_jsonl(tmp_path / "in.jsonl", corpus(15))
     more = [{**record, "id": f"more{i}"} for i, record in enumerate(corpus(9))]
     compressed = tmp_path / "more.jsonl.gz"
