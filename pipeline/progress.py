@@ -142,9 +142,11 @@ class Channel:
         return totals
 
 
-def snapshot(channel: Channel, counts: Counter, elapsed: float) -> dict:
-    """Figures to show: read, rate, bytes and ETA, and per stage kept/rejected/failed so far."""
+def snapshot(channel: Channel, counts: Counter, elapsed: float, reading: float | None = None) -> dict:
+    """Figures to show: read, rate, bytes and ETA, and per stage kept/rejected/failed so far.
+    The rate is per second of `reading` (default: all `elapsed` seconds)."""
     read = counts["read"]
+    reading = elapsed if reading is None else reading
     reaching = read - counts["rejected.read"] - counts["failed.read"]
     stages = []
     for name in channel.stages:
@@ -157,13 +159,28 @@ def snapshot(channel: Channel, counts: Counter, elapsed: float) -> dict:
     return {
         "elapsed": elapsed,
         "read": read,
-        "rate": read / elapsed if elapsed > 0 else 0.0,
+        "rate": read / reading if reading > 0 else 0.0,
         "bytes": done,
         "total_bytes": total,
         "eta": eta,
         "kept": counts["kept"],
         "stages": stages,
     }
+
+
+class Figures:
+    """A channel's snapshots through a run. The rate counts the seconds until the read count last
+    grew, so once everything is read it stays the reading's own while the dedup stages and the
+    writers finish (it fell with every second of theirs)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel, self.read, self.reading = channel, 0, 0.0
+
+    def at(self, elapsed: float) -> dict:
+        counts = self.channel.read()
+        if counts["read"] > self.read:
+            self.read, self.reading = counts["read"], elapsed
+        return snapshot(self.channel, counts, elapsed, self.reading)
 
 
 def size_text(value: float) -> str:
@@ -240,13 +257,14 @@ class ConsoleProgress:
         started = time.monotonic()
         stop = threading.Event()
         show, close = self._display()
+        figures = Figures(channel)
 
         def poll() -> None:
             last = started
             while not stop.wait(POLL_SECONDS if self.terminal else min(POLL_SECONDS, self.interval)):
                 now = time.monotonic()
                 if self.terminal or now - last >= self.interval:
-                    show(snapshot(channel, channel.read(), now - started))
+                    show(figures.at(now - started))
                     last = now
 
         thread = threading.Thread(target=poll, name="gristmill-progress", daemon=True)
@@ -256,7 +274,7 @@ class ConsoleProgress:
         finally:
             stop.set()
             thread.join()
-            close(snapshot(channel, channel.read(), time.monotonic() - started))
+            close(figures.at(time.monotonic() - started))
 
     def _display(self):
         if not self.terminal:  # a last line with the final figures when the pipeline stops

@@ -5,7 +5,7 @@ import random
 from collections import Counter
 
 from pipeline.cli import main
-from pipeline.progress import Channel, Tally, plain_line, size_text, snapshot
+from pipeline.progress import Channel, Figures, Tally, plain_line, size_text, snapshot
 from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import InputConfig, Split
 from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
@@ -41,6 +41,22 @@ def test_snapshot_derives_kept_per_stage_and_eta():
     generators_only = Channel("unused", ["a"], total_bytes=0)  # no input file: no bytes, no ETA
     line = plain_line(snapshot(generators_only, Counter({"read": 30, "kept": 12}), elapsed=6.0))
     assert line == "progress 0m06s: read 30 docs (5/s), kept 12"
+
+
+def test_the_rate_stays_the_readings_own_once_everything_is_read(tmp_path):
+    channel = Channel(str(tmp_path / "progress"), ["length"], total_bytes=1000)
+    (tmp_path / "progress").mkdir()
+    tally = Tally(channel.directory)
+    tally.add("read", 100)
+    tally.add("bytes", 1000)
+    tally.flush()
+    figures = Figures(channel)
+    assert figures.at(10.0)["rate"] == 10.0
+    # the dedup stages and the writers at work for 30 s more: still 10 documents read a second
+    assert "read 100 docs (10/s), 1000 B of 1000 B (100%), all read" in plain_line(figures.at(40.0))
+    tally.add("read", 50)
+    tally.flush()
+    assert figures.at(50.0)["rate"] == 3.0  # read again (a generator, say): counted to now
 
 
 def test_plain_progress_lines_when_not_a_terminal(tmp_path, capsys):
