@@ -23,6 +23,7 @@ from pipeline.readers import (
     Split,
     detect_format,
     input_files,
+    one_name_per_file,
     read_split,
 )
 from pipeline.recipe import Recipe
@@ -98,7 +99,7 @@ def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[st
         if note and notes is not None:
             notes.append(note)
         files.update(matched)
-    return dict(sorted(files.items()))
+    return dict(sorted(one_name_per_file(files).items()))
 
 
 def check_mixture(recipe: Recipe, inputs: dict[str, fileio.FileInfo]) -> None:

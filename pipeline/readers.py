@@ -164,7 +164,22 @@ def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileI
             where = f" (relative to the working directory {os.getcwd()})" if relative else ""
             raise InputError(f"{pattern}: no input file matches{where}")
         files.update(matched)
-    return dict(sorted(files.items()))
+    return dict(sorted(one_name_per_file(files).items()))
+
+
+def one_name_per_file(files: dict[str, fileio.FileInfo]) -> dict[str, fileio.FileInfo]:
+    """`files` with each local file once, under the first of its names: `a.jsonl`, `./a.jsonl`,
+    its absolute path, a symbolic or a hard link are one file, read once."""
+    seen: set[tuple[int, int]] = set()
+    once: dict[str, fileio.FileInfo] = {}
+    for path, info in files.items():
+        if fileio.is_local(path):
+            stat = os.stat(path)
+            if (stat.st_dev, stat.st_ino) in seen:
+                continue
+            seen.add((stat.st_dev, stat.st_ino))
+        once[path] = info
+    return once
 
 
 def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:

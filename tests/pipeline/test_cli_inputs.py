@@ -30,6 +30,19 @@ def test_every_input_is_read(tmp_path, capsys, three_files):
     assert code == 0 and "read 3, kept 3" in capsys.readouterr().out
 
 
+def test_a_file_given_under_several_names_is_read_once(tmp_path, capsys, monkeypatch, three_files):
+    recipe, (a, b, _) = three_files
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "link.jsonl").symlink_to(a)
+    os.link(b, tmp_path / "hard.jsonl")
+    # the same two files as given, relative, with ./, through a glob, a symbolic and a hard link
+    names = [a, "a.jsonl", "./a.jsonl", "[ab].jsonl", "link.jsonl", "hard.jsonl", b]
+    args = ["run", "--quiet", "--recipe", str(recipe), "--input", *names, "--output", "o", *IN_PROCESS]
+    assert main(args) == 0 and "read 2, kept 2" in capsys.readouterr().out
+    sources = {row["source"] for row in pq.read_table(tmp_path / "o" / "kept").to_pylist()}
+    assert sources == {a, "b.jsonl"}  # each under the first of its names (b's: through the glob)
+
+
 def test_a_glob_matching_nothing_names_it_and_leaves_no_folder(tmp_path, capsys, three_files):
     recipe, (a, _, _) = three_files
     out = tmp_path / "o"
