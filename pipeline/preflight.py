@@ -36,8 +36,8 @@ FIELD_FORMATS = ("jsonl", "json", "parquet")  # WARC/WET have no field names
 TEXT_PER_STORED_BYTE = {"warc": 0.15, "html": 0.3, "parquet": 2.0}
 TEXT_PER_COMPRESSED_BYTE = 3.0  # gzip, zstd, bzip2 or xz on text
 # A local run writes about (1 + 0.7 x its whole-collection stages) times the text it reads: output,
-# checkpoints and spill files. Peaks measured: recipes/fineweb.toml (one) 1.6-1.7x, two dedup stages
-# 2.2x, recipes/default.toml (five) 3.6-4.6x (benchmarks/results/memory.md, disk.md).
+# checkpoints and spill files. Peaks measured: recipes/fineweb.toml (one) 1.4-2.2x, two dedup stages
+# 2.2x, recipes/default.toml (five) 3.6-4.6x (benchmarks/results/memory.md, wave 17).
 WRITTEN_PER_TEXT_BYTE = 1.0
 WRITTEN_PER_TEXT_BYTE_PER_COLLECTION_STAGE = 0.7
 
@@ -188,6 +188,7 @@ def estimated_text_bytes(inputs: dict[str, fileio.FileInfo], config: InputConfig
 
 
 def collection_stages(recipe: Recipe) -> int:
+    """How many of `recipe`'s stages see the whole collection (dedup, `score_threshold`)."""
     return sum(isinstance(stage, CollectionStage) for stage in recipe.stages)
 
 
@@ -214,8 +215,7 @@ def disk_space_notes(
             notes.append(
                 f"note: {size_text(free)} free on {folder} ({', '.join(whats)}), and this run may write "
                 f"about {size_text(written)} (output, checkpoints, and the spill files of its {stages}); "
-                "if the disk fills, the run stops: "
-                "make room first, or write the checkpoints (--work-dir) or spill files (--spill_dir) to "
-                "another disk"
+                "if the disk fills, the run stops: make room first, or write the checkpoints "
+                "(--work-dir) or spill files (--spill_dir) to another disk"
             )
     return notes
