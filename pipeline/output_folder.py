@@ -184,6 +184,10 @@ def remove_stale_staging(output: str) -> None:
 
 
 FULL_DISK = tuple(os.strerror(code) for code in (errno.ENOSPC, errno.EDQUOT))
+# What else to do than make room, when a disk fills or may fill.
+OTHER_DISK_ADVICE = (
+    "write the checkpoints (--work-dir) or the dedup stages' spill files (--spill_dir) to another disk"
+)
 
 
 def full_disk_advice(error: str, folders: dict[str, str]) -> str | None:
@@ -197,10 +201,7 @@ def full_disk_advice(error: str, folders: dict[str, str]) -> str | None:
         f"{size_text(shutil.disk_usage(folder).free)} free on {folder} ({', '.join(whats)})"
         for folder, whats in folders_by_disk(folders)
     )
-    return (
-        f"a disk is full ({error}); {free}: make room, or write the checkpoints (--work-dir) or "
-        "the dedup stages' spill files (--spill_dir) to another disk"
-    )
+    return f"a disk is full ({error}); {free}: make room, or {OTHER_DISK_ADVICE}"
 
 
 def folders_by_disk(folders: dict[str, str]) -> list[tuple[str, list[str]]]:

@@ -15,7 +15,7 @@ from itertools import islice
 from pipeline import fileio
 from pipeline.document import Document
 from pipeline.file_start import WHOLE_FILE_ERRORS
-from pipeline.output_folder import folders_by_disk
+from pipeline.output_folder import OTHER_DISK_ADVICE, folders_by_disk
 from pipeline.readers import (
     STREAM_ADVICE,
     InputConfig,
@@ -215,7 +215,6 @@ def disk_space_notes(
             notes.append(
                 f"note: {size_text(free)} free on {folder} ({', '.join(whats)}), and this run may write "
                 f"about {size_text(written)} (output, checkpoints, and the spill files of its {stages}); "
-                "if the disk fills, the run stops: make room first, or write the checkpoints "
-                "(--work-dir) or spill files (--spill_dir) to another disk"
+                f"if the disk fills, the run stops: make room first, or {OTHER_DISK_ADVICE}"
             )
     return notes
