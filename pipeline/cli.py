@@ -103,7 +103,11 @@ def _parser() -> argparse.ArgumentParser:
     validate = commands.add_parser(
         "validate", help="parse a recipe, build every stage, print the resolved recipe"
     )
-    validate.add_argument("recipe")
+    recipe = validate.add_mutually_exclusive_group(required=True)
+    recipe.add_argument("recipe", nargs="?", help="recipe TOML")
+    recipe.add_argument(
+        "--recipe", dest="recipe_option", metavar="FILE", help="the same, named as `run` takes it"
+    )
     listing = commands.add_parser("list", help="registered stages and generators: doc, parameters, reasons")
     listing.add_argument("stage", nargs="?", help="show only this stage or generator")
     inspect = commands.add_parser("inspect", help="what an output folder holds, and why")
@@ -165,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             with sigterm_unwinds():
                 return _run(args, extra, _own_options(parser, "run"))
         if args.command == "validate":
-            return _validate(args.recipe)
+            return _validate(args.recipe or args.recipe_option)
         if args.command == "list":
             return _list(args.stage)
         if args.command == "inspect":

@@ -83,9 +83,10 @@ def test_numeric_options_out_of_range_exit_2_before_anything_runs(argv, message,
     assert stopped.value.code == 2 and message in capsys.readouterr().err
 
 
-def test_validate_prints_the_resolved_recipe(tmp_path, capsys):
+@pytest.mark.parametrize("naming", [[], ["--recipe"]], ids=["positional", "as-run-names-it"])
+def test_validate_prints_the_resolved_recipe(naming, tmp_path, capsys):
     recipe = write_recipe(tmp_path / "r.toml", ["x.jsonl"], STAGES)
-    assert main(["validate", str(recipe)]) == 0
+    assert main(["validate", *naming, str(recipe)]) == 0
     resolved = json.loads(capsys.readouterr().out.split("\n\n")[0])
     assert resolved["stages"][0] == {
         "use": "length",
