@@ -11,6 +11,7 @@ from pipeline.stages import (
     STAGES,
     ConfigError,
     Configurable,
+    did_you_mean,
     is_builtin,
     load_builtin_stages,
     load_plugins,
@@ -44,8 +45,10 @@ def registry_text(only: str | None = None) -> str:
     """Plain-text listing for the terminal: everything, or the stage/generator named `only`."""
     load_plugins()
     if only is not None and only not in STAGES and only not in GENERATORS:
-        known = ", ".join(sorted({*STAGES, *GENERATORS}))
-        raise ConfigError(f"unknown stage or generator {only!r} (known: {known})")
+        known = sorted({*STAGES, *GENERATORS})
+        raise ConfigError(
+            f"unknown stage or generator {only!r} ({did_you_mean(only, known)}known: {', '.join(known)})"
+        )
     lines = []
     for title, registry in (("stages", STAGES), ("synthesis generators", GENERATORS)):
         names = sorted(registry) if only is None else [n for n in registry if n == only]

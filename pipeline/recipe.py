@@ -13,7 +13,16 @@ from typing import Any
 
 from pipeline import fileio
 from pipeline.readers import FORMATS, InputConfig, InputError, detect_format, input_files
-from pipeline.stages import GENERATORS, STAGES, ConfigError, Generator, Stage, is_language_code, load_plugins
+from pipeline.stages import (
+    GENERATORS,
+    STAGES,
+    ConfigError,
+    Generator,
+    Stage,
+    did_you_mean,
+    is_language_code,
+    load_plugins,
+)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RECIPE = REPO_ROOT / "recipes" / "default.toml"
@@ -108,7 +117,10 @@ def _typed_table(cls, table: dict[str, Any], where: str, types: dict[str, tuple]
     known = {f.name for f in fields(cls)}
     for key, value in table.items():
         if key not in known or key == "extra":
-            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(sorted(known - {'extra'}))})")
+            known -= {"extra"}
+            raise ConfigError(
+                f"{where}: unknown key {key!r} ({did_you_mean(key, known)}known: {', '.join(sorted(known))})"
+            )
         expected = types.get(key)
         if expected and (
             not isinstance(value, expected) or (bool not in expected and isinstance(value, bool))
@@ -150,10 +162,11 @@ def build_recipe(
 ) -> Recipe:
     """Validate a parsed recipe and build its stages and generators."""
     load_plugins()
-    unknown = sorted(set(data) - {"run", "input", "output", "stage", "synthesis"})
+    tables = ("run", "input", "output", "stage", "synthesis")
+    unknown = sorted(set(data) - set(tables))
     if unknown:
         raise ConfigError(
-            f"{path}: unknown table [{unknown[0]}] (known: run, input, output, stage, synthesis)"
+            f"{path}: unknown table [{unknown[0]}] ({did_you_mean(unknown[0], tables)}known: {', '.join(tables)})"
         )
     run = _typed_table(
         RunConfig,
@@ -273,7 +286,8 @@ def _check_score_names(stages: list, path: str, input_config: InputConfig) -> No
                 )
                 raise ConfigError(
                     f"{path}: stage {index} ({stage.name}): {key}: unknown score {unknown[0]!r} "
-                    f"(no earlier stage writes it; known: {', '.join(sorted(known)) or 'none'}{hint})"
+                    f"(no earlier stage writes it; {did_you_mean(unknown[0], known)}"
+                    f"known: {', '.join(sorted(known)) or 'none'}{hint})"
                 )
         written = stage.score_names() if hasattr(stage, "score_names") else [stage.name]
         known.update(dict.fromkeys(written, stage.only_languages))
@@ -376,7 +390,9 @@ def _build(registry: dict[str, type], table: dict[str, Any], where: str, what: s
     name = params.pop("name", use)
     where = f"{where} ({name})"
     if use not in registry:
-        raise ConfigError(f"{where}: unknown {what} {use!r} (known: {', '.join(sorted(registry))})")
+        raise ConfigError(
+            f"{where}: unknown {what} {use!r} ({did_you_mean(use, registry)}known: {', '.join(sorted(registry))})"
+        )
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{where}: `name` must be a non-empty string")
     try:

@@ -9,6 +9,7 @@ Two kinds of stage:
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -21,6 +22,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class ConfigError(ValueError):
     """A recipe or stage configuration problem; the message names the file, stage or key."""
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`did you mean 'x'? ` for the known name nearest a misspelt one, or an empty string."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return f"did you mean {close[0]!r}? " if close else ""
 
 
 _UNSET = object()
@@ -80,7 +87,8 @@ class Configurable:
         unknown = sorted(set(values) - set(self.params))
         if unknown:
             known = ", ".join(sorted(self.params)) or "none"
-            raise ConfigError(f"unknown parameter {unknown[0]!r} (known: {known})")
+            hint = did_you_mean(unknown[0], self.params)
+            raise ConfigError(f"unknown parameter {unknown[0]!r} ({hint}known: {known})")
         for key, param in self.params.items():
             value = values.get(key, param.default)
             setattr(self, key, param.validate(key, value) if key in values else value)

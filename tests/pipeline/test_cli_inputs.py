@@ -356,7 +356,7 @@ def test_list_one_stage(capsys):
     listing = capsys.readouterr().out
     assert listing.startswith("length  (document stage)") and "exact_dedup" not in listing
     assert main(["list", "lenght"]) == 2
-    assert "unknown stage or generator 'lenght'" in capsys.readouterr().err
+    assert "unknown stage or generator 'lenght' (did you mean 'length'? known: " in capsys.readouterr().err
 
 
 def test_paths_with_glob_characters_work_as_named(tmp_path, capsys, monkeypatch):

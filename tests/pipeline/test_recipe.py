@@ -24,8 +24,12 @@ def test_defaults_make_a_sensible_stage():
 @pytest.mark.parametrize(
     "stage, message",
     [
-        ({"use": "no_such_stage"}, "stage 1 (no_such_stage): unknown stage 'no_such_stage'"),
-        ({"use": "length", "min_wrds": 3}, "stage 1 (length): unknown parameter 'min_wrds'"),
+        ({"use": "no_such_stage"}, "stage 1 (no_such_stage): unknown stage 'no_such_stage' (known: "),
+        ({"use": "gopher_qualty"}, "unknown stage 'gopher_qualty' (did you mean 'gopher_quality'? known: "),
+        (
+            {"use": "length", "min_wrds": 3},
+            "stage 1 (length): unknown parameter 'min_wrds' (did you mean 'min_words'? known: ",
+        ),
         ({"use": "length", "min_words": "ten"}, "stage 1 (length): min_words: expected int"),
         ({"use": "length", "min_words": -1}, "stage 1 (length): min_words: -1 is below the minimum 0"),
         ({"use": "score_threshold", "score": "s", "min": float("nan")}, "min: nan is not a number"),
@@ -55,14 +59,14 @@ def test_duplicate_stage_names_need_a_name():
     "tables, message",
     [
         ({"run": {"max_failed_fraction": 2.0}}, "max_failed_fraction"),
-        ({"run": {"nam": "x"}}, "[run]: unknown key 'nam'"),
+        ({"run": {"nam": "x"}}, "[run]: unknown key 'nam' (did you mean 'name'? known: "),
         ({"output": {"shards": 2, "target_shard_mb": 5}}, "not shards and target_shard_mb"),
         ({"output": {"shards": "2"}}, "shards must be int"),
         ({"output": {"row_group_mb": float("nan")}}, "row_group_mb must be positive"),
         ({"output": {"target_shard_mb": float("nan")}}, "row_group_mb must be positive"),
         ({"input": {"paths": ["a"], "html_extractor": "lynx"}}, "html_extractor"),
         ({"input": {"paths": ["a"], "split_bytes": 0}}, "[input] split_bytes must be at least 1, got 0"),
-        ({"stages": []}, "unknown table [stages]"),
+        ({"stages": []}, "unknown table [stages] (did you mean 'stage'? known: "),
     ],
 )
 def test_bad_tables(tables, message):

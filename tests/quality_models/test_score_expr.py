@@ -114,6 +114,9 @@ def test_recipe_rejects_scores_no_earlier_stage_writes():
         "r.toml: stage 2 (score_threshold): expr: unknown score 'embedding_quality.depth'"
     )
     assert str(error.value).endswith("; add 'depth' to the heads of stage 'embedding_quality')")
+    misspelt = {"use": "score_threshold", "expr": "embedding_quality.informativ >= 0.5"}
+    with pytest.raises(ConfigError, match="did you mean 'embedding_quality.informative'\\? known: "):
+        build_recipe(recipe([heads, misspelt]), "r.toml")
     with pytest.raises(ConfigError, match="stage 1 \\(score_threshold\\): expr: unknown score 'q'"):
         build_recipe(recipe([{"use": "score_threshold", "expr": "q > 0.5"}, heads]), "r.toml")
     with pytest.raises(ConfigError, match="stage 1 \\(quality\\): model: unknown score 'fasttext_quality'"):
