@@ -260,7 +260,12 @@ def _read_split_records(split: Split, config: InputConfig, position: ReadPositio
             with _open_decompressed(path, compression, position, unbuffered=True) as stream:
                 yield from read_warc(stream, path, fmt, config.html_extractor)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
-        yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
+        if split.start == 0:
+            yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
+        else:  # every later split of a file that vanished fails too: each names its bytes
+            end = "its end" if split.end < 0 else split.end
+            message = f"bytes {split.start} to {end} of the file: {one_line(error)}"
+            yield Failure(f"{path}@{split.start}", path, READ_STAGE, type(error).__name__, message)
 
 
 def iter_documents(

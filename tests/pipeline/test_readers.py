@@ -409,6 +409,18 @@ def test_an_unreadable_parquet_file_of_many_splits_is_one_failure(tmp_path):
     assert [(type(r).__name__, r.id) for r in records] == [("Failure", str(path))]
 
 
+def test_each_split_of_a_file_gone_before_it_was_read_fails_naming_its_bytes(tmp_path):
+    """A file deleted mid-run failed once per split under one id: eight identical records."""
+    path = write_jsonl(tmp_path / "gone.jsonl", [{"text": "word " * 40} for _ in range(60)])
+    config = InputConfig(split_bytes=4000)
+    splits = plan_splits(str(path), config)
+    path.unlink()
+    records = [record for split in splits for record in read_split(split, config)]
+    assert [(type(r).__name__, r.error) for r in records] == [("Failure", "FileNotFoundError")] * len(splits)
+    assert [r.id for r in records] == [str(path)] + [f"{path}@{s.start}" for s in splits[1:]]
+    assert records[1].message.startswith("bytes 4000 to 8000 of the file: [Errno 2] No such file")
+
+
 def test_parquet_binary_text_is_decoded_and_a_null_text_says_so(tmp_path):
     path = tmp_path / "b.parquet"
     texts = pa.array([b"caf\xc3\xa9", b"\xff\xfe", None], type=pa.binary())
