@@ -110,7 +110,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     listing = commands.add_parser("list", help="registered stages and generators: doc, parameters, reasons")
     listing.add_argument("stage", nargs="?", help="show only this stage or generator")
-    inspect = commands.add_parser("inspect", help="what an output folder holds, and why")
+    storage = "Beam's filesystem options (--s3_endpoint_url, --s3_region_name ...) pass through, for a folder on an object store."
+    inspect = commands.add_parser("inspect", help="what an output folder holds, and why", epilog=storage)
     inspect.add_argument("directory", type=user_path)
     inspect.add_argument("--reason", help="show rejected documents with this reason code")
     inspect.add_argument("--stage", help="show rejected documents from this stage")
@@ -119,7 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--id", dest="doc_id", metavar="ID", help="one document's fate")
     inspect.add_argument("--sample", type=_count, default=5, help="how many examples (default 5)")
     inspect.add_argument("--json", action="store_true", help="machine-readable output (docs/inspect.md)")
-    report = commands.add_parser("report", help="(re)write DIR/report.html")
+    report = commands.add_parser("report", help="(re)write DIR/report.html", epilog=storage)
     report.add_argument("directory", type=user_path)
     commands.add_parser(
         "train-quality", help="train a quality model (see `gristmill train-quality --help`)", add_help=False
@@ -159,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         return train_main(argv[1:])
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command != "run":
+    if extra and args.command not in ("run", *READS_AN_OUTPUT):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:  # Beam's notice about optional GCP clients is noise here
@@ -172,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             return _validate(args.recipe or args.recipe_option)
         if args.command == "list":
             return _list(args.stage)
+        if args.command in READS_AN_OUTPUT:
+            _use_filesystem_options(args.directory, extra, _own_options(parser, args.command), args.command)
         if args.command == "inspect":
             from pipeline.inspect import inspect_command
 
@@ -195,6 +198,22 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing to flush at exit
         return EXIT_BROKEN_PIPE
     return EXIT_OK
+
+
+READS_AN_OUTPUT = ("inspect", "report")
+
+
+def _use_filesystem_options(directory: str, flags: list[str], own_options: list[str], command: str) -> None:
+    """Give Beam's filesystems the options `inspect`/`report` were given (`--s3_endpoint_url`,
+    keys, region: without any, Beam's S3 filesystem failed every call), and ask an s3:// folder's
+    store once for a key, so that a dead endpoint or refused credentials are one line at once."""
+    from pipeline import fileio
+    from pipeline.preflight import check_beam_options
+
+    check_beam_options(flags, own_options, command)
+    options = fileio.use_options(flags)
+    fileio.check_filesystem(directory, "output folder")
+    fileio.check_reachable([("output folder", directory)], options)
 
 
 def _run(args, beam_args: list[str], own_options: list[str]) -> int:

@@ -20,7 +20,7 @@ import hashlib
 import itertools
 import json
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -103,9 +103,16 @@ def _check_schema(path: str, schema: pa.Schema, columns: tuple[str, ...] = ()) -
         )
 
 
-def kept_units(output: str, verify: bool = True, columns: tuple[str, ...] = ()) -> list[Unit]:
+def kept_units(
+    output: str, verify: bool = True, columns: tuple[str, ...] = (), filesystem_options: Sequence[str] = ()
+) -> list[Unit]:
     """Every row group of every kept shard, in manifest order; shards checked against the manifest
-    and for the `columns` a reader will ask for."""
+    and for the `columns` a reader will ask for. An output on an object store is read with Beam's
+    `filesystem_options` (`--s3_endpoint_url=...`; none: the AWS environment's), its store asked
+    once first, so that a dead endpoint is one error at once."""
+    if not fileio.is_local(output):
+        fileio.check_filesystem(output, "output folder")
+        fileio.check_reachable([("output folder", output)], fileio.use_options(filesystem_options))
     manifest = load_manifest(output)
     units = []
     for shard in manifest.get("shards", []):
@@ -332,7 +339,9 @@ class GristmillDataset(_torch_dataset_base()):
     document. `batch_size` must be the DataLoader's, so positions can be restored per worker.
     Ranks differ by at most one document per slot; `drop_remainder=True` leaves out the last
     `total % (world_size × workers)` documents of each epoch's order so that every rank has the
-    same number, and so the same number of batches, as DistributedDataParallel needs.
+    same number, and so the same number of batches, as DistributedDataParallel needs. An output
+    on an object store is read with Beam's `filesystem_options` (`["--s3_endpoint_url=..."]`;
+    none: the AWS environment's endpoint, region and credentials), in every worker.
     """
 
     def __init__(
@@ -348,6 +357,7 @@ class GristmillDataset(_torch_dataset_base()):
         batch_size: int = 1,
         verify: bool = True,
         drop_remainder: bool = False,
+        filesystem_options: Sequence[str] = (),
     ) -> None:
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is not in [0, {world_size})")
@@ -360,7 +370,8 @@ class GristmillDataset(_torch_dataset_base()):
         self.arrays = arrays
         self.batch_size = batch_size
         self.drop_remainder = drop_remainder
-        self.units = kept_units(output, verify=verify, columns=self.columns)
+        self.filesystem_options = tuple(filesystem_options)
+        self.units = kept_units(output, verify, self.columns, self.filesystem_options)
         self.epoch = 0
         self._resume_from = 0  # samples of `epoch` this rank had consumed when the state was saved
         self._seen = 0  # samples yielded in this process (num_workers=0)
@@ -390,6 +401,8 @@ class GristmillDataset(_torch_dataset_base()):
         return (0, 1) if info is None else (info.id, info.num_workers)
 
     def __iter__(self) -> Iterator[dict]:
+        if not fileio.is_local(self.output):  # a DataLoader worker started by `spawn` holds none
+            fileio.use_options(self.filesystem_options)
         worker, workers = self._worker()
         total, slots = sum(unit.rows for unit in self.units), self.world_size * workers
         if self.drop_remainder and 0 < total < slots:

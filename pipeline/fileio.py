@@ -11,6 +11,7 @@ import contextlib
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from typing import BinaryIO, NamedTuple
 from urllib.parse import unquote
 
@@ -69,6 +70,16 @@ def check_filesystem(path: str, what: str) -> None:
             "paths, s3:// (apache-beam[aws]), gs:// (apache-beam[gcp]) and other filesystems Beam has installed"
             + SCHEME_HINTS.get(scheme, "")
         ) from None
+
+
+def use_options(flags: Sequence[str] = ()):
+    """Give Beam's filesystems these options (`--s3_endpoint_url=...`, keys, region) and return
+    them: Beam's S3 filesystem fails every call made before any are set."""
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    options = PipelineOptions(list(flags))
+    _filesystems().set_options(options)
+    return options
 
 
 class UnreachableStorage(ValueError):

@@ -66,23 +66,24 @@ def beam_option_names(flags: list[str]) -> tuple[list[str], list[str]]:
     return unknown, known
 
 
-def check_beam_options(flags: list[str], own_options: list[str]) -> None:
-    """Reject options that neither gristmill nor Beam knows, suggesting the nearest real one, and
-    positional arguments (Beam would drop them with a warning: `run other.toml` ran the default recipe)."""
+def check_beam_options(flags: list[str], own_options: list[str], command: str = "run") -> None:
+    """Reject options that neither `gristmill COMMAND` nor Beam knows, suggesting the nearest real
+    one, and positional arguments (Beam would drop them with a warning: `run other.toml` ran the
+    default recipe)."""
     unknown, known = beam_option_names(flags)
     if not unknown:
         return
     if not unknown[0].startswith("-"):
         stray = unknown[0]
         meant = "--recipe" if stray.endswith(".toml") else "--input"
-        raise UsageError(
-            f"unexpected argument {stray!r}: `gristmill run` takes options only "
-            f"(did you mean {meant} {stray}?)"
-        )
+        hint = f" (did you mean {meant} {stray}?)" if command == "run" else ""
+        raise UsageError(f"unexpected argument {stray!r}: `gristmill {command}` takes options only{hint}")
     name = unknown[0].split("=", 1)[0]
     close = difflib.get_close_matches(name, own_options + known, n=1, cutoff=0.75)
     hint = f" (did you mean {close[0]}?)" if close else ""
-    raise UsageError(f"unknown option {name}{hint}; see `gristmill run --help` and Beam's pipeline options")
+    raise UsageError(
+        f"unknown option {name}{hint}; see `gristmill {command} --help` and Beam's pipeline options"
+    )
 
 
 def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[str, fileio.FileInfo]:

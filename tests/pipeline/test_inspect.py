@@ -29,6 +29,16 @@ def test_inspect_text_shows_funnel_quantiles_clusters(curated_output, capsys):
     assert "duplicate clusters (exact_dedup): size 3: 1" in out
 
 
+def test_inspect_takes_beams_filesystem_options_and_refuses_others(curated_output, capsys):
+    """The options that reach an object store pass through; a misspelt one or a stray argument
+    is named for `inspect`, not for `run`."""
+    assert _inspect(capsys, curated_output, "--s3_region_name=eu-west-1")[0] == 0
+    code, _, err = _inspect(capsys, curated_output, "--s3_region_nam=eu-west-1")
+    assert code == 2 and "(did you mean --s3_region_name?); see `gristmill inspect --help`" in err
+    code, _, err = _inspect(capsys, curated_output, "other")
+    assert code == 2 and "unexpected argument 'other': `gristmill inspect` takes options only\n" in err
+
+
 def test_inspect_json_has_the_documented_shape(curated_output, capsys):
     code, out, _ = _inspect(capsys, curated_output, "--json")
     summary = json.loads(out)

@@ -12,11 +12,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions
 
 from pipeline import fileio
 from pipeline.checkpoints import CheckpointSettings
-from pipeline.dataset import OutputStream, kept_units
+from pipeline.dataset import GristmillDataset, OutputStream
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
@@ -72,10 +71,15 @@ def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
         (r["id"], r["reason"], r["duplicate_of"]) for r in read_part(tmp_path / "out", "rejected")
     }
     assert all(r["source"].startswith(f"s3://{BUCKET}/input/") for r in _rows(client, "out/kept/"))
-    # The trainer's reader streams the published output straight from S3, sha256 checked.
-    FileSystems.set_options(PipelineOptions(s3_options))
-    streamed = [(r["id"], r["text"]) for r in OutputStream(kept_units(f"s3://{BUCKET}/out"), seed=3)]
+    # The trainer's reader streams the published output straight from S3, sha256 checked, in a
+    # process that has not set Beam's filesystem options (Beam's S3 filesystem then failed every
+    # call), and again in a worker that holds none (a DataLoader worker started by `spawn`).
+    FileSystems.set_options(None)
+    dataset = GristmillDataset(f"s3://{BUCKET}/out", seed=3, filesystem_options=s3_options)
+    FileSystems.set_options(None)
+    streamed = [(r["id"], r["text"]) for r in dataset]
     assert sorted(streamed) == sorted(kept) and len(streamed) == len(kept)
+    assert [(r["id"], r["text"]) for r in OutputStream(dataset.units, seed=3)] == streamed
 
     # A rerun into the same prefix replaces the previous output (no stale shard left behind).
     smaller = load_recipe(write_recipe(tmp_path / "s3b.toml", [f"s3://{BUCKET}/input/in.jsonl"], STAGES))
@@ -117,6 +121,27 @@ def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_ser
         env=env,
     )
     assert missing.returncode == 2 and "none/*.jsonl: no input file matches" in missing.stderr
+    # `inspect` and `report` read (and write) an output on S3 with the same options: without
+    # them Beam's S3 filesystem failed their first call with a traceback.
+    for command, shown in (("inspect", "read 20"), ("report", f"s3://{BUCKET}/cliout/report.html")):
+        done = subprocess.run(
+            [sys.executable, "-m", "pipeline.cli", command, f"s3://{BUCKET}/cliout", *s3_options],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        assert done.returncode == 0 and shown in done.stdout, done.stderr[-3000:]
+    dead = [f"--s3_endpoint_url=http://127.0.0.1:{_free_port()}", *s3_options[1:]]
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "inspect", f"s3://{BUCKET}/cliout", *dead],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 2 and done.stderr.startswith(
+        f"gristmill: error: output folder s3://{BUCKET}/cliout: "
+    )
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
 
 
 def test_checkpoints_in_an_s3_work_dir_are_written_reused_and_deleted(tmp_path, s3_server):
@@ -143,7 +168,7 @@ def test_checkpoints_in_an_s3_work_dir_are_written_reused_and_deleted(tmp_path, 
 
 def test_fileio_deletes_and_sizes_objects_on_s3(s3_server):
     client, s3_options = s3_server
-    FileSystems.set_options(PipelineOptions(s3_options))
+    fileio.use_options(s3_options)
     base = f"s3://{BUCKET}/fileio"
     fileio.write_bytes(f"{base}/a.bin", b"abc")
     fileio.write_bytes(f"{base}/sub/b.bin", b"de")
@@ -165,7 +190,7 @@ def test_progress_tallies_on_s3_are_replaced_whole_and_read_back(s3_server):
     from pipeline.progress import Channel, Tally
 
     client, s3_options = s3_server
-    FileSystems.set_options(PipelineOptions(s3_options))
+    fileio.use_options(s3_options)
     channel = Channel(f"s3://{BUCKET}/progress", ["length"])
     first, second = Tally(channel.directory), Tally(channel.directory)
     first.add("read", 3)
