@@ -100,8 +100,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--work-dir", type=user_path, help="checkpoint folder (default: OUTPUT/.gristmill-work)")
     run.add_argument("--fresh", action="store_true", help="ignore and delete earlier checkpoints")
     run.add_argument("--keep-work", action="store_true", help="keep the checkpoints after a successful run")
+    storage = (
+        "Beam's filesystem options (--s3_endpoint_url, --s3_region_name ...) pass through, for object stores."
+    )
     validate = commands.add_parser(
-        "validate", help="parse a recipe, build every stage, print the resolved recipe"
+        "validate", help="parse a recipe, build every stage, print the resolved recipe", epilog=storage
     )
     recipe = validate.add_mutually_exclusive_group(required=True)
     recipe.add_argument("recipe", nargs="?", help="recipe TOML")
@@ -110,7 +113,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     listing = commands.add_parser("list", help="registered stages and generators: doc, parameters, reasons")
     listing.add_argument("stage", nargs="?", help="show only this stage or generator")
-    storage = "Beam's filesystem options (--s3_endpoint_url, --s3_region_name ...) pass through, for a folder on an object store."
     inspect = commands.add_parser("inspect", help="what an output folder holds, and why", epilog=storage)
     inspect.add_argument("directory", type=user_path)
     inspect.add_argument("--reason", help="show rejected documents with this reason code")
@@ -160,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         return train_main(argv[1:])
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("run", *READS_AN_OUTPUT):
+    if extra and args.command not in ("run", *TAKE_FILESYSTEM_OPTIONS):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:  # Beam's notice about optional GCP clients is noise here
@@ -169,12 +171,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":
             with sigterm_unwinds():
                 return _run(args, extra, _own_options(parser, "run"))
-        if args.command == "validate":
-            return _validate(args.recipe or args.recipe_option)
         if args.command == "list":
             return _list(args.stage)
-        if args.command in READS_AN_OUTPUT:
-            _use_filesystem_options(args.directory, extra, _own_options(parser, args.command), args.command)
+        own = _own_options(parser, args.command)
+        _use_filesystem_options(getattr(args, "directory", None), extra, own, args.command)
+        if args.command == "validate":
+            return _validate(args.recipe or args.recipe_option)
         if args.command == "inspect":
             from pipeline.inspect import inspect_command
 
@@ -200,20 +202,24 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_OK
 
 
-READS_AN_OUTPUT = ("inspect", "report")
+TAKE_FILESYSTEM_OPTIONS = ("inspect", "report", "validate")
 
 
-def _use_filesystem_options(directory: str, flags: list[str], own_options: list[str], command: str) -> None:
-    """Give Beam's filesystems the options `inspect`/`report` were given (`--s3_endpoint_url`,
-    keys, region: without any, Beam's S3 filesystem failed every call), and ask an s3:// folder's
-    store once for a key, so that a dead endpoint or refused credentials are one line at once."""
+def _use_filesystem_options(
+    directory: str | None, flags: list[str], own_options: list[str], command: str
+) -> None:
+    """Give Beam's filesystems the options the command was given (`--s3_endpoint_url`, keys,
+    region: without any, Beam's S3 filesystem failed every call), and ask the store of an s3://
+    output `directory` once for a key, so that a dead endpoint or refused credentials are one
+    line at once."""
     from pipeline import fileio
     from pipeline.preflight import check_beam_options
 
     check_beam_options(flags, own_options, command)
     options = fileio.use_options(flags)
-    fileio.check_filesystem(directory, "output folder")
-    fileio.check_reachable([("output folder", directory)], options)
+    if directory is not None:
+        fileio.check_filesystem(directory, "output folder")
+        fileio.check_reachable([("output folder", directory)], options)
 
 
 def _run(args, beam_args: list[str], own_options: list[str]) -> int:
