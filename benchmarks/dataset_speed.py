@@ -91,7 +91,7 @@ def gristmill_reader(
 ) -> tuple[int, int]:
     """Every slot's stream in turn (a slot may share a row group with the next one)."""
     docs = tokens = 0
-    units = kept_units(str(output), verify=False)
+    units = kept_units(str(output))
     for slot in range(slots):
         stream = OutputStream(units, buffer_size=1000, columns=columns, arrays=arrays, slot=slot, slots=slots)
         for row in stream:

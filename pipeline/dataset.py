@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
 from pipeline import fileio
+from pipeline.document import one_line
 
 SUPPORTED_FORMAT_VERSIONS = (1,)
 REQUIRED_COLUMNS = {"id": pa.string(), "text": pa.string()}
@@ -104,10 +105,14 @@ def _check_schema(path: str, schema: pa.Schema, columns: tuple[str, ...] = ()) -
 
 
 def kept_units(
-    output: str, verify: bool = True, columns: tuple[str, ...] = (), filesystem_options: Sequence[str] = ()
+    output: str,
+    hash_shards: bool = False,
+    columns: tuple[str, ...] = (),
+    filesystem_options: Sequence[str] = (),
 ) -> list[Unit]:
     """Every row group of every kept shard, in manifest order; shards checked against the manifest
-    and for the `columns` a reader will ask for. An output on an object store is read with Beam's
+    (size and rows; with `hash_shards`, the sha256 of every byte: a read of the whole output) and
+    for the `columns` a reader will ask for. An output on an object store is read with Beam's
     `filesystem_options` (`--s3_endpoint_url=...`; none: the AWS environment's), its store asked
     once first, so that a dead endpoint is one error at once."""
     if not fileio.is_local(output):
@@ -128,7 +133,7 @@ def kept_units(
                 f"{path}: {size} bytes, the manifest says {shard['bytes']}; "
                 "the shard was changed or truncated after the run"
             )
-        if verify:
+        if hash_shards:
             _check_sha256(path, shard["sha256"])
         with FileSystems.open(path, compression_type="uncompressed") as handle:
             metadata = pq.ParquetFile(handle).metadata
@@ -231,7 +236,8 @@ class OutputStream:
     (token ids) as numpy arrays instead of Python lists (views of their row group's ids, which stay
     in memory while a view is kept; a pickled view, as DataLoader workers send them, is a copy). `skip`: documents of this epoch already
     consumed (from a saved state); the stream continues with the next one. `drop_remainder`: every
-    slot gets the same number of documents (see `slot_units`).
+    slot gets the same number of documents (see `slot_units`). `verify`: each page's CRC is
+    checked as its row group is read (shards written before 2026-12-06 carry none).
     """
 
     def __init__(
@@ -247,8 +253,10 @@ class OutputStream:
         arrays: bool = False,
         skip: int = 0,
         drop_remainder: bool = False,
+        verify: bool = True,
     ) -> None:
         self.units = slot_units(units, seed, epoch, slot, slots, drop_remainder)
+        self.verify = verify
         self.starts = list(itertools.accumulate((unit.rows for unit in self.units), initial=0))[:-1]
         self.total = sum(unit.rows for unit in self.units)
         self.columns = list(columns)
@@ -271,8 +279,16 @@ class OutputStream:
         # One thread: a read through a Python file object on arrow's thread pool can abort the
         # interpreter at exit once torch is loaded (apache/arrow#34314; 5 exits of 16 here).
         with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
-            parquet = pq.ParquetFile(handle)
-            table = parquet.read_row_group(unit.row_group, columns=self.columns, use_threads=False)
+            parquet = pq.ParquetFile(handle, page_checksum_verification=self.verify)
+            try:
+                table = parquet.read_row_group(unit.row_group, columns=self.columns, use_threads=False)
+            except OSError as error:
+                if type(error) is not OSError:  # a connection or timeout error, not the shard's bytes
+                    raise
+                raise BadOutputFolder(
+                    f"{unit.path}: row group {unit.row_group}: {one_line(error)}; the shard is damaged "
+                    "or was changed after the run"
+                ) from None
         if table.num_columns < len(set(self.columns)):  # units from kept_units without `columns`
             _check_schema(unit.path, parquet.schema_arrow, tuple(self.columns))
         table = table.slice(unit.first, unit.rows)  # a slot may hold only part of a row group
@@ -339,8 +355,10 @@ class GristmillDataset(_torch_dataset_base()):
     document. `batch_size` must be the DataLoader's, so positions can be restored per worker.
     Ranks differ by at most one document per slot; `drop_remainder=True` leaves out the last
     `total % (world_size × workers)` documents of each epoch's order so that every rank has the
-    same number, and so the same number of batches, as DistributedDataParallel needs. An output
-    on an object store is read with Beam's `filesystem_options` (`["--s3_endpoint_url=..."]`;
+    same number, and so the same number of batches, as DistributedDataParallel needs. Shards are
+    checked for size and rows at the start, and each page's CRC as it is read (`verify`);
+    `hash_shards=True` also hashes every shard whole at the start (a read of the whole output, in
+    every rank). An output on an object store is read with Beam's `filesystem_options` (`["--s3_endpoint_url=..."]`;
     none: the AWS environment's endpoint, region and credentials), in every worker.
     """
 
@@ -356,6 +374,7 @@ class GristmillDataset(_torch_dataset_base()):
         arrays: bool = False,
         batch_size: int = 1,
         verify: bool = True,
+        hash_shards: bool = False,
         drop_remainder: bool = False,
         filesystem_options: Sequence[str] = (),
     ) -> None:
@@ -371,7 +390,8 @@ class GristmillDataset(_torch_dataset_base()):
         self.batch_size = batch_size
         self.drop_remainder = drop_remainder
         self.filesystem_options = tuple(filesystem_options)
-        self.units = kept_units(output, verify, self.columns, self.filesystem_options)
+        self.verify = verify
+        self.units = kept_units(output, hash_shards, self.columns, self.filesystem_options)
         self.epoch = 0
         self._resume_from = 0  # samples of `epoch` this rank had consumed when the state was saved
         self._seen = 0  # samples yielded in this process (num_workers=0)
@@ -392,6 +412,7 @@ class GristmillDataset(_torch_dataset_base()):
             arrays=self.arrays,
             skip=skip,
             drop_remainder=self.drop_remainder,
+            verify=self.verify,
         )
 
     def _worker(self) -> tuple[int, int]:

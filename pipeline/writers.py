@@ -347,11 +347,17 @@ def write_parquet(
 ) -> tuple[int, str]:
     """Stream `count` rows, already in order, to `handle` as Parquet, one row group in memory at a
     time (`nbytes`: the whole table's Arrow size, which sets the rows per group). The bytes are
-    those `pq.write_table` writes for the whole table. Returns (bytes written, sha256)."""
+    those `pq.write_table` writes for the whole table; every page carries a CRC, so a reader can
+    check what it reads (a flipped byte in a zstd page otherwise decoded to other text, silently).
+    Returns (bytes written, sha256)."""
     group = rows_per_group(nbytes, count, row_group_mb)
     sink = _HashingSink(handle)
     writer = pq.ParquetWriter(
-        sink, schema, compression=None if compression == "none" else compression, write_statistics=True
+        sink,
+        schema,
+        compression=None if compression == "none" else compression,
+        write_statistics=True,
+        write_page_checksum=True,
     )
     if count == 0:
         writer.write_table(pa.Table.from_pylist([], schema=schema), row_group_size=group)

@@ -249,13 +249,41 @@ def test_unfinished_run_without_manifest_is_refused(output):
         GristmillDataset("nosuchfs://b/out")
 
 
-def test_changed_shard_is_refused(output):
+def test_a_changed_page_is_refused_as_it_is_read_and_a_changed_shard_when_hashed(output):
+    """Every rank hashed every shard before its first document (a read of the whole output, in
+    each rank); pages now carry CRCs, checked as read. Unchecked, a flipped byte in a zstd page
+    can decode to other text without any error."""
     path = os.path.join(output, "kept", shard_name(1, 3))
-    data = bytearray(open(path, "rb").read())
-    data[100] ^= 0xFF
-    open(path, "wb").write(bytes(data))
+    original = open(path, "rb").read()
+    text = pq.ParquetFile(path).metadata.row_group(0).column(1)  # the text column's pages
+    start = text.dictionary_page_offset or text.data_page_offset
+    first_group = [unit for unit in kept_units(output) if unit.path == path][:1]
+    expected = [r["text"] for r in OutputStream(first_group)]
+
+    def flip(offset: int) -> None:
+        data = bytearray(original)
+        data[offset] ^= 0xFF
+        open(path, "wb").write(bytes(data))
+
+    def unchecked_texts() -> list[str] | None:
+        try:
+            return [r["text"] for r in OutputStream(first_group, verify=False)]
+        except Exception:  # unchecked, a damaged page fails in many ways; wanted: one that does not
+            return None
+
+    for silent in range(start, start + text.total_compressed_size):
+        flip(silent)
+        if unchecked_texts() not in (None, expected):
+            break
+    else:
+        pytest.fail("no flipped byte of the text pages decoded to other text")
+    for offset, error in ((silent, "CRC checksum verification failed"), (text.data_page_offset, "thrift")):
+        flip(offset)
+        units = kept_units(output)  # size and rows only: nothing read beyond the footers
+        with pytest.raises(BadOutputFolder, match=f"{path}: row group 0: .*{error}.*the shard is damaged"):
+            list(OutputStream(units, buffer_size=1))
     with pytest.raises(BadOutputFolder, match="sha256 .* does not match"):
-        kept_units(output)
+        kept_units(output, hash_shards=True)
 
 
 def test_truncated_shard_is_refused_even_without_hashing(output):
@@ -263,7 +291,7 @@ def test_truncated_shard_is_refused_even_without_hashing(output):
     data = open(path, "rb").read()
     open(path, "wb").write(data[:-10])
     with pytest.raises(BadOutputFolder, match="bytes, the manifest says"):
-        kept_units(output, verify=False)
+        kept_units(output)
 
 
 def test_other_format_version_and_foreign_schema_are_refused(tmp_path, output):

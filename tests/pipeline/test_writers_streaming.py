@@ -69,7 +69,8 @@ def rejected_rows(n: int, seed: int) -> list[dict]:
 def whole_table_bytes(
     kind, rows, compression, row_group_mb, score_names=(), sort_key=row_sort_key, token_ids=False
 ):
-    """What the writer wrote before it streamed: the whole sorted table in one `pq.write_table`."""
+    """What the writer wrote before it streamed: the whole sorted table in one `pq.write_table`
+    (with page CRCs, as the writer now writes them)."""
     rows = sorted(rows, key=sort_key)
     table = pa.Table.from_pylist(rows, schema=full_schema(kind, score_names, token_ids))
     average = max(1, table.nbytes // max(1, len(rows)))
@@ -80,6 +81,7 @@ def whole_table_bytes(
         row_group_size=max(1, int(row_group_mb * writers.MB // average)),
         compression=None if compression == "none" else compression,
         write_statistics=True,
+        write_page_checksum=True,
     )
     return sink.getvalue()
 
