@@ -112,22 +112,26 @@ def kept_units(
 ) -> list[Unit]:
     """Every row group of every kept shard, in manifest order; shards checked against the manifest
     (size and rows; with `hash_shards`, the sha256 of every byte: a read of the whole output) and
-    for the `columns` a reader will ask for. An output on an object store is read with Beam's
-    `filesystem_options` (`--s3_endpoint_url=...`; none: the AWS environment's), its store asked
-    once first, so that a dead endpoint is one error at once."""
+    for the `columns` a reader will ask for. The sizes come from one listing and the row groups
+    from the manifest, so one footer is read whatever the number of shards (an object store
+    charged two requests a shard; outputs written before 2026-12-06 still have every footer
+    read). An output on an object store is read with Beam's `filesystem_options`
+    (`--s3_endpoint_url=...`; none: the AWS environment's), its store asked once first, so that a
+    dead endpoint is one error at once."""
     if not fileio.is_local(output):
         fileio.check_filesystem(output, "output folder")
         fileio.check_reachable([("output folder", output)], fileio.use_options(filesystem_options))
     manifest = load_manifest(output)
-    units = []
+    listed = fileio.listing(fileio.join(fileio.escape(output), "kept", "*.parquet"))
+    sizes = {path.rsplit("/", 1)[-1]: info.size for path, info in listed.items()}
+    units: list[Unit] = []
     for shard in manifest.get("shards", []):
         if shard.get("kind") != "kept" or not shard.get("rows"):
             continue
-        path = FileSystems.join(output, shard["file"])
-        try:
-            size = fileio.size(path)
-        except FileNotFoundError:
-            raise BadOutputFolder(f"{path}: listed in the manifest but missing") from None
+        path = fileio.join(output, shard["file"])
+        size = sizes.get(shard["file"].rsplit("/", 1)[-1])
+        if size is None:
+            raise BadOutputFolder(f"{path}: listed in the manifest but missing")
         if size != shard["bytes"]:
             raise BadOutputFolder(
                 f"{path}: {size} bytes, the manifest says {shard['bytes']}; "
@@ -135,15 +139,21 @@ def kept_units(
             )
         if hash_shards:
             _check_sha256(path, shard["sha256"])
-        with FileSystems.open(path, compression_type="uncompressed") as handle:
-            metadata = pq.ParquetFile(handle).metadata
-            _check_schema(path, metadata.schema.to_arrow_schema(), columns)
-            if metadata.num_rows != shard["rows"]:
-                raise BadOutputFolder(f"{path}: {metadata.num_rows} rows, the manifest says {shard['rows']}")
-            units.extend(
-                Unit(path, i, metadata.row_group(i).num_rows) for i in range(metadata.num_row_groups)
-            )
+        row_groups = shard.get("row_groups")
+        if row_groups is None or not units:  # an older manifest; the first shard's schema
+            row_groups = _footer_row_groups(path, columns)
+        if sum(row_groups) != shard["rows"]:
+            raise BadOutputFolder(f"{path}: {sum(row_groups)} rows, the manifest says {shard['rows']}")
+        units.extend(Unit(path, i, rows) for i, rows in enumerate(row_groups))
     return units
+
+
+def _footer_row_groups(path: str, columns: tuple[str, ...]) -> list[int]:
+    """The rows of each row group of a kept shard, from its footer, whose schema is checked."""
+    with FileSystems.open(path, compression_type="uncompressed") as handle:
+        metadata = pq.ParquetFile(handle).metadata
+    _check_schema(path, metadata.schema.to_arrow_schema(), columns)
+    return [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
 
 
 def slot_units(

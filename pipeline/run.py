@@ -555,6 +555,7 @@ def _empty_shards(
                 "rows": 0,
                 "bytes": len(data),
                 "sha256": hashlib.sha256(data).hexdigest(),
+                "row_groups": [],
                 "counts": {},
             }
         )

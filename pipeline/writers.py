@@ -349,7 +349,7 @@ def write_parquet(
     time (`nbytes`: the whole table's Arrow size, which sets the rows per group). The bytes are
     those `pq.write_table` writes for the whole table; every page carries a CRC, so a reader can
     check what it reads (a flipped byte in a zstd page otherwise decoded to other text, silently).
-    Returns (bytes written, sha256)."""
+    Returns (bytes written, sha256, rows of each row group)."""
     group = rows_per_group(nbytes, count, row_group_mb)
     sink = _HashingSink(handle)
     writer = pq.ParquetWriter(
@@ -362,15 +362,18 @@ def write_parquet(
     if count == 0:
         writer.write_table(pa.Table.from_pylist([], schema=schema), row_group_size=group)
     batch: list[dict] = []
+    row_groups: list[int] = []
     for row in rows:
         batch.append(row)
         if len(batch) == group:
             writer.write_table(pa.Table.from_pylist(batch, schema=schema), row_group_size=group)
+            row_groups.append(group)
             batch = []
     if batch:
         writer.write_table(pa.Table.from_pylist(batch, schema=schema), row_group_size=group)
+        row_groups.append(len(batch))
     writer.close()
-    return sink.size, sink.sha256.hexdigest()
+    return sink.size, sink.sha256.hexdigest(), row_groups
 
 
 def full_schema(kind: str, score_names=(), token_ids: bool = False) -> pa.Schema:
@@ -481,11 +484,11 @@ class ShardWriter:
         if is_local(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
         with FileSystems.create(path) as handle:
-            written, digest = write_parquet(
+            written, digest, row_groups = write_parquet(
                 handle, schema, ordered, stats.rows, size.nbytes(), self.compression, self.row_group_mb
             )
         info = {"kind": self.kind, "file": f"{self.kind}/{name}", "shard": index, "of": shards}
-        info.update(rows=stats.rows, bytes=written, sha256=digest)
+        info.update(rows=stats.rows, bytes=written, sha256=digest, row_groups=row_groups)
         yield {**info, **stats.info()}
 
 

@@ -154,6 +154,9 @@ def test_shard_writer_spills_sorted_runs_and_writes_identical_bytes(tmp_path, mo
     assert data == whole_table_bytes("kept", rows, "zstd", 0.01, ["a", "b"], sort_key, token_ids)
     assert info["file"] == "kept/part-00002-of-00005.parquet" and info["rows"] == 800
     assert info["bytes"] == len(data) and info["sha256"] == hashlib.sha256(data).hexdigest()
+    footer = pq.ParquetFile(io.BytesIO(data)).metadata  # the trainer's reader takes them from the info
+    assert info["row_groups"] == [footer.row_group(i).num_rows for i in range(footer.num_row_groups)]
+    assert len(info["row_groups"]) > 3
     assert info["n_tokens"] == sum(r["n_tokens"] or 0 for r in rows)
     assert info["repeats"] == 16 and sum(info["sources"].values()) == 800
 
