@@ -150,7 +150,7 @@ def kept_units(
 
 def _footer_row_groups(path: str, columns: tuple[str, ...]) -> list[int]:
     """The rows of each row group of a kept shard, from its footer, whose schema is checked."""
-    with FileSystems.open(path, compression_type="uncompressed") as handle:
+    with fileio.open_random_access(path) as handle:
         metadata = pq.ParquetFile(handle).metadata
     _check_schema(path, metadata.schema.to_arrow_schema(), columns)
     return [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
@@ -288,7 +288,7 @@ class OutputStream:
         unit = self.units[index]
         # One thread: a read through a Python file object on arrow's thread pool can abort the
         # interpreter at exit once torch is loaded (apache/arrow#34314; 5 exits of 16 here).
-        with FileSystems.open(unit.path, compression_type="uncompressed") as handle:
+        with fileio.open_random_access(unit.path) as handle:
             parquet = pq.ParquetFile(handle, page_checksum_verification=self.verify)
             try:
                 table = parquet.read_row_group(unit.row_group, columns=self.columns, use_threads=False)
