@@ -60,7 +60,9 @@ def main() -> None:
         damaged[offset] ^= 0xFF
         for verify in (False, True):
             tally[verify][outcome(bytes(damaged), expected, verify)] += 1
-    print(f"{len(rows)} documents, shard {len(shard):,} bytes, text pages {text.total_compressed_size:,} bytes")
+    print(
+        f"{len(rows)} documents, shard {len(shard):,} bytes, text pages {text.total_compressed_size:,} bytes"
+    )
     for verify, counts in tally.items():
         print(f"{'checked  ' if verify else 'unchecked'}: {dict(counts)}")
 

@@ -368,8 +368,9 @@ class GristmillDataset(_torch_dataset_base()):
     same number, and so the same number of batches, as DistributedDataParallel needs. Shards are
     checked for size and rows at the start, and each page's CRC as it is read (`verify`);
     `hash_shards=True` also hashes every shard whole at the start (a read of the whole output, in
-    every rank). An output on an object store is read with Beam's `filesystem_options` (`["--s3_endpoint_url=..."]`;
-    none: the AWS environment's endpoint, region and credentials), in every worker.
+    every rank). An output on an object store is read with Beam's `filesystem_options`
+    (`["--s3_endpoint_url=..."]`; none: the AWS environment's endpoint, region and credentials),
+    in every worker.
     """
 
     def __init__(

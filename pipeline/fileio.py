@@ -73,10 +73,10 @@ def check_filesystem(path: str, what: str) -> None:
         ) from None
 
 
-_given_options = (
-    None  # what `use_options` last gave Beam's filesystems (`open_random_access` reads S3 with it)
-)
-_s3_client = (0, None, None)  # (process id, options, boto3 client): a client never crosses a fork
+# What `use_options` last gave Beam's filesystems (`open_random_access` reads S3 with it), and the
+# client made from it: (process id, options, boto3 client), so that a client never crosses a fork.
+_given_options = None
+_s3_client = (0, None, None)
 
 
 def use_options(flags: Sequence[str] = ()):
