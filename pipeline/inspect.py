@@ -90,9 +90,8 @@ def part_files(directory: str, part: str) -> list[str]:
 
 def _open_parquet(path: str):
     import pyarrow.parquet as pq
-    from apache_beam.io.filesystems import CompressionTypes, FileSystems
 
-    return pq.ParquetFile(FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED))
+    return pq.ParquetFile(fileio.open_random_access(path))
 
 
 def row_group_batches(parquet, columns: list[str] | None = None) -> Iterator[Any]:

@@ -98,7 +98,7 @@ def test_the_trainer_reader_reads_row_groups_on_s3_through_one_client_per_proces
     tmp_path, s3_server, monkeypatch
 ):
     """Each row group was opened through Beam's S3 filesystem, which makes a boto3 client per open
-    (64 small row groups on this server: 9.5 s against 1.0 s now)."""
+    (64 small row groups on this server: 11.4 s against 1.1 s now)."""
     client, s3_options = s3_server
     local = write_output(tmp_path / "out")  # 3 shards of tiny row groups, a manifest without row_groups
     for path in Path(local).rglob("*"):
@@ -127,7 +127,7 @@ def test_an_s3_glob_matching_nothing_is_an_input_error(tmp_path, s3_server):
     assert _objects(client, "emptyout") == []
 
 
-def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_server):
+def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_server, monkeypatch, capsys):
     client, s3_options = s3_server
     data = write_jsonl(tmp_path / "in.jsonl", corpus(20))
     client.upload_file(str(data), BUCKET, "cli/in.jsonl")
@@ -158,6 +158,14 @@ def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_ser
             env=env,
         )
         assert done.returncode == 0 and shown in done.stdout, done.stderr[-3000:]
+    # ... reading the shards through one S3 client, not Beam's (64 shards: 21 s before, 4 s after)
+    from pipeline.cli import main
+
+    opened, beam_open = [], FileSystems.open
+    monkeypatch.setattr(FileSystems, "open", lambda path, **kw: opened.append(path) or beam_open(path, **kw))
+    assert main(["inspect", f"s3://{BUCKET}/cliout", *s3_options]) == 0
+    assert "read 20" in capsys.readouterr().out
+    assert opened == [f"s3://{BUCKET}/cliout/manifest.json"]
 
 
 def test_checkpoints_in_an_s3_work_dir_are_written_reused_and_deleted(tmp_path, s3_server):
