@@ -225,8 +225,6 @@ def _use_filesystem_options(
 def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from dataclasses import replace
 
-    from apache_beam.io.filesystems import FileSystems
-
     from pipeline import fileio
     from pipeline.checkpoints import CheckpointSettings
     from pipeline.decisions import SpillOptions
@@ -239,8 +237,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     check_beam_options(beam_args, own_options)
     # Object stores (s3://, gs://) take their credentials and endpoint from the Beam options, and
     # the input check below reads through them before any pipeline exists.
-    options = pipeline_options(beam_args)
-    FileSystems.set_options(options)
+    options = fileio.set_options(pipeline_options(beam_args))
     recipe = load_recipe(args.recipe or _default_recipe(), args.input)
     fields = {
         "text_field": args.text_field,

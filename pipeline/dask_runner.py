@@ -32,12 +32,13 @@ imports dask.
 from __future__ import annotations
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.pipeline import PipelineVisitor
 from apache_beam.runners.common import DoFnContext, DoFnSignature
 from apache_beam.runners.dask import dask_runner
 from apache_beam.runners.dask import transform_evaluator as evaluator
+
+from pipeline import fileio
 
 
 def _run_bundle(items, signature: DoFnSignature, window_fn, invoker_kwargs: dict, options) -> list:
@@ -46,7 +47,7 @@ def _run_bundle(items, signature: DoFnSignature, window_fn, invoker_kwargs: dict
     from apache_beam.runners.common import _OutputHandler  # what Beam's translation builds
 
     if options is not None:  # Beam's runner gives its workers none: S3 endpoint and keys were lost
-        FileSystems.set_options(options)
+        fileio.set_options(options)
     receivers = evaluator.OneReceiver()
     handler = _OutputHandler(
         window_fn=window_fn,

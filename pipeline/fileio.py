@@ -79,15 +79,21 @@ _given_options = None
 _s3_client = (0, None, None)
 
 
-def use_options(flags: Sequence[str] = ()):
-    """Give Beam's filesystems these options (`--s3_endpoint_url=...`, keys, region) and return
-    them: Beam's S3 filesystem fails every call made before any are set."""
-    from apache_beam.options.pipeline_options import PipelineOptions
-
+def set_options(options):
+    """Give Beam's filesystems these pipeline options (endpoint, keys, region of object stores;
+    Beam's S3 filesystem fails every call made before any are set), and `open_random_access` the
+    same: every setting goes through here, so the two never disagree."""
     global _given_options
-    options = _given_options = PipelineOptions(list(flags))
+    _given_options = options
     _filesystems().set_options(options)
     return options
+
+
+def use_options(flags: Sequence[str] = ()):
+    """`set_options` from command-line flags (`--s3_endpoint_url=...`); returns the options."""
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    return set_options(PipelineOptions(list(flags)))
 
 
 def s3_client(options, config=None):

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 from pipeline import fileio, gristmill_version
@@ -374,7 +373,7 @@ def run_recipe(
     checkpoints = checkpoints or CheckpointSettings()
     output = output.rstrip("/") or "."
     options = pipeline_options(beam_args)
-    FileSystems.set_options(options)  # object stores take credentials and endpoint from them
+    fileio.set_options(options)  # object stores take credentials and endpoint from them
     fileio.make_folder(output)
     with exclusive(output), contextlib.ExitStack() as held:
         check_replaceable(output)

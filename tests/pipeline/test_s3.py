@@ -42,6 +42,9 @@ def _rows(client, prefix: str) -> list[dict]:
 
 def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
     client, s3_options = s3_server
+    # Options another command gave this process (`inspect --s3_region_name=...`): the run's report
+    # read its S3 shards with them, without keys or endpoint, once inspect read S3 its own way.
+    fileio.use_options(["--s3_region_name=eu-west-1"])
     # 15 + 9 records: both rejection reasons, duplicates within and across files (the local
     # runner spills on local disk even into S3: `run.spill_root`)
     local_input = write_jsonl(tmp_path / "in.jsonl", corpus(15))
@@ -73,12 +76,12 @@ def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
         (r["id"], r["reason"], r["duplicate_of"]) for r in read_part(tmp_path / "out", "rejected")
     }
     assert all(r["source"].startswith(f"s3://{BUCKET}/input/") for r in _rows(client, "out/kept/"))
-    # The trainer's reader streams the published output straight from S3, sha256 checked, in a
+    # The trainer's reader streams the published output straight from S3, page CRCs checked, in a
     # process that has not set Beam's filesystem options (Beam's S3 filesystem then failed every
     # call), and again in a worker that holds none (a DataLoader worker started by `spawn`).
-    FileSystems.set_options(None)
+    fileio.set_options(None)
     dataset = GristmillDataset(f"s3://{BUCKET}/out", seed=3, filesystem_options=s3_options)
-    FileSystems.set_options(None)
+    fileio.set_options(None)
     streamed = [(r["id"], r["text"]) for r in dataset]
     assert sorted(streamed) == sorted(kept) and len(streamed) == len(kept)
     assert [(r["id"], r["text"]) for r in OutputStream(dataset.units, seed=3)] == streamed
@@ -270,5 +273,5 @@ def test_validate_reads_the_scores_an_s3_input_carries_with_the_options_it_is_gi
     client.upload_file(str(local), BUCKET, "scored/part-0.parquet")
     stages = '[[stage]]\nuse = "score_threshold"\nexpr = "quality >= 0.5"\n'
     recipe = write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/scored/*.parquet"], stages)
-    FileSystems.set_options(None)  # a fresh process: no earlier run set them
+    fileio.set_options(None)  # a fresh process: no earlier run set them
     assert main(["validate", str(recipe), *s3_options]) == 0, capsys.readouterr().err
