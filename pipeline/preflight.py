@@ -6,7 +6,6 @@ misspelled option or a wrong field name stops the run in a second instead of aft
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import os
 import shutil
@@ -22,12 +21,12 @@ from pipeline.readers import (
     InputError,
     Split,
     detect_format,
-    input_files,
+    glob_files,
     one_name_per_file,
     read_split,
 )
 from pipeline.recipe import Recipe
-from pipeline.stages import CollectionStage
+from pipeline.stages import CollectionStage, closest_name
 
 PROBE_RECORDS = 20
 FIELD_FORMATS = ("jsonl", "json", "parquet")  # WARC/WET have no field names
@@ -79,22 +78,23 @@ def check_beam_options(flags: list[str], own_options: list[str], command: str = 
         hint = f" (did you mean {meant} {stray}?)" if command == "run" else ""
         raise UsageError(f"unexpected argument {stray!r}: `gristmill {command}` takes options only{hint}")
     name = unknown[0].split("=", 1)[0]
-    close = difflib.get_close_matches(name, own_options + known, n=1, cutoff=0.75)
-    hint = f" (did you mean {close[0]}?)" if close else ""
+    close = closest_name(name, own_options + known)
+    hint = f" (did you mean {close}?)" if close else ""
     raise UsageError(
         f"unknown option {name}{hint}; see `gristmill {command} --help` and Beam's pipeline options"
     )
 
 
 def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[str, fileio.FileInfo]:
-    """Every input file with its size and date (as `input_files`); a glob matching nothing or a
+    """Every input file with its size and date (as `input_files`: listed once, each file once); a
+    glob matching nothing or a
     text field absent from a file's first records is an error naming it. A file whose first texts
     are HTML pages adds a line to `notes`."""
     files: dict[str, fileio.FileInfo] = {}
     for pattern in config.paths:
         if pattern == "-":
             raise UsageError(f"--input -: gristmill reads files, not standard input {STREAM_ADVICE}")
-        matched = input_files([pattern])
+        matched = glob_files(pattern)
         first = next(iter(matched))
         note = check_text_field(first, config, matched[first].size)
         if note and notes is not None:

@@ -141,30 +141,36 @@ def detect_format(path: str, forced: str = "") -> tuple[str, str | None]:
 
 
 def input_files(patterns: list[str] | tuple[str, ...]) -> dict[str, fileio.FileInfo]:
-    """Files matching the globs, sorted, with size and modification time (one listing per glob);
-    a pattern matching nothing is an error, unless its brackets name themselves (`data[1].jsonl`,
-    `crawl [2024]/*.jsonl`)."""
+    """Files matching the globs (`glob_files`), sorted, each file once (`one_name_per_file`)."""
     files: dict[str, fileio.FileInfo] = {}
-    for pattern in map(fileio.user_path, patterns):
-        if pattern.endswith("/"):  # Beam lists a local folder's files, but every object under a prefix
-            raise InputError(f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern}*.jsonl'")
-        matched = fileio.listing(pattern)
-        if not matched and "[" in pattern:
-            matched = fileio.listing(pattern.replace("[", fileio.escape("[")))
-        if not matched and fileio.is_local(pattern) and os.path.isdir(pattern):
-            raise InputError(
-                f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
-            )
-        if not matched and fileio.is_local(pattern) and os.path.exists(pattern):  # /dev/stdin, <(zcat ...)
-            raise InputError(
-                f"{pattern}: not a file but a pipe or a device: gristmill reads files {STREAM_ADVICE}"
-            )
-        if not matched:
-            relative = fileio.is_local(pattern) and not os.path.isabs(pattern)
-            where = f" (relative to the working directory {os.getcwd()})" if relative else ""
-            raise InputError(f"{pattern}: no input file matches{where}")
-        files.update(matched)
+    for pattern in patterns:
+        files.update(glob_files(pattern))
     return dict(sorted(one_name_per_file(files).items()))
+
+
+def glob_files(pattern: str) -> dict[str, fileio.FileInfo]:
+    """Files matching one glob, sorted, with size and modification time (one listing); a pattern
+    matching nothing is an error, unless its brackets name themselves (`data[1].jsonl`,
+    `crawl [2024]/*.jsonl`)."""
+    pattern = fileio.user_path(pattern)
+    if pattern.endswith("/"):  # Beam lists a local folder's files, but every object under a prefix
+        raise InputError(f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern}*.jsonl'")
+    matched = fileio.listing(pattern)
+    if not matched and "[" in pattern:
+        matched = fileio.listing(pattern.replace("[", fileio.escape("[")))
+    if not matched and fileio.is_local(pattern) and os.path.isdir(pattern):
+        raise InputError(
+            f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
+        )
+    if not matched and fileio.is_local(pattern) and os.path.exists(pattern):  # /dev/stdin, <(zcat ...)
+        raise InputError(
+            f"{pattern}: not a file but a pipe or a device: gristmill reads files {STREAM_ADVICE}"
+        )
+    if not matched:
+        relative = fileio.is_local(pattern) and not os.path.isabs(pattern)
+        where = f" (relative to the working directory {os.getcwd()})" if relative else ""
+        raise InputError(f"{pattern}: no input file matches{where}")
+    return matched
 
 
 def one_name_per_file(files: dict[str, fileio.FileInfo]) -> dict[str, fileio.FileInfo]:

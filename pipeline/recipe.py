@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import fileio
-from pipeline.readers import FORMATS, InputConfig, InputError, detect_format, input_files
+from pipeline.readers import FORMATS, InputConfig, InputError, detect_format, glob_files
 from pipeline.stages import (
     GENERATORS,
     STAGES,
@@ -319,7 +319,7 @@ def scores_in_inputs(config: InputConfig) -> set[str]:
     names: set[str] = set()
     for pattern in config.paths:
         try:
-            parquet = [f for f in input_files([pattern]) if detect_format(f, config.format)[0] == "parquet"]
+            parquet = [f for f in glob_files(pattern) if detect_format(f, config.format)[0] == "parquet"]
             if not parquet:
                 continue
             with fileio.open_read(parquet[0]) as handle:

@@ -24,10 +24,16 @@ class ConfigError(ValueError):
     """A recipe or stage configuration problem; the message names the file, stage or key."""
 
 
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The known name nearest a misspelt one, if one is near enough."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`did you mean 'x'? ` for the known name nearest a misspelt one, or an empty string."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
-    return f"did you mean {close[0]!r}? " if close else ""
+    close = closest_name(name, known)
+    return f"did you mean {close!r}? " if close else ""
 
 
 _UNSET = object()
