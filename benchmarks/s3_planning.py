@@ -1,4 +1,4 @@
-"""Wall time of `gristmill run` over many small JSONL objects on a local S3 server (moto_server, a
+"""Wall and CPU time of `gristmill run` over many small JSONL objects on a local S3 server (moto_server, a
 separate process on loopback): what the driver spends per input file before and beside the
 pipeline. Each object holds one 80-word document; the recipe has one `length` stage. With
 `--format parquet` the objects are Parquet files, split by byte range from the listing's sizes
@@ -10,6 +10,7 @@ pipeline. Each object holds one 80-word document; the recipe has one `length` st
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import subprocess
 import sys
@@ -81,14 +82,18 @@ def main() -> int:
             command += ["--output", f"{folder}/out", *(["--quiet"] if args.quiet else [])]
             command += [f"--s3_endpoint_url={endpoint}", "--s3_access_key_id=t", "--s3_secret_access_key=t"]
             command += ["--s3_region_name=us-east-1"]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
             wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if run.returncode != 0:
             print(run.stderr[-2000:])
             return 1
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         print(
-            f"{args.files} {args.format} objects{' (--quiet)' if args.quiet else ''}: gristmill run took {wall:.1f} s wall"
+            f"{args.files} {args.format} objects{' (--quiet)' if args.quiet else ''}: gristmill run took {wall:.1f} s wall, "
+            f"{cpu:.1f} CPU-s (the run and its workers; not the server)"
         )
         return 0
     finally:

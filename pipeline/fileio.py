@@ -8,6 +8,7 @@ callers that need all-or-nothing publication write a marker file (the manifest) 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import re
@@ -73,20 +74,28 @@ def check_filesystem(path: str, what: str) -> None:
         ) from None
 
 
-# What `use_options` last gave Beam's filesystems (`open_random_access` reads S3 with it), and the
-# client made from it: (process id, options, boto3 client), so that a client never crosses a fork.
-_given_options = None
+# The S3 settings of the options last given (`set_options`, `read_with`: the one-client S3 reader
+# reads with them), and the client made from them: (process id, settings, boto3 client), so that a
+# client never crosses a fork.
+_read_settings = None
 _s3_client = (0, None, None)
 
 
 def set_options(options):
     """Give Beam's filesystems these pipeline options (endpoint, keys, region of object stores;
-    Beam's S3 filesystem fails every call made before any are set), and `open_random_access` the
-    same: every setting goes through here, so the two never disagree."""
-    global _given_options
-    _given_options = options
+    Beam's S3 filesystem fails every call made before any are set), and the one-client S3 reader
+    the same: every setting goes through here, so the two never disagree."""
+    read_with(options)
     _filesystems().set_options(options)
     return options
+
+
+def read_with(options) -> None:
+    """Let this process's one-client S3 reader use a run's `options` without giving them to Beam's
+    filesystems: a worker's filesystems hold the options its runner gave them (all of the run's
+    options on some runners), which only Beam can read. None: Beam's S3 filesystem reads."""
+    global _read_settings
+    _read_settings = None if options is None else _s3_settings(options)
 
 
 def use_options(flags: Sequence[str] = ()):
@@ -96,24 +105,28 @@ def use_options(flags: Sequence[str] = ()):
     return set_options(PipelineOptions(list(flags)))
 
 
-def s3_client(options, config=None):
-    """A boto3 S3 client made from Beam's S3 options as Beam's own S3 filesystem makes it (so the
-    same endpoint, region and credentials, from the options or the AWS environment)."""
-    import boto3
+def _s3_settings(options) -> dict:
+    """boto3 client arguments from Beam's S3 options, as Beam's own S3 filesystem makes its clients
+    (so the same endpoint, region and credentials, from the options or the AWS environment)."""
     from apache_beam.options.pipeline_options import S3Options
 
     s3 = options.view_as(S3Options)
-    return boto3.session.Session().client(
-        "s3",
-        region_name=s3.s3_region_name,
-        endpoint_url=s3.s3_endpoint_url,
-        use_ssl=not s3.s3_disable_ssl,
-        verify=s3.s3_verify,
-        aws_access_key_id=s3.s3_access_key_id,
-        aws_secret_access_key=s3.s3_secret_access_key,
-        aws_session_token=s3.s3_session_token,
-        config=config,
-    )
+    return {
+        "region_name": s3.s3_region_name,
+        "endpoint_url": s3.s3_endpoint_url,
+        "use_ssl": not s3.s3_disable_ssl,
+        "verify": s3.s3_verify,
+        "aws_access_key_id": s3.s3_access_key_id,
+        "aws_secret_access_key": s3.s3_secret_access_key,
+        "aws_session_token": s3.s3_session_token,
+    }
+
+
+def s3_client(settings: dict, config=None):
+    """A boto3 S3 client with these settings (`_s3_settings`)."""
+    import boto3
+
+    return boto3.session.Session().client("s3", **settings, config=config)
 
 
 class _S3Object(io.RawIOBase):
@@ -129,7 +142,7 @@ class _S3Object(io.RawIOBase):
             self.size = client.head_object(Bucket=self.bucket, Key=self.key)["ContentLength"]
         except ClientError as error:
             if error.response.get("Error", {}).get("Code") in ("404", "NoSuchKey"):
-                raise FileNotFoundError(path) from None
+                raise FileNotFoundError(errno.ENOENT, "no such object", path) from None
             raise
 
     def readable(self) -> bool:
@@ -156,19 +169,28 @@ class _S3Object(io.RawIOBase):
         return len(data)
 
 
-def open_random_access(path: str) -> BinaryIO:
-    """A seekable reader for a format read in pieces (Parquet's footer, then row groups). On s3://,
-    once options were given (`use_options`), ranged GETs through one boto3 client per process:
-    Beam's S3 filesystem makes a client for every open (~0.14 CPU-s each, more than reading a
-    small row group). Elsewhere as `open_read`."""
+def _one_client():
+    """This process's boto3 client for the settings last given, or None when none were given."""
     global _s3_client
-    if not path.startswith("s3://") or _given_options is None:
-        return open_read(path)
-    pid, options, client = _s3_client
-    if pid != os.getpid() or options is not _given_options:
-        client = s3_client(_given_options)
-        _s3_client = (os.getpid(), _given_options, client)
-    return io.BufferedReader(_S3Object(client, path), buffer_size=1 << 20)
+    if _read_settings is None:
+        return None
+    pid, settings, client = _s3_client
+    if pid != os.getpid() or settings != _read_settings:
+        client = s3_client(_read_settings)
+        _s3_client = (os.getpid(), _read_settings, client)
+    return client
+
+
+def _open_s3(path: str, buffer_size: int) -> BinaryIO | None:
+    """An `s3://` object through the one client (None: not on S3, or no options given)."""
+    client = _one_client() if path.startswith("s3://") else None
+    return io.BufferedReader(_S3Object(client, path), buffer_size=buffer_size) if client else None
+
+
+def open_random_access(path: str) -> BinaryIO:
+    """A seekable reader for a format read in pieces (Parquet's footer, then row groups): as
+    `open_read`, with reads of 1 MiB at most on S3 (not a stream's 16 MiB past every seek)."""
+    return _open_s3(path, 1 << 20) or open_read(path)
 
 
 class UnreachableStorage(ValueError):
@@ -186,7 +208,9 @@ def check_reachable(named_paths: list[tuple[str, str]], options) -> None:
     from botocore.config import Config
     from botocore.exceptions import BotoCoreError, ClientError
 
-    client = s3_client(options, Config(connect_timeout=10, read_timeout=30, retries={"max_attempts": 2}))
+    client = s3_client(
+        _s3_settings(options), Config(connect_timeout=10, read_timeout=30, retries={"max_attempts": 2})
+    )
     for what, path in named_paths:
         bucket, _, key = path.removeprefix("s3://").partition("/")
         try:
@@ -264,6 +288,9 @@ def size(path: str) -> int:
     """Bytes in one file: one metadata request on object stores (a `match` of a plain path makes two)."""
     if is_local(path):
         return os.path.getsize(path)
+    client = _one_client() if path.startswith("s3://") else None
+    if client:
+        return _S3Object(client, path).size
     from apache_beam.io.filesystem import BeamIOError
 
     try:
@@ -279,10 +306,15 @@ def exists(path: str) -> bool:
 
 
 def open_read(path: str) -> BinaryIO:
-    """A seekable binary reader of the raw bytes (no decompression: readers choose their codec)."""
+    """A seekable binary reader of the raw bytes (no decompression: readers choose their codec).
+    On s3://, once options were given (`set_options`, `read_with`), ranged GETs of 16 MiB (as
+    Beam's reader) through one boto3 client per process: Beam's S3 filesystem makes a client
+    for every open, ~0.12 CPU-s, more than reading a small object."""
     from apache_beam.io.filesystem import CompressionTypes
 
-    return _filesystems().open(path, compression_type=CompressionTypes.UNCOMPRESSED)
+    return _open_s3(path, 16 << 20) or _filesystems().open(
+        path, compression_type=CompressionTypes.UNCOMPRESSED
+    )
 
 
 def read_bytes(path: str) -> bytes:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import xxhash
 
+from pipeline import fileio
 from pipeline.beam_stages import StageDoFn, run_document_stages
 from pipeline.checkpoints import PairWriter, WorkArea, write_marker
 from pipeline.document import Document, Failure, Rejection
@@ -55,23 +56,33 @@ class ReadPhaseFn(StageDoFn):
     """(unit key, unit) → (outcome, record) pairs of phase 0, checkpointed per unit.
 
     `work` is None when checkpoints are off; `done` maps the keys of units an earlier run
-    finished to their (checked) markers; `progress` is the progress channel's folder or None.
+    finished to their (checked) markers; `progress` is the progress channel's folder or None;
+    `options` are the run's pipeline options, which its object-store reads use.
     """
 
     def __init__(
-        self, stages, config, batch_size: int, work: WorkArea | None, done: dict, progress: str | None
+        self,
+        stages,
+        config,
+        batch_size: int,
+        work: WorkArea | None,
+        done: dict,
+        progress: str | None,
+        options,
     ):
         super().__init__(stages)
-        self.config, self.batch_size, self.work, self.done, self.progress = (
+        self.config, self.batch_size, self.work, self.done, self.progress, self.options = (
             config,
             batch_size,
             work,
             done,
             progress,
+            options,
         )
 
     def setup(self) -> None:
         super().setup()
+        fileio.read_with(self.options)
         self.tally = Tally(self.progress) if self.progress else None
 
     def process(self, keyed_unit) -> Iterator[tuple[str, object]]:

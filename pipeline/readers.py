@@ -478,7 +478,7 @@ def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
     Parquet), numbered by their row in the file."""
     import pyarrow.parquet as pq
 
-    with fileio.open_read(split.path) as handle:
+    with fileio.open_random_access(split.path) as handle:
         try:
             parquet = pq.ParquetFile(handle)
         except Exception:

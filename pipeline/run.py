@@ -223,7 +223,13 @@ def build_pipeline(
             units = [(str(i), unit) for i, unit in enumerate(plan_units(recipe, inputs))]
         done = resume.done_units if resume else {}
         reader = ReadPhaseFn(
-            phases[0], recipe.input, recipe.run.batch_size, work, done, channel.directory if channel else None
+            phases[0],
+            recipe.input,
+            recipe.run.batch_size,
+            work,
+            done,
+            channel.directory if channel else None,
+            pipeline.options,
         )
         pairs = (
             pipeline
