@@ -143,11 +143,7 @@ class ChunkWriter:
     def _flush(self) -> None:
         if self.buffer:
             if self.handle is None:
-                from apache_beam.io.filesystem import CompressionTypes
-                from apache_beam.io.filesystems import FileSystems
-
-                path = f"{self.folder}/{self.name}"
-                self.handle = FileSystems.create(path, compression_type=CompressionTypes.UNCOMPRESSED)
+                self.handle = fileio.create(f"{self.folder}/{self.name}")
             data = self.encode(self.buffer)
             self.handle.write(data)
             self.sha.update(data)

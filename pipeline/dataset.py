@@ -51,21 +51,16 @@ class Unit:
     first: int = 0
 
 
-def _read_bytes(path: str) -> bytes:
-    with FileSystems.open(path, compression_type="uncompressed") as handle:
-        return handle.read()
-
-
 def load_manifest(output: str) -> dict[str, Any]:
     """The manifest of a finished run; refuses an unfinished run or one of an unknown format."""
     fileio.check_filesystem(output, "output folder")
     path = FileSystems.join(output, "manifest.json")
-    if not FileSystems.exists(path):
+    if not fileio.exists(path):
         raise BadOutputFolder(
             f"{output}: no manifest.json; the run did not finish (a folder without a manifest is never complete)"
         )
     try:
-        manifest = json.loads(_read_bytes(path))
+        manifest = json.loads(fileio.read_bytes(path))
     except ValueError as error:
         raise BadOutputFolder(f"{path}: unreadable manifest ({error})") from error
     version = manifest.get("format_version", 1)
@@ -78,7 +73,7 @@ def load_manifest(output: str) -> dict[str, Any]:
 
 def _check_sha256(path: str, expected: str) -> None:
     digest = hashlib.sha256()
-    with FileSystems.open(path, compression_type="uncompressed") as handle:
+    with fileio.open_read(path) as handle:
         while chunk := handle.read(HASH_CHUNK):
             digest.update(chunk)
     if digest.hexdigest() != expected:

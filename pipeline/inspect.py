@@ -71,14 +71,11 @@ class Scan:
 
 def read_manifest(directory: str) -> dict[str, Any]:
     """The folder's manifest; a folder without one is not a finished output (error naming it)."""
-    from apache_beam.io.filesystems import FileSystems
-
     fileio.check_filesystem(directory, "output folder")
     path = f"{directory.rstrip('/')}/manifest.json"
-    if not FileSystems.exists(path):
+    if not fileio.exists(path):
         raise UsageError(f"{directory}: no manifest.json (not a finished gristmill output folder)")
-    with FileSystems.open(path) as handle:
-        return json.loads(handle.read())
+    return json.loads(fileio.read_bytes(path))
 
 
 def part_files(directory: str, part: str) -> list[str]:

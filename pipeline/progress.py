@@ -61,8 +61,7 @@ class Tally:
             fileio.write_bytes(self.name, data)
             return
         temporary = self.name + ".tmp"
-        with FileSystems.create(temporary) as handle:
-            handle.write(data)
+        fileio.write_bytes(temporary, data)
         FileSystems.rename([temporary], [self.name])
 
 

@@ -82,7 +82,7 @@ class ReadPhaseFn(StageDoFn):
 
     def setup(self) -> None:
         super().setup()
-        fileio.read_with(self.options)
+        fileio.use_object_store_options(self.options)
         self.tally = Tally(self.progress) if self.progress else None
 
     def process(self, keyed_unit) -> Iterator[tuple[str, object]]:

@@ -14,6 +14,7 @@ import math
 from collections import Counter
 from typing import Any
 
+from pipeline import fileio
 from pipeline.inspect import BoundedSample, Scan, cluster_sizes, iter_batches, read_manifest, scan
 
 BAR_WIDTH = 420
@@ -244,11 +245,8 @@ svg{{max-width:100%;height:auto}} h2{{margin-top:1.6em;border-bottom:1px solid #
 
 def write_report(directory: str, manifest: dict[str, Any] | None = None) -> str:
     """(Re)write DIR/report.html from the manifest and the Parquet parts; returns its path."""
-    from apache_beam.io.filesystems import FileSystems
-
     directory = directory.rstrip("/") or "."
     manifest = manifest or read_manifest(directory)
     path = f"{directory}/report.html"
-    with FileSystems.create(path) as handle:
-        handle.write(render_report(manifest, directory).encode("utf-8"))
+    fileio.write_bytes(path, render_report(manifest, directory).encode("utf-8"))
     return path

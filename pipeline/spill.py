@@ -3,7 +3,7 @@
 Beam's local runner holds every shuffle, and every PCollection between two steps, in memory, so
 a step that must gather large values by key (the rows of one output shard) spills them instead:
 each worker appends its values to files named by key (`<dir>/k<key>-<uuid>.pkl`, chunks of
-pickled values, through Beam's FileSystems), only the files' names are grouped by key, and the
+pickled values, through `pipeline.fileio`), only the files' names are grouped by key, and the
 step that reads one key's files back runs a function on its values, streamed (`SpillGroups`). A function
 that needs a key's values in order sorts them in bounded memory (`external_sort`: sorted runs
 spilled the same way, then a heap merge).
@@ -140,12 +140,10 @@ class SpillByKeyFn(beam.DoFn):
             self._write(key)
 
     def process(self, item: tuple[int, Any]) -> Iterator[tuple[int, str]]:
-        from apache_beam.io.filesystems import FileSystems
-
         key, value = item
         if key not in self._files:
             path = f"{self.directory}/k{key:06d}-{uuid.uuid4().hex}.pkl"
-            self._files[key] = FileSystems.create(path)
+            self._files[key] = fileio.create(path)
             yield key, path
         buffer = self._buffers[key]
         buffer.append(value)
@@ -181,10 +179,9 @@ class SpillStepFn(SpillByKeyFn):
 def read_values(path: str) -> Iterator[Any]:
     """The values of one spill or checkpoint file, one chunk in memory at a time."""
     import zstandard
-    from apache_beam.io.filesystems import FileSystems
 
     decompressor = zstandard.ZstdDecompressor()
-    with FileSystems.open(path, compression_type="uncompressed") as handle:
+    with fileio.open_read(path) as handle:
         while header := handle.read(LENGTH_BYTES):
             size = int.from_bytes(header, "little")
             data = handle.read(size) if len(header) == LENGTH_BYTES else b""
@@ -195,10 +192,8 @@ def read_values(path: str) -> Iterator[Any]:
 
 def write_values(path: str, values: list) -> None:
     """`values` as one spill file (chunks of `CHUNK_VALUES`), read back by `read_values`."""
-    from apache_beam.io.filesystems import FileSystems
-
     encode = ChunkEncoder()
-    with FileSystems.create(path) as handle:
+    with fileio.create(path) as handle:
         for start in range(0, len(values), CHUNK_VALUES):
             handle.write(encode(values[start : start + CHUNK_VALUES]))
 

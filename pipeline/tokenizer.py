@@ -20,6 +20,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from pipeline import fileio
 from pipeline.stages import ConfigError
 
 BUNDLED = "gristmill-bpe-32k"
@@ -43,12 +44,10 @@ def tokenizer_path(name: str) -> str | None:
 
 def load_tokenizer(path: str):
     """A `tokenizers.Tokenizer` from a tokenizer.json on any Beam filesystem."""
-    from apache_beam.io.filesystems import FileSystems
     from tokenizers import Tokenizer
 
     try:
-        with FileSystems.open(path, compression_type="uncompressed") as handle:
-            return Tokenizer.from_str(handle.read().decode("utf-8"))
+        return Tokenizer.from_str(fileio.read_bytes(path).decode("utf-8"))
     except Exception as error:
         raise ConfigError(f"[output] tokenizer: cannot load {path!r}: {error}") from error
 

@@ -2,7 +2,7 @@
 
 A row's shard is a seeded hash of its id; inside a shard rows are sorted by a total order, so the
 same input and recipe give byte-identical shards whatever the runner, worker count or input
-order. Shards are written through Beam's `FileSystems`, row group by row group, after an
+order. Shards are written through `pipeline.fileio`, row group by row group, after an
 external sort (`ShardWriter`), so a worker's memory does not grow with the shard. Each written
 shard reports its rows, bytes, sha256 and per-stage/reason counts.
 """
@@ -25,9 +25,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import xxhash
 
+from pipeline import fileio
 from pipeline.decisions import spill_dir
 from pipeline.document import Document, Failure, Rejection
-from pipeline.fileio import is_local
 from pipeline.spill import SpillGroups, external_sort
 
 SHARD_SEED = 0x9E3779B9
@@ -467,8 +467,6 @@ class ShardWriter:
         self.scratch = scratch
 
     def __call__(self, index: int, rows: Iterable, shards: int, score_names: list[str]):
-        from apache_beam.io.filesystems import FileSystems
-
         schema = full_schema(self.kind, score_names, self.token_ids)
         stats, size = _ShardStats(self.kind), ArrowSize()
         ordered = external_sort(
@@ -481,9 +479,9 @@ class ShardWriter:
         )
         name = shard_name(index, shards)
         path = f"{self.directory}/{self.kind}/{name}"
-        if is_local(path):
+        if fileio.is_local(path):
             os.makedirs(os.path.dirname(path), exist_ok=True)
-        with FileSystems.create(path) as handle:
+        with fileio.create(path) as handle:
             written, digest, row_groups = write_parquet(
                 handle, schema, ordered, stats.rows, size.nbytes(), self.compression, self.row_group_mb
             )

@@ -117,9 +117,7 @@ def test_the_trainer_reader_reads_row_groups_on_s3_through_one_client_per_proces
     dataset = GristmillDataset(f"s3://{BUCKET}/reader", seed=4, filesystem_options=s3_options)
     streamed = [r["id"] for r in dataset]
     assert streamed == [r["id"] for r in GristmillDataset(local, seed=4)] and len(dataset.units) > 10
-    assert [path for path in beam_opened if path.startswith("s3://")] == [
-        f"s3://{BUCKET}/reader/manifest.json"
-    ]
+    assert [path for path in beam_opened if path.startswith("s3://")] == []
     assert len(made) == 2  # the reachability check's, and one for the footers and the row groups
 
 
@@ -147,7 +145,7 @@ def test_a_worker_reads_its_s3_inputs_through_one_client_with_the_run_s_options(
 
     options = PipelineOptions(s3_options)
     FileSystems.set_options(options)  # a worker as it starts: Beam's filesystems have the options,
-    monkeypatch.setattr(fileio, "_read_settings", None)  # gristmill's reader none
+    monkeypatch.setattr(fileio, "_given_s3_settings", None)  # gristmill's reader none
     monkeypatch.setattr(fileio, "_s3_client", (0, None, None))
     made, beam_opened = [], []
     make_client, beam_open = fileio.s3_client, FileSystems.open
@@ -213,7 +211,7 @@ def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_ser
     monkeypatch.setattr(FileSystems, "open", lambda path, **kw: opened.append(path) or beam_open(path, **kw))
     assert main(["inspect", f"s3://{BUCKET}/cliout", *s3_options]) == 0
     assert "read 20" in capsys.readouterr().out
-    assert opened == [f"s3://{BUCKET}/cliout/manifest.json"]
+    assert opened == []  # not even the manifest
 
 
 def test_checkpoints_in_an_s3_work_dir_are_written_reused_and_deleted(tmp_path, s3_server):
@@ -256,6 +254,32 @@ def test_fileio_deletes_and_sizes_objects_on_s3(s3_server):
     fileio.delete_tree(base)  # everything under fileio/, not the sibling prefix fileio-sibling/
     assert _objects(client, "fileio") == ["fileio-sibling/c.bin"]
     fileio.delete_tree(base)  # an empty prefix is fine too
+
+
+def test_s3_files_are_written_through_one_client_whole_or_not_at_all(s3_server, monkeypatch):
+    """Beam's S3 filesystem made a client and a multipart upload for every file (500 documents
+    spilled on S3: 275 s, 470 CPU-s and 7.7 GB before, 22 s, 19 CPU-s and 0.3 GB now)."""
+    client, s3_options = s3_server
+    fileio.use_options(s3_options)
+    beam_created, beam_create = [], FileSystems.create
+    monkeypatch.setattr(
+        FileSystems, "create", lambda path, **kw: beam_created.append(path) or beam_create(path, **kw)
+    )
+    base = f"s3://{BUCKET}/upload"
+    fileio.write_bytes(f"{base}/small.bin", b"abc")  # one PUT
+    large = bytes(range(256)) * (11 * 4096)  # 11 MiB: three parts
+    with fileio.create(f"{base}/large.bin") as handle:
+        for start in range(0, len(large), 1 << 19):
+            handle.write(large[start : start + (1 << 19)])
+    with pytest.raises(RuntimeError), fileio.create(f"{base}/broken.bin") as handle:
+        handle.write(large)  # two parts sent, then the writer fails: the upload is aborted
+        raise RuntimeError("the writer failed")
+
+    assert fileio.read_bytes(f"{base}/small.bin") == b"abc"
+    assert fileio.read_bytes(f"{base}/large.bin") == large
+    assert _objects(client, "upload/") == ["upload/large.bin", "upload/small.bin"]
+    assert client.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
+    assert beam_created == []
 
 
 def test_progress_tallies_on_s3_are_replaced_whole_and_read_back(s3_server):
