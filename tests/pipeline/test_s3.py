@@ -267,12 +267,12 @@ def test_s3_files_are_written_through_one_client_whole_or_not_at_all(s3_server, 
     )
     base = f"s3://{BUCKET}/upload"
     fileio.write_bytes(f"{base}/small.bin", b"abc")  # one PUT
-    large = bytes(range(256)) * (11 * 4096)  # 11 MiB: three parts
+    large = bytes(range(256)) * (21 * 1024)  # 5.25 MiB: two parts
     with fileio.create(f"{base}/large.bin") as handle:
         for start in range(0, len(large), 1 << 19):
             handle.write(large[start : start + (1 << 19)])
     with pytest.raises(RuntimeError), fileio.create(f"{base}/broken.bin") as handle:
-        handle.write(large)  # two parts sent, then the writer fails: the upload is aborted
+        handle.write(large)  # a part sent, then the writer fails: the upload is aborted
         raise RuntimeError("the writer failed")
 
     assert fileio.read_bytes(f"{base}/small.bin") == b"abc"
