@@ -129,6 +129,12 @@ def s3_client(settings: dict, config=None):
     return boto3.session.Session().client("s3", **settings, config=config)
 
 
+def bucket_and_key(path: str) -> tuple[str, str]:
+    """`s3://bucket/key/of/object` → ("bucket", "key/of/object")."""
+    bucket, _, key = path.removeprefix("s3://").partition("/")
+    return bucket, key
+
+
 class _S3Object(io.RawIOBase):
     """One S3 object as a seekable file: each read is one ranged GET."""
 
@@ -137,7 +143,7 @@ class _S3Object(io.RawIOBase):
         from botocore.exceptions import ClientError
 
         self.client, self.pos = client, 0
-        self.bucket, _, self.key = path.removeprefix("s3://").partition("/")
+        self.bucket, self.key = bucket_and_key(path)
         try:
             self.size = client.head_object(Bucket=self.bucket, Key=self.key)["ContentLength"]
         except ClientError as error:
@@ -179,7 +185,7 @@ class _S3Upload(io.RawIOBase):
     def __init__(self, client, path: str) -> None:
         super().__init__()
         self.client, self.held, self.parts, self.upload_id = client, bytearray(), [], None
-        self.bucket, _, self.key = path.removeprefix("s3://").partition("/")
+        self.bucket, self.key = bucket_and_key(path)
 
     def writable(self) -> bool:
         return True
@@ -269,7 +275,7 @@ def check_reachable(named_paths: list[tuple[str, str]], options) -> None:
         _s3_settings(options), Config(connect_timeout=10, read_timeout=30, retries={"max_attempts": 2})
     )
     for what, path in named_paths:
-        bucket, _, key = path.removeprefix("s3://").partition("/")
+        bucket, key = bucket_and_key(path)
         try:
             client.list_objects_v2(Bucket=bucket, Prefix=re.split(r"[*?\[]", key, maxsplit=1)[0], MaxKeys=1)
         except ClientError as error:
@@ -434,7 +440,7 @@ def _delete_objects(client, paths: list[str]) -> None:
     """S3 objects deleted by batch requests of up to 1,000 keys per bucket (missing ones are fine)."""
     by_bucket = {}
     for path in paths:
-        bucket, _, key = path.removeprefix("s3://").partition("/")
+        bucket, key = bucket_and_key(path)
         by_bucket.setdefault(bucket, []).append({"Key": key})
     for bucket, keys in by_bucket.items():
         for start in range(0, len(keys), 1000):
@@ -462,6 +468,13 @@ def move(source: str, destination: str) -> None:
     if is_local(source):
         os.makedirs(os.path.dirname(destination) or ".", exist_ok=True)
         os.replace(source, destination)
+        return
+    client = _one_client() if source.startswith("s3://") and destination.startswith("s3://") else None
+    if client:  # boto3's managed copy: one request, or a multipart copy above 8 MiB
+        source_bucket, source_key = bucket_and_key(source)
+        bucket, key = bucket_and_key(destination)
+        client.copy({"Bucket": source_bucket, "Key": source_key}, bucket, key)
+        client.delete_object(Bucket=source_bucket, Key=source_key)
     else:
         _filesystems().rename([source], [destination])
 
