@@ -8,7 +8,6 @@ callers that need all-or-nothing publication write a marker file (the manifest) 
 from __future__ import annotations
 
 import contextlib
-import errno
 import io
 import os
 import re
@@ -16,6 +15,8 @@ import shutil
 from collections.abc import Sequence
 from typing import BinaryIO, NamedTuple
 from urllib.parse import unquote
+
+from pipeline import s3_objects
 
 # Glob characters quoted as one-character classes. Beam's pattern translation doubles a backslash
 # inside a class, so `[` becomes the class of `\` and `[` (Python warns about `[[]`).
@@ -95,7 +96,7 @@ def use_object_store_options(options) -> None:
     them to Beam's filesystems: a worker's filesystems hold the options its runner gave them (all
     of the run's options on some runners), which only Beam can read. None: through Beam's."""
     global _given_s3_settings
-    _given_s3_settings = None if options is None else _s3_settings(options)
+    _given_s3_settings = None if options is None else s3_objects.settings_of(options)
 
 
 def use_options(flags: Sequence[str] = ()):
@@ -105,149 +106,23 @@ def use_options(flags: Sequence[str] = ()):
     return set_options(PipelineOptions(list(flags)))
 
 
-def _s3_settings(options) -> dict:
-    """boto3 client arguments from Beam's S3 options, as Beam's own S3 filesystem makes its clients
-    (so the same endpoint, region and credentials, from the options or the AWS environment)."""
-    from apache_beam.options.pipeline_options import S3Options
-
-    s3 = options.view_as(S3Options)
-    return {
-        "region_name": s3.s3_region_name,
-        "endpoint_url": s3.s3_endpoint_url,
-        "use_ssl": not s3.s3_disable_ssl,
-        "verify": s3.s3_verify,
-        "aws_access_key_id": s3.s3_access_key_id,
-        "aws_secret_access_key": s3.s3_secret_access_key,
-        "aws_session_token": s3.s3_session_token,
-    }
-
-
-def s3_client(settings: dict, config=None):
-    """A boto3 S3 client with these settings (`_s3_settings`)."""
-    import boto3
-
-    return boto3.session.Session().client("s3", **settings, config=config)
-
-
-def bucket_and_key(path: str) -> tuple[str, str]:
-    """`s3://bucket/key/of/object` → ("bucket", "key/of/object")."""
-    bucket, _, key = path.removeprefix("s3://").partition("/")
-    return bucket, key
-
-
-class _S3Object(io.RawIOBase):
-    """One S3 object as a seekable file: each read is one ranged GET."""
-
-    def __init__(self, client, path: str) -> None:
-        super().__init__()
-        from botocore.exceptions import ClientError
-
-        self.client, self.pos = client, 0
-        self.bucket, self.key = bucket_and_key(path)
-        try:
-            self.size = client.head_object(Bucket=self.bucket, Key=self.key)["ContentLength"]
-        except ClientError as error:
-            if error.response.get("Error", {}).get("Code") in ("404", "NoSuchKey"):
-                raise FileNotFoundError(errno.ENOENT, "no such object", path) from None
-            raise
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        self.pos = {io.SEEK_SET: 0, io.SEEK_CUR: self.pos, io.SEEK_END: self.size}[whence] + offset
-        return self.pos
-
-    def tell(self) -> int:
-        return self.pos
-
-    def readinto(self, buffer) -> int:
-        end = min(self.size, self.pos + len(buffer))
-        if end <= self.pos:
-            return 0
-        ranged = self.client.get_object(Bucket=self.bucket, Key=self.key, Range=f"bytes={self.pos}-{end - 1}")
-        data = ranged["Body"].read()
-        buffer[: len(data)] = data
-        self.pos += len(data)
-        return len(data)
-
-
-class _S3Upload(io.RawIOBase):
-    """A new S3 object written as a file: one PUT when it is small, else a multipart upload of
-    `PART_BYTES` parts (S3's smallest), so at most a part is held. Leaving a `with` block on an
-    error aborts the upload: no partial object appears."""
-
-    PART_BYTES = 5 << 20
-
-    def __init__(self, client, path: str) -> None:
-        super().__init__()
-        self.client, self.held, self.parts, self.upload_id = client, bytearray(), [], None
-        self.bucket, self.key = bucket_and_key(path)
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data) -> int:
-        self.held += data
-        while len(self.held) >= self.PART_BYTES:
-            self._send_part(bytes(self.held[: self.PART_BYTES]))
-            del self.held[: self.PART_BYTES]
-        return len(data)
-
-    def _send_part(self, data: bytes) -> None:
-        if self.upload_id is None:
-            self.upload_id = self.client.create_multipart_upload(Bucket=self.bucket, Key=self.key)["UploadId"]
-        number = len(self.parts) + 1
-        sent = self.client.upload_part(
-            Bucket=self.bucket, Key=self.key, UploadId=self.upload_id, PartNumber=number, Body=data
-        )
-        self.parts.append({"PartNumber": number, "ETag": sent["ETag"]})
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        if self.upload_id is None:
-            self.client.put_object(Bucket=self.bucket, Key=self.key, Body=bytes(self.held))
-        else:
-            if self.held:
-                self._send_part(bytes(self.held))
-            self.client.complete_multipart_upload(
-                Bucket=self.bucket,
-                Key=self.key,
-                UploadId=self.upload_id,
-                MultipartUpload={"Parts": self.parts},
-            )
-        self.held = bytearray()
-        super().close()
-
-    def __exit__(self, error_type, error, traceback) -> None:
-        if error_type is None:
-            self.close()
-            return
-        if self.upload_id is not None:
-            self.client.abort_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id)
-        super().close()
-
-
-def _one_client():
-    """This process's boto3 client for the settings last given, or None when none were given."""
+def _one_client(*paths: str):
+    """This process's boto3 client for the settings last given, when every path is on S3 (None:
+    none given, or a path elsewhere: Beam's filesystems serve it)."""
     global _s3_client
-    if _given_s3_settings is None:
+    if _given_s3_settings is None or not all(path.startswith("s3://") for path in paths):
         return None
     pid, settings, client = _s3_client
     if pid != os.getpid() or settings != _given_s3_settings:
-        client = s3_client(_given_s3_settings)
+        client = s3_objects.new_client(_given_s3_settings)
         _s3_client = (os.getpid(), _given_s3_settings, client)
     return client
 
 
 def _open_s3(path: str, buffer_size: int) -> BinaryIO | None:
     """An `s3://` object through the one client (None: not on S3, or no options given)."""
-    client = _one_client() if path.startswith("s3://") else None
-    return io.BufferedReader(_S3Object(client, path), buffer_size=buffer_size) if client else None
+    client = _one_client(path)
+    return io.BufferedReader(s3_objects.S3Object(client, path), buffer_size=buffer_size) if client else None
 
 
 def open_random_access(path: str) -> BinaryIO:
@@ -271,11 +146,12 @@ def check_reachable(named_paths: list[tuple[str, str]], options) -> None:
     from botocore.config import Config
     from botocore.exceptions import BotoCoreError, ClientError
 
-    client = s3_client(
-        _s3_settings(options), Config(connect_timeout=10, read_timeout=30, retries={"max_attempts": 2})
+    client = s3_objects.new_client(
+        s3_objects.settings_of(options),
+        Config(connect_timeout=10, read_timeout=30, retries={"max_attempts": 2}),
     )
     for what, path in named_paths:
-        bucket, key = bucket_and_key(path)
+        bucket, key = s3_objects.bucket_and_key(path)
         try:
             client.list_objects_v2(Bucket=bucket, Prefix=re.split(r"[*?\[]", key, maxsplit=1)[0], MaxKeys=1)
         except ClientError as error:
@@ -351,9 +227,9 @@ def size(path: str) -> int:
     """Bytes in one file: one metadata request on object stores (a `match` of a plain path makes two)."""
     if is_local(path):
         return os.path.getsize(path)
-    client = _one_client() if path.startswith("s3://") else None
+    client = _one_client(path)
     if client:
-        return _S3Object(client, path).size
+        return s3_objects.object_size(client, path)
     from apache_beam.io.filesystem import BeamIOError
 
     try:
@@ -365,10 +241,10 @@ def size(path: str) -> int:
 
 
 def exists(path: str) -> bool:
-    client = _one_client() if path.startswith("s3://") else None
+    client = _one_client(path)
     if client:
         try:
-            _S3Object(client, path)
+            s3_objects.object_size(client, path)
         except FileNotFoundError:
             return False
         return True
@@ -394,13 +270,14 @@ def read_bytes(path: str) -> bytes:
 
 def create(path: str) -> BinaryIO:
     """A new file (replacing one), written as given (no compression, whatever the name). On s3://,
-    once options were given, through the one client (`_S3Upload`): Beam's S3 filesystem makes a
-    client and a multipart upload (3 requests) for every file, ~0.12 CPU-s before a byte is sent."""
+    once options were given, through the one client (`s3_objects.S3Upload`): Beam's S3 filesystem
+    makes a client and a multipart upload (3 requests) for every file, ~0.12 CPU-s before a byte
+    is sent."""
     from apache_beam.io.filesystem import CompressionTypes
 
-    client = _one_client() if path.startswith("s3://") else None
+    client = _one_client(path)
     if client:
-        return _S3Upload(client, path)
+        return s3_objects.S3Upload(client, path)
     return _filesystems().create(path, compression_type=CompressionTypes.UNCOMPRESSED)
 
 
@@ -425,33 +302,15 @@ def delete(paths: list[str]) -> None:
     remote = [path for path in paths if not is_local(path)]
     if not remote:
         return
-    client = _one_client() if all(path.startswith("s3://") for path in remote) else None
+    client = _one_client(*remote)
     if client:
-        _delete_objects(client, remote)
+        s3_objects.delete_objects(client, remote)
         return
     try:
         _filesystems().delete(remote)
     except BeamIOError:
         if any(exists(path) for path in remote):
             raise
-
-
-def _delete_objects(client, paths: list[str]) -> None:
-    """S3 objects deleted by batch requests of up to 1,000 keys per bucket (missing ones are fine)."""
-    by_bucket = {}
-    for path in paths:
-        bucket, key = bucket_and_key(path)
-        by_bucket.setdefault(bucket, []).append({"Key": key})
-    for bucket, keys in by_bucket.items():
-        for start in range(0, len(keys), 1000):
-            answer = client.delete_objects(
-                Bucket=bucket, Delete={"Objects": keys[start : start + 1000], "Quiet": True}
-            )
-            if answer.get("Errors"):
-                first = answer["Errors"][0]
-                raise OSError(
-                    f"s3://{bucket}/{first['Key']}: not deleted ({first['Code']}: {first['Message']})"
-                )
 
 
 def delete_tree(folder: str) -> None:
@@ -469,12 +328,9 @@ def move(source: str, destination: str) -> None:
         os.makedirs(os.path.dirname(destination) or ".", exist_ok=True)
         os.replace(source, destination)
         return
-    client = _one_client() if source.startswith("s3://") and destination.startswith("s3://") else None
-    if client:  # boto3's managed copy: one request, or a multipart copy above 8 MiB
-        source_bucket, source_key = bucket_and_key(source)
-        bucket, key = bucket_and_key(destination)
-        client.copy({"Bucket": source_bucket, "Key": source_key}, bucket, key)
-        client.delete_object(Bucket=source_bucket, Key=source_key)
+    client = _one_client(source, destination)
+    if client:
+        s3_objects.move_object(client, source, destination)
     else:
         _filesystems().rename([source], [destination])
 

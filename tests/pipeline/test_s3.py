@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from apache_beam.io.filesystems import FileSystems
 
-from pipeline import fileio
+from pipeline import fileio, s3_objects
 from pipeline.checkpoints import CheckpointSettings
 from pipeline.dataset import GristmillDataset, OutputStream
 from pipeline.recipe import load_recipe
@@ -108,9 +108,9 @@ def test_the_trainer_reader_reads_row_groups_on_s3_through_one_client_per_proces
         if path.is_file():
             client.upload_file(str(path), BUCKET, f"reader/{path.relative_to(local)}")
     made, beam_opened = [], []
-    make_client, beam_open = fileio.s3_client, FileSystems.open
+    make_client, beam_open = s3_objects.new_client, FileSystems.open
     monkeypatch.setattr(fileio, "_s3_client", (0, None, None))  # none made by an earlier test
-    monkeypatch.setattr(fileio, "s3_client", lambda *args: made.append(args) or make_client(*args))
+    monkeypatch.setattr(s3_objects, "new_client", lambda *args: made.append(args) or make_client(*args))
     monkeypatch.setattr(
         FileSystems, "open", lambda path, **kw: beam_opened.append(path) or beam_open(path, **kw)
     )
@@ -148,8 +148,8 @@ def test_a_worker_reads_its_s3_inputs_through_one_client_with_the_run_s_options(
     monkeypatch.setattr(fileio, "_given_s3_settings", None)  # gristmill's reader none
     monkeypatch.setattr(fileio, "_s3_client", (0, None, None))
     made, beam_opened = [], []
-    make_client, beam_open = fileio.s3_client, FileSystems.open
-    monkeypatch.setattr(fileio, "s3_client", lambda *args: made.append(args) or make_client(*args))
+    make_client, beam_open = s3_objects.new_client, FileSystems.open
+    monkeypatch.setattr(s3_objects, "new_client", lambda *args: made.append(args) or make_client(*args))
     monkeypatch.setattr(
         FileSystems, "open", lambda path, **kw: beam_opened.append(path) or beam_open(path, **kw)
     )
