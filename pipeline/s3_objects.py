@@ -104,7 +104,7 @@ class S3Upload(io.RawIOBase):
         while len(self.held) >= self.PART_BYTES:
             self._send_part(bytes(self.held[: self.PART_BYTES]))
             del self.held[: self.PART_BYTES]
-        return len(data)
+        return memoryview(data).nbytes
 
     def _send_part(self, data: bytes) -> None:
         if self.upload_id is None:
