@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import boto3
@@ -33,6 +35,30 @@ def start_server() -> tuple[subprocess.Popen, str]:
         [server, "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     return process, f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def s3_server(bucket: str) -> Iterator[tuple[str, object]]:
+    """(endpoint, boto3 client) of a moto_server holding `bucket`; the server stops after."""
+    process, endpoint = start_server()
+    try:
+        client = boto3.client(
+            "s3",
+            endpoint_url=endpoint,
+            aws_access_key_id="t",
+            aws_secret_access_key="t",
+            region_name="us-east-1",
+        )
+        for _ in range(100):
+            try:
+                client.create_bucket(Bucket=bucket)
+                break
+            except Exception:
+                time.sleep(0.3)
+        yield endpoint, client
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
 
 
 def encode(fmt: str, i: int, text: str) -> bytes:
@@ -53,21 +79,7 @@ def main() -> int:
     parser.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl")
     parser.add_argument("--quiet", action="store_true", help="run with --quiet (no progress display)")
     args = parser.parse_args()
-    process, endpoint = start_server()
-    try:
-        client = boto3.client(
-            "s3",
-            endpoint_url=endpoint,
-            aws_access_key_id="t",
-            aws_secret_access_key="t",
-            region_name="us-east-1",
-        )
-        for _ in range(100):
-            try:
-                client.create_bucket(Bucket=BUCKET)
-                break
-            except Exception:
-                time.sleep(0.3)
+    with s3_server(BUCKET) as (endpoint, client):
         text = " ".join(f"word{i % 50}" for i in range(80))
         for i in range(args.files):
             client.put_object(
@@ -96,9 +108,6 @@ def main() -> int:
             f"{cpu:.1f} CPU-s (the run and its workers; not the server)"
         )
         return 0
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,10 @@ import json
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import boto3
 from distributed_runners import ENV
-from s3_planning import start_server
+from s3_planning import s3_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BUCKET = "writes"
@@ -49,17 +47,9 @@ def main() -> int:
     parser.add_argument("--docs", type=int, default=500)
     parser.add_argument("--shards", type=int, default=64)
     args = parser.parse_args()
-    process, endpoint = start_server()
-    env = {**ENV, "AWS_ENDPOINT_URL": endpoint, "AWS_DEFAULT_REGION": "us-east-1"}
-    env.update(AWS_ACCESS_KEY_ID="t", AWS_SECRET_ACCESS_KEY="t")
-    try:
-        client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="t", aws_secret_access_key="t")
-        for _ in range(100):
-            try:
-                client.create_bucket(Bucket=BUCKET)
-                break
-            except Exception:
-                time.sleep(0.3)
+    with s3_server(BUCKET) as (endpoint, client):
+        env = {**ENV, "AWS_ENDPOINT_URL": endpoint, "AWS_DEFAULT_REGION": "us-east-1"}
+        env.update(AWS_ACCESS_KEY_ID="t", AWS_SECRET_ACCESS_KEY="t")
         with tempfile.TemporaryDirectory() as folder:
             corpus = Path(folder) / "in.jsonl"
             with open(Path(args.data) / "quality" / "brown_corpus.jsonl") as source, open(corpus, "w") as out:
@@ -97,9 +87,6 @@ def main() -> int:
             left = client.list_objects_v2(Bucket=BUCKET, Prefix="spill/").get("KeyCount", 0)
             print(f"spill objects left: {left}")
         return 0
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
 
 
 if __name__ == "__main__":
