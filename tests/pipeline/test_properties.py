@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.document import Document, Failure, Rejection
-from pipeline.file_start import WIDE_TEXT_BOMS
+from pipeline.file_start import COMPRESSED_MAGIC, WIDE_TEXT_BOMS
 from pipeline.readers import InputConfig, plan_splits, read_split
 from pipeline.recipe import build_recipe, load_recipe
 from pipeline.stages import ConfigError
@@ -115,6 +115,7 @@ def non_blank_lines(data: bytes) -> int:
 @example(lines=[b"[" * 5000 + b"]" * 5000, b'{"text": "after"}'], split_bytes=400)
 @example(lines=[b"BZh", b"{}"], split_bytes=1)  # text that starts as bzip2 does
 @example(lines=[b"\xff\xfe{}", b"{}"], split_bytes=1)  # a UTF-16 byte-order mark: one failure for the file
+@example(lines=[b"(\xb5/\xfd", b"{}"], split_bytes=1)  # zstd's magic (found by hypothesis): likewise
 def test_every_json_line_becomes_exactly_one_record(lines, split_bytes):
     data = b"\n".join(lines) + b"\n"
     path = write(".jsonl", data)
@@ -127,6 +128,9 @@ def test_every_json_line_becomes_exactly_one_record(lines, split_bytes):
     assert_well_formed(found)
     if data.startswith(tuple(WIDE_TEXT_BOMS)):
         assert [record.error for record in found] == ["WideTextInput"]
+        return
+    if any(magic.match(data) for magic in COMPRESSED_MAGIC):  # a compressed file under a plain name
+        assert [record.error for record in found] == ["CompressedInput"]
         return
     assert len(found) == non_blank_lines(data)
     for record in found:
