@@ -191,12 +191,7 @@ def total_counts(files: list[dict]) -> dict[str, int]:
 
 def write_marker(path: str, content: dict[str, Any]) -> None:
     """A completion marker, written whole (a rename locally; an object store's PUT is atomic)."""
-    data = json.dumps({"version": CHECKPOINT_VERSION, **content}, sort_keys=True).encode()
-    if fileio.is_local(path):
-        fileio.write_bytes(path + ".tmp", data)
-        fileio.move(path + ".tmp", path)
-    else:
-        fileio.write_bytes(path, data)
+    fileio.write_whole(path, json.dumps({"version": CHECKPOINT_VERSION, **content}, sort_keys=True).encode())
 
 
 class WritePhase(beam.PTransform):

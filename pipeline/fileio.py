@@ -289,6 +289,16 @@ def write_bytes(path: str, data: bytes) -> None:
         handle.write(data)
 
 
+def write_whole(path: str, data: bytes) -> None:
+    """`write_bytes`, so that a reader sees the old file or the new one, never part of it: a
+    rename locally; on object stores a written object appears whole."""
+    if is_local(path):
+        write_bytes(path + ".tmp", data)
+        move(path + ".tmp", path)
+    else:
+        write_bytes(path, data)
+
+
 def delete(paths: list[str]) -> None:
     """Delete files that exist (missing ones are fine: deleting is idempotent). Local files are
     removed by name (Beam's local delete reads each path as a glob); object stores get one batch

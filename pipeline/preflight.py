@@ -87,9 +87,8 @@ def check_beam_options(flags: list[str], own_options: list[str], command: str = 
 
 def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[str, fileio.FileInfo]:
     """Every input file with its size and date (as `input_files`: listed once, each file once); a
-    glob matching nothing or a
-    text field absent from a file's first records is an error naming it. A file whose first texts
-    are HTML pages adds a line to `notes`."""
+    glob matching nothing or a text field absent from a file's first records is an error naming
+    it. A file whose first texts are HTML pages adds a line to `notes`."""
     files: dict[str, fileio.FileInfo] = {}
     for pattern in config.paths:
         if pattern == "-":

@@ -4,7 +4,7 @@ Beam's local runner reports metrics only when the run ends, so the pipeline carr
 small progress channel: tap steps on the read records and on each stage group's kept, rejected
 and failed outputs (never after a Flatten, whose output the local runner holds back) count
 elements and, at most every `FLUSH_SECONDS`, overwrite one small JSON file per DoFn instance
-in `<staging>/progress/` through Beam's FileSystems (so it works wherever the output folder
+in `<staging>/progress/` through `pipeline.fileio` (so it works wherever the output folder
 lives). The driver polls that folder every `POLL_SECONDS` and sums the files. The same counts
 also go to Beam counters (namespace `gristmill.progress`) for runners whose own UI shows metrics.
 """
@@ -46,7 +46,6 @@ class Tally:
             self.flush()
 
     def flush(self) -> None:
-        from apache_beam.io.filesystems import FileSystems
         from apache_beam.metrics import Metrics
 
         self.flushed = time.monotonic()
@@ -56,13 +55,7 @@ class Tally:
             if value != self.reported[key]:
                 Metrics.counter(NAMESPACE, key).inc(value - self.reported[key])
         self.reported = Counter(self.counts)
-        data = json.dumps(self.counts).encode()
-        if not fileio.is_local(self.name):  # an object store's PUT replaces the file whole: no rename
-            fileio.write_bytes(self.name, data)
-            return
-        temporary = self.name + ".tmp"
-        fileio.write_bytes(temporary, data)
-        FileSystems.rename([temporary], [self.name])
+        fileio.write_whole(self.name, json.dumps(self.counts).encode())
 
 
 def record_key(prefix: str, record) -> str:

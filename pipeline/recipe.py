@@ -322,7 +322,7 @@ def scores_in_inputs(config: InputConfig) -> set[str]:
             parquet = [f for f in glob_files(pattern) if detect_format(f, config.format)[0] == "parquet"]
             if not parquet:
                 continue
-            with fileio.open_read(parquet[0]) as handle:
+            with fileio.open_random_access(parquet[0]) as handle:
                 schema = pq.read_schema(handle)
         except (InputError, OSError, ValueError):
             continue

@@ -583,9 +583,4 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
 
     write_report(output, manifest)
     write_card(output, manifest)
-    encoded = json.dumps(manifest, indent=2, sort_keys=False).encode()
-    if fileio.is_local(output):  # an object store's PUT is atomic; a local file needs a rename
-        fileio.write_bytes(manifest_path + ".tmp", encoded)
-        fileio.move(manifest_path + ".tmp", manifest_path)
-    else:
-        fileio.write_bytes(manifest_path, encoded)
+    fileio.write_whole(manifest_path, json.dumps(manifest, indent=2, sort_keys=False).encode())
