@@ -131,6 +131,16 @@ def open_random_access(path: str) -> BinaryIO:
     return _open_s3(path, 1 << 20) or open_read(path)
 
 
+def parquet_reader(handle: BinaryIO, **options):
+    """A `pyarrow.parquet.ParquetFile` over a Python file (`open_random_access`) that arrow reads
+    from the calling thread only: its `pre_buffer` reads on arrow's I/O threads, and a buffer of a
+    Python read freed there as the interpreter exits aborts the process ("terminate called without
+    an active exception", apache/arrow#34314). Read row groups with `use_threads=False` likewise."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(handle, pre_buffer=False, **options)
+
+
 class UnreachableStorage(ValueError):
     """An object store that one quick request could not reach, or that refused it."""
 

@@ -86,9 +86,12 @@ def part_files(directory: str, part: str) -> list[str]:
 
 
 def _open_parquet(path: str):
-    import pyarrow.parquet as pq
+    return fileio.parquet_reader(fileio.open_random_access(path))
 
-    return pq.ParquetFile(fileio.open_random_access(path))
+
+def _read_group(parquet, group: int, columns: list[str] | None = None):
+    """One row group as a Table, decoded on the calling thread (see `fileio.parquet_reader`)."""
+    return parquet.read_row_group(group, columns=columns, use_threads=False)
 
 
 def row_group_batches(parquet, columns: list[str] | None = None) -> Iterator[Any]:
@@ -99,7 +102,7 @@ def row_group_batches(parquet, columns: list[str] | None = None) -> Iterator[Any
     column, against 5 MB read by row group), so a scan's memory grew with the shard.
     """
     for group in range(parquet.num_row_groups):
-        yield from parquet.read_row_group(group, columns=columns).to_batches(max_chunksize=BATCH_ROWS)
+        yield from _read_group(parquet, group, columns).to_batches(max_chunksize=BATCH_ROWS)
 
 
 def iter_batches(directory: str, part: str, columns: list[str]) -> Iterator[tuple[str, Any]]:
@@ -351,10 +354,10 @@ def _rows_with_id(parquet, doc_id: str) -> list[dict[str, Any]]:
             continue
         if stats is not None and stats.has_min_max and not (stats.min <= doc_id <= stats.max):
             continue
-        ids = parquet.read_row_group(group, columns=["id"]).column("id")
+        ids = _read_group(parquet, group, ["id"]).column("id")
         hits = pc.indices_nonzero(pc.equal(ids, doc_id))
         if len(hits):
-            rows.extend(parquet.read_row_group(group).take(hits).to_pylist())
+            rows.extend(_read_group(parquet, group).take(hits).to_pylist())
     return rows
 
 

@@ -476,11 +476,9 @@ def _row_group_middle(group: Any) -> int:
 def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
     """The rows of the row groups whose middle lies in the split's byte range (as Hadoop splits
     Parquet), numbered by their row in the file."""
-    import pyarrow.parquet as pq
-
     with fileio.open_random_access(split.path) as handle:
         try:
-            parquet = pq.ParquetFile(handle)
+            parquet = fileio.parquet_reader(handle)
         except Exception:
             if split.start == 0:  # an unreadable file is one failure, from its first split
                 raise

@@ -1,5 +1,5 @@
 """A small finished output folder with kept, rejected (a filter and a dedup) and failed rows; an
-S3-compatible server (moto_server) on loopback."""
+S3-compatible server (moto_server) on loopback; a record of Parquet reads made off their thread."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
+from pipeline import fileio
 from pipeline.cli import main
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
 from tests.pipeline.test_run import _free_port
@@ -29,6 +31,34 @@ min_words = 20
 use = "exact_dedup"
 prefer_score = "fasttext_quality"
 """
+
+
+@pytest.fixture
+def reads_off_thread(monkeypatch) -> list[str]:
+    """Reads that arrow made from a file of `fileio.open_random_access` on a thread other than the
+    one that opened it (its thread pools): the list stays empty when every read is the caller's."""
+    off_thread, open_random_access = [], fileio.open_random_access
+
+    class Watched:
+        def __init__(self, handle, path):
+            self._handle, self._path, self._owner = handle, path, threading.get_ident()
+
+        def read(self, *args):
+            if threading.get_ident() != self._owner:
+                off_thread.append(self._path)
+            return self._handle.read(*args)
+
+        def __getattr__(self, name):
+            return getattr(self._handle, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._handle.close()
+
+    monkeypatch.setattr(fileio, "open_random_access", lambda path: Watched(open_random_access(path), path))
+    return off_thread
 
 
 def curated_records() -> list:

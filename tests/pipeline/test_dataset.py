@@ -341,7 +341,7 @@ def test_other_format_version_and_foreign_schema_are_refused(tmp_path, output):
         kept_units(str(foreign))
 
 
-def test_row_groups_are_read_on_the_calling_thread(output, monkeypatch):
+def test_row_groups_are_read_on_the_calling_thread(output, monkeypatch, reads_off_thread):
     """Reads through a Python file object on arrow's thread pool made 5 of 16 scripts abort at exit
     ("terminate called without an active exception", exit 134) once torch was loaded."""
     threaded = []
@@ -355,3 +355,4 @@ def test_row_groups_are_read_on_the_calling_thread(output, monkeypatch):
     dataset = GristmillDataset(output, rank=0, world_size=1, seed=0, batch_size=8)
     assert len(ids(dataset)) == DOCS
     assert threaded and not any(threaded)
+    assert reads_off_thread == []  # nor its pre_buffer reads (`fileio.parquet_reader`)

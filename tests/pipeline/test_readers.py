@@ -382,13 +382,14 @@ def test_a_split_reads_the_file_before_it_only_when_a_record_needs_its_line_numb
     assert docs[150].id == f"{without}:151" and len(counted) == 1  # only the split holding line 151
 
 
-def test_parquet_is_split_by_bytes_and_each_row_group_read_once(tmp_path, monkeypatch):
+def test_parquet_is_split_by_bytes_and_each_row_group_read_once(tmp_path, monkeypatch, reads_off_thread):
     """Splits come from the file's size: planning read every file's footer, which on an object
     store is a request (and, through Beam, a new S3 client) per file, in the driver."""
     path = tmp_path / "p.parquet"
     table = pa.table({"text": [f"t{i}" * 40 for i in range(100)], "extra": list(range(100))})
     pq.write_table(table, path, row_group_size=7)
     docs = read_all(path)
+    assert reads_off_thread == []  # (see fileio.parquet_reader)
     assert [d.id for d in docs] == [f"{path}:{i}" for i in range(100)]
     assert docs[4].metadata == {"extra": 4}
     monkeypatch.setattr(readers.fileio, "open_read", None)  # planning opens nothing
