@@ -1,6 +1,7 @@
 """Wall time, CPU-seconds and peak memory of `gristmill run` writing to a local S3 server
 (moto_server, a separate process on loopback): spill files on S3 (`--spill_dir=s3://...`, what a
-Dask run over an S3 output does by default), and an output of many shards published into S3.
+Dask run over an S3 output does by default), an output of many shards published into S3, and
+that output again from checkpoints on S3 (a run resumed after its read: `--checkpoints=on`).
 The input is the first `--docs` documents of quality/brown_corpus.jsonl, the recipe one `length`
 stage; the kept shards are checked against a run with everything on local disk.
 
@@ -83,6 +84,14 @@ def main() -> int:
             same = s3_kept("out") == reference
             print(
                 f"| output on S3 (spill local) | {published[0]:.1f} | {published[1]:.1f} | {published[2]:,.0f} | {same} |"
+            )
+            work = [f"--work-dir=s3://{BUCKET}/work", "--checkpoints=on"]
+            run(recipe, f"s3://{BUCKET}/checkpointed", [*work, "--keep-work"], env, folder)
+            resumed = run(recipe, f"s3://{BUCKET}/resumed", work, env, folder)
+            same = s3_kept("resumed") == reference
+            print(
+                f"| output on S3, resumed from checkpoints on S3 | {resumed[0]:.1f} | {resumed[1]:.1f} "
+                f"| {resumed[2]:,.0f} | {same} |"
             )
             left = client.list_objects_v2(Bucket=BUCKET, Prefix="spill/").get("KeyCount", 0)
             print(f"spill objects left: {left}")

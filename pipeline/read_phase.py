@@ -1,5 +1,6 @@
 """Phase 0 of a run: read each unit (an input split or a generator) and run the document stages
-before the first collection stage on it, in one step, writing the unit's checkpoint as it goes.
+before the first collection stage on it, in one step, writing the unit's checkpoint as it goes;
+or, in a run resumed after a later phase, read that phase's checkpoint files back (`RestoreFn`).
 
 One unit is processed whole by one `process` call, so its outcomes can be checkpointed with a
 completion marker of its own (`pipeline.checkpoints`), and a unit finished by an earlier,
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import apache_beam as beam
 import xxhash
 
 from pipeline import fileio
@@ -140,3 +142,19 @@ class ReadPhaseFn(StageDoFn):
     def finish_bundle(self) -> None:
         if self.tally:
             self.tally.flush()
+
+
+class RestoreFn(beam.DoFn):
+    """A checkpoint file's path → its (outcome, record) pairs: the first step of a run resumed after
+    phase 0. It gives its worker the run's `options` as `ReadPhaseFn` does, so the resumed run
+    reads and writes `s3://` through one client per worker, not through Beam's filesystem, on
+    runners whose workers do not have them from their start (`pipeline.worker`, Dask's bundles)."""
+
+    def __init__(self, options) -> None:
+        self.options = options
+
+    def setup(self) -> None:
+        fileio.use_object_store_options(self.options)
+
+    def process(self, path: str) -> Iterator[tuple[str, object]]:
+        yield from read_values(path)

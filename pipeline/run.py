@@ -60,12 +60,11 @@ from pipeline.output_folder import (
     remove_stale_staging,
 )
 from pipeline.progress import Channel, ConsoleProgress, size_text
-from pipeline.read_phase import ReadPhaseFn
+from pipeline.read_phase import ReadPhaseFn, RestoreFn
 from pipeline.readers import input_files, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
 from pipeline.signals import WORKER_MODULE, Stopped, watch_run
-from pipeline.spill import read_values
 from pipeline.writers import (
     ScoreNames,
     WriteShards,
@@ -249,7 +248,7 @@ def build_pipeline(
             pipeline
             | "Checkpoints" >> beam.Create(resume.restore_files())
             | "SpreadCheckpoints" >> beam.Reshuffle()
-            | "Restore" >> beam.FlatMap(read_values)
+            | "Restore" >> beam.ParDo(RestoreFn(pipeline.options))
         )
         if channel:
             channel.tap(pairs, "read", "Progress_restored")

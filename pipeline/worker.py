@@ -1,12 +1,15 @@
-"""Entry point of local Beam worker processes: Beam's SDK harness with a quiet console.
+"""Entry point of local Beam worker processes: Beam's SDK harness with a quiet console, and
+gristmill's one S3 client set up with the run's options before the first bundle.
 
 On Ctrl-C a worker exits quietly. Workers send their log records to the runner (which prints
 warnings and errors); their own console shows only errors from before that channel is open
 (start-up notices and optional-client warnings are dropped).
 """
 
+import json
 import logging
 import os
+import re
 import signal
 import sys
 
@@ -15,6 +18,20 @@ import sys
 # SIGABRT in ev_epoll1_linux.cc (docs/upstream/grpc_fork_handlers.md). Every fork here is
 # followed by exec or stays away from gRPC, which is when gRPC's docs say to turn them off.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
+
+def run_options(environment):
+    """The run's pipeline options as the driver hands them to a local worker (`PIPELINE_OPTIONS`:
+    a JSON object of `beam:option:<name>:v1` keys, from the provision info of `run.make_runner`),
+    so that every step reads and writes `s3://` through `fileio`'s one client, not only steps
+    that carry the options themselves (a resumed run has no read step)."""
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    encoded = json.loads(environment.get("PIPELINE_OPTIONS") or "{}")
+    return PipelineOptions.from_dictionary(
+        {re.sub(r"^beam:option:(.*):v1$", r"\1", name): value for name, value in encoded.items()}
+    )
+
 
 if __name__ == "__main__":
     # Ctrl-C reaches the whole process group; the driver reports it in one line, so a worker
@@ -31,4 +48,7 @@ if __name__ == "__main__":
     console.addFilter(lambda record: not any(isinstance(h, FnApiLogRecordHandler) for h in root.handlers))
     root.addHandler(console)
 
+    from pipeline import fileio
+
+    fileio.use_object_store_options(run_options(os.environ))
     sdk_worker_main.main(sys.argv)

@@ -348,3 +348,39 @@ def test_validate_reads_the_scores_an_s3_input_carries_with_the_options_it_is_gi
     recipe = write_recipe(tmp_path / "r.toml", [f"s3://{BUCKET}/scored/*.parquet"], stages)
     fileio.set_options(None)  # a fresh process: no earlier run set them
     assert main(["validate", str(recipe), *s3_options]) == 0, capsys.readouterr().err
+
+
+def test_a_resumed_run_gives_its_workers_the_one_s3_client(tmp_path, s3_server, monkeypatch):
+    """A run resumed after phase 0 has no read step to hand its workers the run's options: they
+    restored the checkpoints and wrote the shards through Beam's S3 filesystem, a client per call.
+    The restore step carries them now, as the read step does (for runners whose workers are not
+    `pipeline.worker`, which has them from its start: test_worker.py)."""
+    import apache_beam as beam
+
+    _, s3_options = s3_server
+    data = write_jsonl(tmp_path / "in.jsonl", corpus(20))
+    recipe = load_recipe(write_recipe(tmp_path / "r.toml", [str(data)], STAGES))
+    beam_args = [*IN_PROCESS, *s3_options, f"--spill_dir={tmp_path / 'spill'}"]
+    work = f"s3://{BUCKET}/resumed-work"
+    settings = CheckpointSettings("on", work, keep_work=True)
+    first = run_recipe(recipe, str(tmp_path / "first"), beam_args, checkpoints=settings)
+    run_pipeline = beam.Pipeline.run
+
+    def as_in_fresh_workers(pipeline, *args, **kwargs):  # Beam's filesystems have the options there
+        fileio.use_object_store_options(None)
+        return run_pipeline(pipeline, *args, **kwargs)
+
+    monkeypatch.setattr(beam.Pipeline, "run", as_in_fresh_workers)
+    beam_opened, beam_created, beam_open, beam_create = [], [], FileSystems.open, FileSystems.create
+    monkeypatch.setattr(
+        FileSystems, "open", lambda path, **kw: beam_opened.append(path) or beam_open(path, **kw)
+    )
+    monkeypatch.setattr(
+        FileSystems, "create", lambda path, **kw: beam_created.append(path) or beam_create(path, **kw)
+    )
+    again = run_recipe(
+        recipe, f"s3://{BUCKET}/resumed-out", beam_args, checkpoints=CheckpointSettings("on", work)
+    )
+    assert again.manifest["checkpoints"]["units_reused"] == first.manifest["checkpoints"]["units"] > 0
+    assert again.manifest["counts"] == first.manifest["counts"]
+    assert [path for path in beam_opened + beam_created if path.startswith("s3://")] == []
