@@ -4,6 +4,7 @@ chooses between these and Beam's filesystems)."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 
@@ -86,8 +87,9 @@ class S3Object(io.RawIOBase):
 
 class S3Upload(io.RawIOBase):
     """A new S3 object written as a file: one PUT when it is small, else a multipart upload of
-    `PART_BYTES` parts (S3's smallest), so at most a part is held. Leaving a `with` block on an
-    error aborts the upload: no partial object appears."""
+    `PART_BYTES` parts (S3's smallest), so at most a part is held. Only `close` (or leaving a
+    `with` block without an error) publishes it: after an error, or dropped unclosed (a failed
+    bundle's spill file), the upload is discarded and no partial object appears."""
 
     PART_BYTES = 5 << 20
 
@@ -132,13 +134,24 @@ class S3Upload(io.RawIOBase):
         self.held = bytearray()
         super().close()
 
+    def discard(self) -> None:
+        """Close without publishing (aborting a multipart upload begun)."""
+        if self.upload_id is not None:
+            self.client.abort_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id)
+        self.held = bytearray()
+        super().close()
+
     def __exit__(self, error_type, error, traceback) -> None:
         if error_type is None:
             self.close()
-            return
-        if self.upload_id is not None:
-            self.client.abort_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id)
-        super().close()
+        else:
+            self.discard()
+
+    def __del__(self) -> None:
+        # io's own finalizer would `close`, publishing whatever a dropped writer held.
+        if not self.closed:
+            with contextlib.suppress(Exception):
+                self.discard()
 
 
 def delete_objects(client, paths: list[str]) -> None:
