@@ -135,7 +135,8 @@ def parquet_reader(handle: BinaryIO, **options):
     """A `pyarrow.parquet.ParquetFile` over a Python file (`open_random_access`) that arrow reads
     from the calling thread only: its `pre_buffer` reads on arrow's I/O threads, and a buffer of a
     Python read freed there as the interpreter exits aborts the process ("terminate called without
-    an active exception", apache/arrow#34314). Read row groups with `use_threads=False` likewise."""
+    an active exception": docs/upstream/arrow_python_file_exit_abort.md). Read row groups with
+    `use_threads=False` likewise."""
     import pyarrow.parquet as pq
 
     return pq.ParquetFile(handle, pre_buffer=False, **options)
