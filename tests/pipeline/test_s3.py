@@ -276,7 +276,7 @@ def test_s3_files_are_written_through_one_client_whole_or_not_at_all(s3_server, 
         handle.write(large)  # a part sent, then the writer fails: the upload is aborted
         raise RuntimeError("the writer failed")
     dropped = fileio.create(f"{base}/dropped.bin")  # never closed (a failed bundle's spill file):
-    dropped.write(b"partial")  # io's finalizer published it
+    dropped.write(b"partial")  # discarded, where io's finalizer used to publish it
     del dropped
 
     assert fileio.read_bytes(f"{base}/small.bin") == b"abc"
