@@ -312,7 +312,6 @@ def scores_in_inputs(config: InputConfig) -> set[str]:
     `scores` fields of the first Parquet file of each glob. Inputs that cannot be read add none (the
     run's input checks report them)."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     from pipeline.writers import OUTPUT_COLUMNS
 
@@ -323,7 +322,7 @@ def scores_in_inputs(config: InputConfig) -> set[str]:
             if not parquet:
                 continue
             with fileio.open_random_access(parquet[0]) as handle:
-                schema = pq.read_schema(handle)
+                schema = fileio.parquet_reader(handle).schema_arrow
         except (InputError, OSError, ValueError):
             continue
         is_output = all(column in schema.names for column in OUTPUT_COLUMNS)
