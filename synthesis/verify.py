@@ -84,6 +84,9 @@ class Verify(DocumentStage):
         "math_timeout_s": Param(
             float, 2.0, "sympy's own-time limit per math equivalence check", min=0.1, max=600
         ),
+        "math_memory_mb": Param(
+            int, 1024, "address-space limit of the sympy worker that compares math answers, MiB", min=256
+        ),
         "check_steps": Param(bool, True, "math: also check calculator annotations and equation chains"),
     }
 
@@ -108,7 +111,11 @@ class Verify(DocumentStage):
             self.sandbox, self.workers, limits, self.python or None, self.scratch_mb, tuple(self.import_paths)
         )
         self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants)
-        self._math = MathVerifier(sympy_timeout_s=self.math_timeout_s, check_steps=self.check_steps)
+        self._math = MathVerifier(
+            sympy_timeout_s=self.math_timeout_s,
+            sympy_memory_mb=self.math_memory_mb,
+            check_steps=self.check_steps,
+        )
 
     def teardown(self) -> None:
         """Stop the sandbox runners and the sympy worker that `setup` started."""

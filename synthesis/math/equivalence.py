@@ -8,6 +8,7 @@ import keyword
 import math
 import os
 import re
+import resource
 import select
 import subprocess
 import sys
@@ -104,13 +105,16 @@ class _SympyWorker:
 
     The time limit counts the worker's own time (see `synthesis.own_time`), not time it waited for
     a CPU on a loaded machine; a wall-clock backstop that runs out is an error, not a verdict.
+    The worker's address space is capped at `memory_mb`: an answer such as `(x+1)^{1000000}`
+    grows sympy by gigabytes in seconds, and a comparison that runs out is a verdict too.
 
     A plain `python -c` child speaking JSON lines: no dependence on multiprocessing start methods
     or on the caller's `__main__`, and it exits when its stdin closes (the parent went away).
     """
 
-    def __init__(self, timeout_s: float) -> None:
+    def __init__(self, timeout_s: float, memory_mb: int) -> None:
         self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
 
@@ -121,7 +125,7 @@ class _SympyWorker:
             [
                 sys.executable,
                 "-c",
-                "from synthesis.math.equivalence import sympy_worker_loop; sympy_worker_loop()",
+                f"from synthesis.math.equivalence import sympy_worker_loop; sympy_worker_loop({self.memory_mb})",
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -171,15 +175,21 @@ def _readable(stream, timeout_s: float) -> bool:
     return bool(select.select([stream], [], [], timeout_s)[0])
 
 
-def sympy_worker_loop() -> None:  # pragma: no cover - runs in the child process
+def sympy_worker_loop(memory_mb: int) -> None:  # pragma: no cover - runs in the child process
     """The worker's main loop: one JSON `[a, b]` per line in, one JSON result per line out."""
     import sympy  # noqa: F401  (paid once, before "ready")
 
+    limit, hard = memory_mb * 1024 * 1024, resource.getrlimit(resource.RLIMIT_AS)[1]
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     print('"ready"', flush=True)
     for line in sys.stdin:
         a, b = json.loads(line)
         try:
             result = sympy_equal(a, b)
+        except MemoryError:
+            result = f"sympy ran out of its {memory_mb} MiB memory limit"
         except Exception as exc:  # noqa: BLE001 - any sympy failure is an undecidable comparison
             result = f"sympy could not compare: {type(exc).__name__}"
         print(json.dumps(result), flush=True)
@@ -251,10 +261,14 @@ def sympy_equal(a: str, b: str) -> bool | str:
 
     try:
         y = parse(b)
+    except MemoryError:
+        raise  # the worker's limit, not an unreadable reference
     except Exception:  # noqa: BLE001 - a reference sympy cannot read was already compared as text
         return False
     try:
         x = parse(a)
+    except MemoryError:
+        raise
     except Exception as exc:  # noqa: BLE001
         return f"unparseable: {type(exc).__name__}"
     if x == y:
@@ -276,8 +290,8 @@ def sympy_equal(a: str, b: str) -> bool | str:
 class Equivalence:
     """Compares final answers: normalised strings, exact numbers, structures, closed forms, sympy."""
 
-    def __init__(self, sympy_timeout_s: float) -> None:
-        self._worker = _SympyWorker(sympy_timeout_s)
+    def __init__(self, sympy_timeout_s: float, sympy_memory_mb: int) -> None:
+        self._worker = _SympyWorker(sympy_timeout_s, sympy_memory_mb)
 
     def close(self) -> None:
         """Stop the sympy worker process (it is restarted on demand)."""

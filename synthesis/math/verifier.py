@@ -54,7 +54,8 @@ def render_math(doc: Document, keep_annotations: bool = False) -> str:
 class MathVerifier:
     """Admit a math candidate only if its final answer matches and every checkable step is right.
 
-    `sympy_timeout_s` bounds one symbolic comparison; `check_steps` turns step checking off;
+    `sympy_timeout_s` bounds one symbolic comparison's own time and `sympy_memory_mb` the sympy
+    worker's address space (a comparison that exceeds either is `unparseable`); `check_steps` turns step checking off;
     `keep_annotations` keeps `<<...>>` in the rendered training text; `last_number_fallback` reads
     the last number as the answer when a solution states none (only with a reference answer).
     """
@@ -64,18 +65,26 @@ class MathVerifier:
     def __init__(
         self,
         sympy_timeout_s: float = 2.0,
+        sympy_memory_mb: int = 1024,
         check_steps: bool = True,
         keep_annotations: bool = False,
         last_number_fallback: bool = True,
     ):
         self.sympy_timeout_s = sympy_timeout_s
+        self.sympy_memory_mb = sympy_memory_mb
         self.check_steps = check_steps
         self.keep_annotations = keep_annotations
         self.last_number_fallback = last_number_fallback
-        self._equivalence = Equivalence(sympy_timeout_s)
+        self._equivalence = Equivalence(sympy_timeout_s, sympy_memory_mb)
 
     def __getstate__(self) -> dict:
-        keys = ("sympy_timeout_s", "check_steps", "keep_annotations", "last_number_fallback")
+        keys = (
+            "sympy_timeout_s",
+            "sympy_memory_mb",
+            "check_steps",
+            "keep_annotations",
+            "last_number_fallback",
+        )
         return {k: getattr(self, k) for k in keys}
 
     def __setstate__(self, state: dict) -> None:

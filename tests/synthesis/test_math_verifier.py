@@ -235,6 +235,20 @@ def test_sympy_timeout_gives_a_verdict(verifier):
     assert verifier.equivalent("\\sqrt{12}", "2\\sqrt{3}")  # the worker was restarted
 
 
+def test_sympy_memory_limit_gives_a_verdict():
+    """`(x+1)^{1000000}` grew the sympy worker by gigabytes within the time limit (3.4 GiB in 10 s,
+    8.1 GiB in 30 s); capped, it runs out in under a second of its time limit."""
+    capped = MathVerifier(sympy_timeout_s=10.0, sympy_memory_mb=256)
+    try:
+        start = time.monotonic()
+        verdict = capped.check(math_doc("So \\boxed{(x+1)^{1000000} - 1}", "x^2"))
+        assert verdict.reason == "unparseable" and "256 MiB memory limit" in verdict.detail
+        assert time.monotonic() - start < 30
+        assert capped.equivalent("\\sqrt{12}", "2\\sqrt{3}")  # the worker goes on
+    finally:
+        capped.close()
+
+
 def test_render_and_pickle(verifier):
     doc = math_doc("48/2 = <<48/2=24>>24\n#### 24", "24", problem="How many?")
     assert verifier.render(doc) == "How many?\n\n48/2 = 24\n#### 24"

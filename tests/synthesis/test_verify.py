@@ -561,3 +561,17 @@ def test_code_nested_too_deep_for_python_is_a_verdict_not_an_exception(stage):
         ("crashed", "compile_tests"),
     ]
     assert all("RecursionError" in v.detail for v in verdicts)
+
+
+def test_math_memory_mb_caps_the_sympy_worker():
+    verify = Verify("verify", sandbox="process", math_timeout_s=10.0, math_memory_mb=256)
+    verify.setup()
+    try:
+        solution = "Expanded, it is \\boxed{(x+1)^{1000000} - 1}"
+        candidate = Document(
+            "m", "", kind="math", metadata={"problem": "Expand.", "solution": solution, "answer": "x^2"}
+        )
+        verdict = verify.check_batch([candidate])[0]
+    finally:
+        verify.teardown()
+    assert verdict.reason == "unparseable" and "256 MiB memory limit" in verdict.detail
