@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from dedup.signatures import shingle_hasher, words_of_unspaced_scripts
+from pipeline.arrays import sorted_unique
 
 
 def units(text: str, min_words: int) -> list[tuple[int, int]]:
@@ -53,7 +54,7 @@ def containment(a: np.ndarray, b: np.ndarray) -> float:
 def sketch(shingles: np.ndarray, cap: int) -> tuple[bytes, int]:
     """A capped stand-in for a shingle set: (the `cap` smallest of its distinct low-32-bit hashes,
     as bytes; the number of distinct hashes). A set of at most `cap` hashes is kept whole."""
-    small = np.unique(shingles.astype(np.uint32))
+    small = sorted_unique(shingles.astype(np.uint32))
     return small[:cap].tobytes(), int(small.size)
 
 

@@ -57,6 +57,7 @@ from dedup.components import ConnectedComponents
 from dedup.lsh import bands_rows_for_threshold, curve_threshold, s_curve
 from dedup.signatures import MinHasher, band_keys, jaccard, shingle_hasher
 from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
+from pipeline.arrays import sorted_unique
 from pipeline.beam_stages import LostElements
 from pipeline.decisions import ApplyDecisions, decision_inputs, spill_dir
 from pipeline.document import Document, Rejection, public_id
@@ -226,17 +227,17 @@ def _doc_id(doc: Document) -> str:
 def verification_set(shingles: np.ndarray) -> bytes:
     """The set shipped to verify candidate pairs: the low 32 bits of each 64-bit shingle hash
     (sorted, unique), half the bytes of the full hashes."""
-    return np.unique(shingles.astype(np.uint32)).tobytes()
+    return sorted_unique(shingles.astype(np.uint32)).tobytes()
 
 
 def verification_sets(shingle_sets: list[np.ndarray]) -> list[bytes]:
-    """`verification_set` of each of many shingle sets, in one sort (not one `np.unique` per set)."""
+    """`verification_set` of each of many shingle sets, in one sort (not one per set)."""
     sizes = [shingles.size for shingles in shingle_sets]
     owner = np.repeat(np.arange(len(shingle_sets), dtype=np.uint64), sizes)
     if owner.size == 0:
         return [b""] * len(shingle_sets)
     low = np.concatenate(shingle_sets).astype(np.uint32)
-    tagged = np.unique((owner << np.uint64(32)) | low)  # sorted by set, then by value; unique per set
+    tagged = sorted_unique((owner << np.uint64(32)) | low)  # sorted by set, then by value; unique per set
     values = tagged.astype(np.uint32).tobytes()
     bounds = np.searchsorted(tagged >> np.uint64(32), np.arange(len(shingle_sets) + 1, dtype=np.uint64)) * 4
     return [values[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist())]

@@ -16,6 +16,7 @@ from apache_beam.metrics import Metrics
 
 from dedup.minhash import pack, report, unpack, verification_sets
 from dedup.signatures import MinHasher, band_keys
+from pipeline.arrays import sorted_unique
 
 BAND, SETS, MEMBERS, VECTORS = "band", "sets", "members", "vectors"
 
@@ -182,7 +183,7 @@ def bucket_pairs(_partition: int, blobs: Iterable[bytes], max_bucket_size: int, 
     multi = np.concatenate([chunk[2] for chunk in chunks])[picked]
     rank = np.empty(len(picked), dtype=np.int64)  # each class's place in (node, multi, class key) order
     rank[np.lexsort((class_keys, multi, *columns[::-1]))] = np.arange(len(picked))
-    counts: Counter[str] = Counter(shared_buckets=int(np.unique(bucket).size))
+    counts: Counter[str] = Counter(shared_buckets=int(sorted_unique(bucket).size))
     a, b = _member_pairs(bucket, member.ravel(), max_bucket_size, rank, counts)
     doc = _doc_codes(columns)
     linkable = multi[a] | multi[b] | (doc[a] != doc[b])  # not two classes of one document alone
@@ -235,7 +236,7 @@ def _member_pairs(
     counts["oversized_buckets"] += int(oversized.sum())
     counts["star_edges"] += int((sizes[oversized] - 1).sum())
     span = len(rank)
-    codes = np.unique(np.concatenate(firsts) * span + np.concatenate(seconds))
+    codes = sorted_unique(np.concatenate(firsts) * span + np.concatenate(seconds))
     return codes // span, codes % span
 
 

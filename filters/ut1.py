@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import xxhash
 
+from pipeline.arrays import sorted_unique
 from pipeline.stages import ConfigError
 
 ASSET = "url_filterblacklistsv0_3_0.tar.gz"
@@ -82,7 +83,7 @@ def blocked_domains() -> HashedDomains:
     except (OSError, ValueError):
         pass
     domains = (line.lower().rstrip(".") for line in member_lines(path, "domains"))
-    hashes = np.unique(np.fromiter(map(domain_hash, domains), dtype=np.uint64))
+    hashes = sorted_unique(np.fromiter(map(domain_hash, domains), dtype=np.uint64))
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         partial = cache.with_suffix(f".{os.getpid()}.tmp")
