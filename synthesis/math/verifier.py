@@ -55,9 +55,10 @@ class MathVerifier:
     """Admit a math candidate only if its final answer matches and every checkable step is right.
 
     `sympy_timeout_s` bounds one symbolic comparison's own time and `sympy_memory_mb` the sympy
-    worker's address space (a comparison that exceeds either is `unparseable`); `check_steps` turns step checking off;
-    `keep_annotations` keeps `<<...>>` in the rendered training text; `last_number_fallback` reads
-    the last number as the answer when a solution states none (only with a reference answer).
+    worker's address space (a comparison that exceeds either is `unparseable`); `check_steps`
+    turns step checking off; `keep_annotations` keeps `<<...>>` in the rendered training text;
+    `last_number_fallback` reads the last number as the answer when a solution states none (only
+    with a reference answer).
     """
 
     reasons = REASONS
