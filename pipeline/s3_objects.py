@@ -135,7 +135,10 @@ class S3Upload(io.RawIOBase):
         super().close()
 
     def discard(self) -> None:
-        """Close without publishing (aborting a multipart upload begun)."""
+        """Close without publishing (aborting a multipart upload begun); nothing once closed, so an
+        error raised after an explicit `close` in a `with` block is not masked by a failed abort."""
+        if self.closed:
+            return
         if self.upload_id is not None:
             self.client.abort_multipart_upload(Bucket=self.bucket, Key=self.key, UploadId=self.upload_id)
         self.held = bytearray()

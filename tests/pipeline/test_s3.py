@@ -275,17 +275,25 @@ def test_s3_files_are_written_through_one_client_whole_or_not_at_all(s3_server, 
     with pytest.raises(RuntimeError), fileio.create(f"{base}/broken.bin") as handle:
         handle.write(large)  # a part sent, then the writer fails: the upload is aborted
         raise RuntimeError("the writer failed")
+    with pytest.raises(ValueError, match="after close"), fileio.create(f"{base}/closed.bin") as handle:
+        handle.write(large)
+        handle.close()  # published; the error after it is the one raised, not a failed abort
+        raise ValueError("an error after close")
     dropped = fileio.create(f"{base}/dropped.bin")  # never closed (a failed bundle's spill file):
     dropped.write(b"partial")  # discarded, where io's finalizer used to publish it
     del dropped
 
     assert fileio.read_bytes(f"{base}/small.bin") == b"abc"
-    assert fileio.read_bytes(f"{base}/large.bin") == large
-    assert _objects(client, "upload/") == ["upload/large.bin", "upload/small.bin"]
+    assert fileio.read_bytes(f"{base}/large.bin") == fileio.read_bytes(f"{base}/closed.bin") == large
+    assert _objects(client, "upload/") == ["upload/closed.bin", "upload/large.bin", "upload/small.bin"]
     assert client.list_multipart_uploads(Bucket=BUCKET).get("Uploads", []) == []
     monkeypatch.setattr(FileSystems, "rename", None)  # publishing moves shards through the client too
     fileio.move(f"{base}/small.bin", f"{base}/published/small.bin")
-    assert _objects(client, "upload/") == ["upload/large.bin", "upload/published/small.bin"]
+    assert _objects(client, "upload/") == [
+        "upload/closed.bin",
+        "upload/large.bin",
+        "upload/published/small.bin",
+    ]
     assert beam_created == []
 
 
