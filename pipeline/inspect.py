@@ -265,6 +265,8 @@ def summary(manifest: dict, directory: str) -> str:
         )
     for problem in manifest["problems"]:
         lines.append(f"PROBLEM: {problem}")
+    for change in manifest.get("inputs_changed", []):  # absent from earlier versions' manifests
+        lines.append(f"input changed: {change}")
     for group, share in manifest.get("kept_output", {}).get("mixture", {}).items():
         if share["achieved"] == 0:  # every document of the group was removed by the stages
             lines.append(

@@ -22,7 +22,7 @@ import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
@@ -186,6 +186,31 @@ def one_name_per_file(files: dict[str, fileio.FileInfo]) -> dict[str, fileio.Fil
             seen.add((stat.st_dev, stat.st_ino))
         once[path] = info
     return once
+
+
+def input_changes(patterns: list[str] | tuple[str, ...], planned: dict[str, fileio.FileInfo]) -> list[str]:
+    """How the files matching `patterns` differ from `planned` (`input_files` when the run began):
+    one line per input file changed, gone or new, which a run's count of documents read cannot show
+    (a JSON Lines file is read in byte ranges of its size at the start)."""
+    now: dict[str, fileio.FileInfo] = {}
+    for pattern in patterns:
+        with suppress(InputError):
+            now.update(glob_files(pattern))
+    with suppress(OSError):  # a file deleted since this listing: it is reported as gone or not seen
+        now = one_name_per_file({**{path: now[path] for path in planned if path in now}, **now})
+    lines = []
+    for path, info in planned.items():
+        current = now.pop(path, None)
+        if current is None:
+            lines.append(
+                f"{path}: gone by the end of the run (what was read of it, or its failure, is counted)"
+            )
+        elif current != info:
+            lines.append(
+                f"{path}: changed during the run ({info.size:,} -> {current.size:,} bytes); a change made "
+                "after the run planned or read it is not in this output: rerun to read it as it is now"
+            )
+    return lines + [f"{path}: appeared during the run and was not read" for path in now]
 
 
 def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:

@@ -61,7 +61,7 @@ from pipeline.output_folder import (
 )
 from pipeline.progress import Channel, ConsoleProgress, size_text
 from pipeline.read_phase import ReadPhaseFn, RestoreFn
-from pipeline.readers import input_files, plan_splits
+from pipeline.readers import input_changes, input_files, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
 from pipeline.signals import WORKER_MODULE, Stopped, watch_run
@@ -440,7 +440,10 @@ def run_recipe(
                     raise PipelineFailed(full_disk_advice(reason, written) or reason) from error
             metrics = _stage_metrics(result, recipe)
             summary = resume.summary() if resume else None
-            manifest = finalize(recipe, output, staging, metrics, time.time() - started, beam_args, summary)
+            changed = input_changes(recipe.input.paths, inputs)
+            manifest = finalize(
+                recipe, output, staging, metrics, time.time() - started, beam_args, summary, changed
+            )
         except KeyboardInterrupt as interrupt:
             kept = describe(work_root) if resume else "checkpoints were off, nothing was kept"
             signum = getattr(interrupt, "signum", signal.SIGINT)
@@ -483,8 +486,10 @@ def finalize(
     seconds: float,
     beam_args: list[str],
     resume: dict | None = None,
+    inputs_changed: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Check the staged output, publish it in place of any previous run, write the manifest."""
+    """Check the staged output, publish it in place of any previous run, write the manifest.
+    `inputs_changed`: `input_changes`' lines on input files changed, gone or new during the run."""
     read_count = read_bookkeeping(f"{staging}/read_count.json")["count"]
     shards = read_bookkeeping(f"{staging}/shards.json")
     score_names = read_bookkeeping(f"{staging}/score_names.json")
@@ -528,6 +533,7 @@ def finalize(
         "problems": problems,
         "stages": stages,
         "checkpoints": resume,
+        "inputs_changed": inputs_changed or [],
         "score_names": score_names,
         "kept_output": kept_output_figures(recipe, shards),
         "rejected_by_reason": outcome_counts["rejected"],

@@ -4,11 +4,15 @@ text fields are errors that name the culprit, Ctrl-C is one line."""
 import gzip
 import json
 import os
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline import stages as stage_registry
 from pipeline.cli import main
+from pipeline.document import KEEP
+from pipeline.stages import DocumentStage, Param
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
 
 STAGES = '[[stage]]\nuse = "length"\nmin_words = 20\n'
@@ -407,3 +411,51 @@ def test_dolma_files_keep_their_urls_through_a_dotted_url_field(tmp_path, capsys
     rows = pq.read_table(out / "kept").to_pylist()
     assert sorted(r["url"] for r in rows) == [f"https://example.com/{i}" for i in range(3)]
     assert {json.loads(r["metadata"])["source"] for r in rows} == {"cc"}
+
+
+class ChangeInputs(DocumentStage):
+    """Test stage: on the first document it sees, appends a record to `append_to`, creates
+    `create` and deletes `delete`, as a crawler still writing the input folder would."""
+
+    registry_name = "change_inputs"
+    params = {name: Param(str, "", f"file to {name}") for name in ("append_to", "create", "delete")}
+
+    def check(self, doc):
+        if not os.path.exists(self.create):
+            with open(self.append_to, "a") as handle:
+                handle.write(json.dumps({"id": "appended", "text": LONG_TEXT}) + "\n")
+            write_jsonl(Path(self.create), [{"id": "new", "text": LONG_TEXT}])
+            os.unlink(self.delete)
+        return KEEP
+
+
+def test_inputs_changed_during_the_run_are_named_after_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(stage_registry.STAGES, "change_inputs", ChangeInputs)
+    a, gone = (write_jsonl(tmp_path / f"{n}.jsonl", [{"id": n, "text": LONG_TEXT}]) for n in ("a", "gone"))
+    new = tmp_path / "new.jsonl"
+    stage = f'[[stage]]\nuse = "change_inputs"\nappend_to = "{a}"\ncreate = "{new}"\ndelete = "{gone}"\n'
+    recipe = write_recipe(tmp_path / "r.toml", [str(tmp_path / "*.jsonl")], stage)
+    output = tmp_path / "o"
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(output), *IN_PROCESS]) == 0
+    changes = json.loads((output / "manifest.json").read_text())["inputs_changed"]
+    assert [line.split(": ", 1)[0] for line in changes] == [str(a), str(gone), str(new)]
+    assert "changed during the run" in changes[0] and "appeared during the run" in changes[2]
+    printed = capsys.readouterr().out
+    assert all(f"input changed: {line}" in printed for line in changes)
+    # Nothing changes in a second run (its inputs are now a, new): nothing is said.
+    assert (
+        main(
+            [
+                "run",
+                "--quiet",
+                "--recipe",
+                str(write_recipe(tmp_path / "r2.toml", [str(a), str(new)])),
+                "--output",
+                str(tmp_path / "o2"),
+                *IN_PROCESS,
+            ]
+        )
+        == 0
+    )
+    assert json.loads((tmp_path / "o2" / "manifest.json").read_text())["inputs_changed"] == []
+    assert "input changed" not in capsys.readouterr().out
