@@ -133,7 +133,8 @@ class MinHashDedup(PrefersScore, CollectionStage):
             int,
             64,
             "shuffle partitions for band keys, shingle sets and documents: each holds about "
-            "1/partitions of the corpus (raise it beyond ~50M documents)",
+            "1/partitions of the corpus (64 is measured up to 3M documents; raise it when a "
+            "partition's share outgrows a worker's memory)",
             min=1,
         ),
         **SURVIVOR_PARAMS,

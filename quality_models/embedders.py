@@ -13,7 +13,7 @@ Names:
   Both MiniLM names run on the GPU with bf16 weights when torch sees a CUDA device (no recipe change).
 - `static`: a model2vec static model distilled locally from all-MiniLM-L6-v2 (256 dims, fp16
   vectors, shipped in `quality_models/models/static-minilm/`); mean of token vectors, truncated to
-  the first 512 tokens; ~50x faster than MiniLM. Rebuild with
+  the first 512 tokens; ~70x MiniLM's docs per CPU-second in semantic_dedup. Rebuild with
   `python -m quality_models.embedders distill-static`.
 """
 
