@@ -6,16 +6,19 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from synthesis.math.latex import DROPPED_COMMANDS, SPACING, NotArithmetic, matching_close
+from synthesis.math.latex import DROPPED_COMMANDS, MAX_NUMBER_CHARS, SPACING, NotArithmetic, matching_close
 from synthesis.math.parse import evaluate_text
 from synthesis.math.steps import ANNOTATION
 
 _BOXED = re.compile(r"\\(?:boxed|fbox)\s*")
-_HASHES = re.compile(r"^[ \t]*####[ \t]*(.+?)[ \t]*$", re.M)
-_PHRASE = re.compile(
-    r"(?:final\s+answer|the\s+answer|answer)\s*(?:is|would\s+be|will\s+be|should\s+be|=|:)\s*:?\s*(.+)",
-    re.I,
+_HASHES = re.compile(r"^[ \t]*####(.+)$", re.M)  # the answer: the rest of the line, stripped
+# `the answer is`: its whitespace possessive, since backtracking through a run of line ends after it was
+# quadratic; `_PHRASE_HEAD` finds where a stated answer starts without reading it to the line's end.
+_PHRASE_START = (
+    r"(?:final\s+answer|the\s+answer|answer)\s*+(?:is|would\s+be|will\s+be|should\s+be|=|:)\s*+:?\s*+"
 )
+_PHRASE = re.compile(_PHRASE_START + "(.+)", re.I)
+_PHRASE_HEAD = re.compile(_PHRASE_START + "(?=.)", re.I)
 _PHRASE_CUT = re.compile(
     r"\.(?:\s|$)|;|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that|not)\b", re.I
 )
@@ -48,7 +51,7 @@ def extract_answer(solution: str) -> str | None:
     boxed_at = max((m.start() for m in _BOXED.finditer(solution)), default=-1)
     hashes = list(_HASHES.finditer(solution))
     if hashes and hashes[-1].start() > boxed_at:
-        return hashes[-1].group(1)
+        return hashes[-1].group(1).strip(" \t")
     for m in reversed(list(_PHRASE.finditer(solution))):
         if m.start() < boxed_at or "\\boxed" in m.group(1):
             break
@@ -61,9 +64,10 @@ def extract_answer(solution: str) -> str | None:
 
 def _phrase_answer(text: str) -> str:
     """The answer stated after "the answer is": up to the end of its sentence or clause."""
-    tail = text.strip()
-    while inner := _PHRASE.search(tail):  # `Final Answer: The final answer is 72.`
-        tail = inner.group(1).strip()
+    tail, start = text.strip(), 0
+    while inner := _PHRASE_HEAD.search(tail, start):  # `Final Answer: The final answer is 72.`
+        start = inner.end()
+    tail = tail[start:].strip()
     cut = _PHRASE_CUT.search(tail)
     return (tail[: cut.start()] if cut else tail).strip().strip("*").strip()
 
@@ -129,7 +133,7 @@ class Answer:
 def normalize_answer(raw: str) -> Answer:
     """Strip presentation (math delimiters, `\\text` units, currency, degrees, separators, `x =`)."""
     s = " ".join(raw.split()).replace("−", "-")  # one space between words: no regex below backtracks on runs
-    s = re.sub(r"^\$+|\$+$|^\\[(\[]|\\[)\]]$", "", s).strip()
+    s = _strip_delimiters(s).strip()
     s = s.replace("\\$", "").replace("$", "").replace("**", "")
     s = DROPPED_COMMANDS.sub("", s)
     s = SPACING.sub(" ", s)
@@ -173,6 +177,18 @@ def normalize_answer(raw: str) -> Answer:
     return Answer(s, percent, _plain_value(s))
 
 
+def _strip_delimiters(s: str) -> str:
+    """`s` without its opening `$`s or `\\(`/`\\[` and its closing `$`s or `\\)`/`\\]` (string
+    methods: a pattern for the closing `$`s backtracked quadratically over a run of `$`)."""
+    if s.startswith("$"):
+        s = s.lstrip("$")
+    elif s.startswith(("\\(", "\\[")):
+        s = s[2:]
+    if s.endswith("$"):
+        return s.rstrip("$")
+    return s[:-2] if s.endswith(("\\)", "\\]")) else s
+
+
 def _is_arithmetic(text: str) -> bool:
     try:
         evaluate_text(text)
@@ -184,6 +200,8 @@ def _is_arithmetic(text: str) -> bool:
 def _plain_value(s: str) -> Fraction | None:
     """Exact value of a plain number, `a/b`, `\\frac{a}{b}`, or mixed number; else None (cheap)."""
     compact = s.replace(" ", "")
+    if len(compact) > MAX_NUMBER_CHARS:
+        return None
     if _PLAIN_NUMBER.match(compact):
         return Fraction(compact)
     m = _SIMPLE_FRACTION.match(compact)

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 
+# A number written with more characters is not read as a quantity: Python converts at most 4,300
+# digits between int and str by default (a ValueError past that), and converting is quadratic.
+MAX_NUMBER_CHARS = 4_000
+
 
 class NotArithmetic(ValueError):
     """The text is not a (safely evaluable) arithmetic expression."""
@@ -174,6 +178,8 @@ def _log_argument(s: str, i: int) -> tuple[str | None, int]:
 
 def _repeating_fraction(match: re.Match) -> str:
     whole, fixed, repeating = match.group(1) or "0", match.group(2), match.group(3)
+    if len(whole) + len(fixed) + len(repeating) > MAX_NUMBER_CHARS:
+        raise NotArithmetic("number too long to read")
     numerator = int(fixed + repeating) - int(fixed or "0")
     denominator = 10 ** len(fixed) * (10 ** len(repeating) - 1)
     return f"({int(whole) * denominator + numerator}/{denominator})"

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from synthesis.math.latex import NotArithmetic, delatex
+from synthesis.math.latex import MAX_NUMBER_CHARS, NotArithmetic, delatex
 
 Number = Fraction | float
 
@@ -23,7 +23,9 @@ _TOKEN = re.compile(
     re.S,
 )
 _OP_ALIASES = {"**": "^", "×": "*", "÷": "/", "·": "*", "−": "-", "–": "-"}
-_MAX_BITS = 20_000  # bigger intermediate results are not checked (and cannot hang the verifier)
+# Bigger intermediate results are not checked (and cannot hang the verifier); a value this size
+# still has fewer than Python's 4,300 decimal digits, so it can be printed in a verdict's detail.
+_MAX_BITS = 14_000
 
 
 @dataclass(slots=True)
@@ -49,8 +51,8 @@ def tokenize(line: str) -> list[Token]:
             kind = "num"
         text = m.group()
         tok = Token(kind, text, spaced)
-        if kind == "num" and re.match(r"0\d", text):
-            tok.kind = "word"  # `0900`: a clock time or code, not a quantity
+        if kind == "num" and (re.match(r"0\d", text) or len(text) > MAX_NUMBER_CHARS):
+            tok.kind = "word"  # `0900`: a clock time or code, not a quantity; or too long to read
         elif kind == "num":
             tok.value = Fraction(m.group("num").replace(",", ""))
             tok.percent = m.group("pct") is not None
