@@ -46,8 +46,10 @@ def tests_text(doc: Document) -> str:
 
 
 def defines(code: str, name: str) -> bool:
-    """Whether `code` has a `def name(` line."""
-    return re.search(rf"^\s*(?:async\s+)?def\s+{re.escape(name)}\s*\(", code, re.MULTILINE) is not None
+    """Whether `code` has a `def name(` line. Indentation is matched within the line: `^\\s*` also
+    ran across line ends, from every line start of a run of blank lines (32,000 of them: 26 s)."""
+    pattern = rf"^[ \t\f]*(?:async[ \t\f]+)?def[ \t\f]+{re.escape(name)}[ \t\f]*\("
+    return re.search(pattern, code, re.MULTILINE) is not None
 
 
 def complete_solution(prompt: str, solution: str, entry_point: str | None) -> str:
