@@ -18,6 +18,7 @@ URL_LISTS = DATA_DIR / "url"
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]+")
 _END_OF_HOST = re.compile(r"[/?#]")
 _PORT = re.compile(r":\d*$")
+MAX_DOMAIN_CHARS = 253  # DNS's limit on a domain name
 
 
 def normalize(text: str) -> str:
@@ -44,9 +45,17 @@ def url_host(url: str) -> str:
 
 
 def host_suffixes(url: str) -> list[str]:
-    """The URL's host and every parent domain: a.b.example.com, b.example.com, example.com, com."""
-    parts = url_host(url).strip(".").split(".")
-    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i]]
+    """The URL's host and every parent domain: a.b.example.com, b.example.com, example.com, com;
+    only those of up to `MAX_DOMAIN_CHARS`, which no domain, so no blocklist entry, exceeds (every
+    suffix of a longer host, a crawl's garbage, cost time quadratic in its length)."""
+    suffixes, suffix = [], ""
+    for part in reversed(url_host(url).strip(".").split(".")):
+        suffix = f"{part}.{suffix}" if suffix else part
+        if len(suffix) > MAX_DOMAIN_CHARS:
+            break
+        if part:
+            suffixes.append(suffix)
+    return suffixes[::-1]
 
 
 @register("url_filter")
