@@ -138,10 +138,11 @@ def test_an_output_folder_deleted_during_the_run_leaves_the_runs_own_error(tmp_p
         raise RuntimeError("the run's own error")
 
 
-def test_a_run_lists_its_inputs_once_and_asks_nothing_per_file(tmp_path, monkeypatch):
+def test_a_run_lists_its_inputs_by_glob_and_asks_nothing_per_file(tmp_path, monkeypatch):
     """Sizes and dates come with the glob's listing. A request per file, three times per run
     (progress, splits, checkpoints), made a 200-file run on a local S3 server take 168 s, not 24;
-    the CLI's input check and the run listed each glob once each."""
+    the CLI's input check and the run listed each glob once each. The run lists it once more at its
+    end, to name input files that changed meanwhile (manifest `inputs_changed`)."""
     from pipeline import fileio
     from pipeline.cli import main
 
@@ -158,7 +159,7 @@ def test_a_run_lists_its_inputs_once_and_asks_nothing_per_file(tmp_path, monkeyp
     assert main(["run", "--recipe", str(recipe), "--output", str(tmp_path / "out"), *IN_PROCESS]) == 0
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["counts"]["input"] == 60 and manifest["checkpoints"]
-    assert listed.count(glob) == 1
+    assert listed.count(glob) == 2 and manifest["inputs_changed"] == []
     assert not [path for path in sized if path.startswith(str(folder))]
 
 
