@@ -14,7 +14,8 @@ import argparse
 import os
 import threading
 import time
-from pathlib import Path
+
+from dedup_memory import process_rss
 
 from pipeline.document import Document
 from synthesis.math.verifier import MathVerifier
@@ -24,30 +25,21 @@ UNCAPPED_MB = 1 << 20
 SAMPLE_S = 0.02
 
 
-def children_rss_bytes(parent: int) -> int:
-    """The summed resident memory of `parent`'s child processes (from /proc)."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            if int(stat.rsplit(")", 1)[1].split()[1]) == parent:
-                total += int((entry / "statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-        except (OSError, IndexError, ValueError):  # the process ended while it was read
-            continue
-    return total
+def children_rss_bytes() -> int:
+    """The summed resident memory of this process's descendants (the sympy worker)."""
+    own = os.getpid()
+    return sum(rss for pid, rss in process_rss(own).items() if pid != own)
 
 
 def measure(answer: str, timeout_s: float, cap_mb: int) -> tuple[str, float, int]:
     """(the verdict's detail, seconds, peak worker memory in bytes) of one check."""
     verifier = MathVerifier(sympy_timeout_s=timeout_s, sympy_memory_mb=cap_mb)
-    verifier.equivalent("1", "1")  # the worker started, sympy imported: not part of the figures
-    peak, done = [children_rss_bytes(os.getpid())], threading.Event()
+    verifier.equivalent("x+x", "2*x")  # the worker started, sympy imported: not part of the figures
+    peak, done = [children_rss_bytes()], threading.Event()
 
     def sample() -> None:
         while not done.wait(SAMPLE_S):
-            peak.append(children_rss_bytes(os.getpid()))
+            peak.append(children_rss_bytes())
 
     watcher = threading.Thread(target=sample, daemon=True)
     watcher.start()
