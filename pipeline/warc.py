@@ -20,6 +20,7 @@ from pipeline.zstd_frames import FrameWalker
 
 WARC_MAGIC = b"WARC/"
 RECORD_START = b"\nWARC/"
+HEAD_END = re.compile(rb"\n\r?\n")  # a blank line ends a header block: LF LF or CR LF CR LF
 READ_CHUNK = 1 << 20
 MAX_DECODED_BYTES = 64 << 20  # an HTTP body decoding to more is a failure, not a page
 MAX_HELD_BLOCK = 64 << 20  # a longer record block (a video in a wget WARC) is passed over, not held
@@ -70,31 +71,38 @@ class _Buffer:
 
     def pass_over(self, count: int) -> bool:
         """Drop the next `count` bytes, a read at a time; False, stopped there, where a record start
-        (`\nWARC/`) comes first: then the Content-Length was wrong."""
+        (`\nWARC/`) comes first: then the Content-Length was wrong. True where the stream ends."""
         left = count
         while left > 0:
-            if self.pos >= len(self.data) and not self.fill(1):
+            available = len(self.data) - self.pos
+            if available < len(RECORD_START) and not self.eof:
+                self.fill(available + 1)  # a record start across two reads is searched whole
+                continue
+            if available == 0:
                 return True  # the stream ends first: the boundary check says so
             found = self.data.find(RECORD_START, self.pos, self.pos + left)
             if found >= 0:
                 self.pos = found
                 return False
-            step = min(left, len(self.data) - self.pos)
+            step = min(left, available if self.eof else available - len(RECORD_START) + 1)
             self.pos += step
             left -= step
         return True
 
-    def find(self, pattern: bytes, limit: int = 64 << 20) -> int:
-        """Index (relative to pos) of `pattern`, reading ahead up to `limit` bytes; -1 if absent."""
+    def read_header_block(self, limit: int = 64 << 20) -> None:
+        """Read ahead until a blank line ends the header block at pos (or `limit` bytes, or the
+        stream's end), searching each byte once."""
         searched = 0
-        while True:
-            index = self.data.find(pattern, self.pos + max(0, searched - len(pattern)))
-            if index >= 0:
-                return index - self.pos
+        while not HEAD_END.search(self.data, self.pos + max(0, searched - 2)):
+            if self.eof or searched > limit:
+                return
             searched = len(self.data) - self.pos
-            if self.eof or searched > limit or not self.fill(searched + READ_CHUNK):
-                index = self.data.find(pattern, self.pos)
-                return index - self.pos if index >= 0 else -1
+            self.fill(searched + READ_CHUNK)
+
+    def pass_over_to_next_record(self) -> bool:
+        """Drop bytes up to the next record start (`\nWARC/`), however far, holding a read at a
+        time; False when the stream ends first."""
+        return not self.pass_over(1 << 62)
 
     def take(self, count: int) -> bytes:
         self.fill(count)
@@ -107,11 +115,15 @@ class _Buffer:
 
 
 def _head_end(data: bytes, start: int = 0) -> tuple[int, int]:
-    """Index where a header block ends and the length of its terminator (CRLF CRLF or LF LF)."""
-    crlf, lf = data.find(b"\r\n\r\n", start), data.find(b"\n\n", start)
-    if crlf >= 0 and (lf < 0 or crlf <= lf + 1):
-        return crlf, 4
-    return lf, 2
+    """Index where the header block at `start` ends and the length of its terminator (LF LF or
+    CR LF CR LF, whichever comes first); (-1, 0) when it does not end in `data`."""
+    match = HEAD_END.search(data, start)
+    if match is None:
+        return -1, 0
+    end = match.start()
+    if match.end() - end == 3 and end > start and data[end - 1] == ord("\r"):
+        return end - 1, 4
+    return end, match.end() - end
 
 
 def _parse_headers(block: bytes) -> dict[str, str]:
@@ -146,20 +158,19 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
         if buffer.pos >= len(buffer.data) and buffer.eof:
             return
         start = buffer.offset()
-        buffer.find(b"\n\n")  # reads ahead far enough to see the whole header block
+        buffer.read_header_block()
         header_end, terminator = _head_end(buffer.data, buffer.pos)
         header_end -= buffer.pos
         if not buffer.data.startswith(WARC_MAGIC, buffer.pos) or header_end < 0:
-            skip = buffer.find(RECORD_START)
-            if skip < 0:
-                rest = len(buffer.take(1 << 62))
-                if rest and buffer.data.strip() and buffer.error is None:  # else TruncatedInput says it
-                    yield Failure(f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", "no WARC header")
+            if buffer.eof and not buffer.data[buffer.pos :].strip():
+                return  # line ends after the last record
+            found = buffer.pass_over_to_next_record()
+            if found or buffer.error is None:  # else TruncatedInput says it
+                skipped = f"{buffer.offset() - start:,} bytes without a WARC header"
+                yield Failure(f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", skipped)
+            if not found:
                 return
-            yield Failure(
-                f"{path}@{start}", path, READ_STAGE, "BadWarcRecord", f"{skip} bytes without a WARC header"
-            )
-            buffer.take(skip + 1)
+            buffer.take(1)
             continue
         headers = _parse_headers(buffer.take(header_end))
         buffer.take(terminator)
@@ -180,8 +191,8 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             rest = after.lstrip(b"\r\n")
             gap = len(after) - len(rest)
         if length < 0 or gap < 2 or not (rest.startswith(WARC_MAGIC) or (not rest and buffer.eof)):
-            next_record = buffer.find(RECORD_START)
-            if next_record < 0 and buffer.error is not None:
+            found = buffer.pass_over_to_next_record()
+            if not found and buffer.error is not None:
                 return  # the record runs into where the stream broke off: TruncatedInput says so
             if _is_document_record(headers, fmt):
                 yield Failure(
@@ -191,9 +202,9 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
                     "BadContentLength",
                     f"Content-Length {headers.get('content-length')!r} does not end at a record boundary",
                 )
-            if next_record < 0:
+            if not found:
                 return
-            buffer.take(next_record + 1)
+            buffer.take(1)
             continue
         block = buffer.take(length) if head is None else head
         buffer.take(gap)
