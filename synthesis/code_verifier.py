@@ -32,6 +32,7 @@ CODE_REASONS = (
 )
 IMPORT_LINE = re.compile(r"^(?:import [\w., ]+|from [\w.]+ import [\w., ]+)$", re.MULTILINE)
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError", "ValueError")
+MAX_SOURCE_CHARS = 1 << 20  # solution + tests; parsed outside the sandbox, at ~300 bytes a character
 MUTANT_SLOWDOWN = 10.0
 MUTANT_MIN_TIMEOUT_S = 0.5
 CPU_SIGNALS = (signal.SIGXCPU, signal.SIGKILL)  # SIGKILL at the hard CPU limit
@@ -72,18 +73,22 @@ def program(doc: Document) -> str:
     )
 
 
-def has_tests(tests: str) -> bool:
-    """True when the tests can fail: an `assert`, an `assert*` call or a `raise` somewhere.
-
-    Tests that cannot parse count as present: the sandbox reports them as `syntax_error`.
-    """
-    if not tests.strip():
-        return False
+def syntax_tree(source: str) -> ast.Module | None:
+    """`source` parsed; None when it does not parse (the sandbox reports it as a syntax error)."""
     try:
-        tree = ast.parse(tests)
+        return ast.parse(source)
     except UNPARSEABLE:
+        return None
+
+
+def has_tests(tests: ast.Module | None) -> bool:
+    """True when the tests (parsed) can fail: an `assert`, an `assert*` call or a `raise` somewhere.
+
+    Tests that cannot parse (None) count as present: the sandbox reports them as `syntax_error`.
+    """
+    if tests is None:
         return True
-    for node in ast.walk(tree):
+    for node in ast.walk(tests):
         if isinstance(node, ast.Assert | ast.Raise):
             return True
         if isinstance(node, ast.Call):
@@ -93,29 +98,30 @@ def has_tests(tests: str) -> bool:
     return False
 
 
-def untested_names(program: str, tests: str, entry_point: str | None) -> list[str] | None:
-    """The names the program defines at top level when the tests use none of them, else None.
+def untested_names(
+    program: ast.Module | None, tests: ast.Module | None, entry_point: str | None
+) -> list[str] | None:
+    """The names the program defines at top level when the tests use none of them, else None
+    (both parsed).
 
     Tests that call nothing of the solution (`assert True`) verify nothing. A `check` run on
     `entry_point`, or source that does not parse (the sandbox reports it), counts as using it.
     """
-    try:
-        defined_tree, tests_tree = ast.parse(program), ast.parse(tests)
-    except UNPARSEABLE:
+    if program is None or tests is None:
         return None
     defined: set[str] = set()
-    for node in defined_tree.body:
+    for node in program.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defined.add(node.name)
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             defined.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
-    used = {n.id for n in ast.walk(tests_tree) if isinstance(n, ast.Name)}
-    imports = [n for n in ast.walk(tests_tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    used = {n.id for n in ast.walk(tests) if isinstance(n, ast.Name)}
+    imports = [n for n in ast.walk(tests) if isinstance(n, ast.Import | ast.ImportFrom)]
     used.update(a.asname or a.name for n in imports for a in n.names)
     used.update(n.module for n in imports if isinstance(n, ast.ImportFrom) and n.module)
     checked = entry_point and any(  # the runner calls check(entry_point)
-        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "check" for n in tests_tree.body
+        isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == "check" for n in tests.body
     )
     if not defined or defined & used or "solution" in used or checked:  # `import solution` works too
         return None
@@ -152,6 +158,8 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
     error, phase = status.get("error", ""), status.get("phase", "")
     detail = f"{phase}: {error}: {status.get('message', '')}".strip().rstrip(":")
     if error == "MemoryError":
+        if phase.startswith("compile"):
+            detail += " (the source is too large, or nested too deep, to compile)"
         return reject("memory_limit", detail)
     if phase.startswith("compile") and error in SYNTAX_ERRORS:
         return reject("syntax_error", detail)
@@ -173,10 +181,17 @@ def render_code(doc: Document) -> str:
 class CodeVerifier:
     """Checks batches of code candidates through a SandboxPool, optionally with the mutation gate."""
 
-    def __init__(self, pool: SandboxPool, min_mutation_score: float = 0.0, max_mutants: int = 20) -> None:
+    def __init__(
+        self,
+        pool: SandboxPool,
+        min_mutation_score: float = 0.0,
+        max_mutants: int = 20,
+        max_source_chars: int = MAX_SOURCE_CHARS,
+    ) -> None:
         self.pool = pool
         self.min_mutation_score = min_mutation_score
         self.max_mutants = max_mutants
+        self.max_source_chars = max_source_chars
 
     def _precheck(self, doc: Document) -> Verdict:
         language = str(doc.metadata.get("language") or "python").lower()
@@ -189,11 +204,18 @@ class CodeVerifier:
         entry = doc.metadata.get("entry_point")
         if entry not in (None, "") and not (isinstance(entry, str) and entry.isidentifier()):
             return reject("unsupported", f"entry_point {entry!r} is not a Python name")
-        tests = tests_text(doc)
-        unused = untested_names(program(doc), tests, entry or None)
+        source, tests = program(doc), tests_text(doc)
+        if len(source) + len(tests) > self.max_source_chars:
+            return reject(
+                "unsupported",
+                f"solution and tests are {len(source) + len(tests):,} characters, over max_source_chars "
+                f"({self.max_source_chars:,}): not parsed or run",
+            )
+        tests_tree = syntax_tree(tests)
+        unused = untested_names(syntax_tree(source), tests_tree, entry or None)
         if unused:
             return reject("no_tests", f"the tests use nothing the solution defines ({', '.join(unused[:5])})")
-        if not has_tests(tests):
+        if not has_tests(tests_tree):
             return reject("no_tests", "tests are empty or contain no assertion")
         return KEEP
 

@@ -39,8 +39,9 @@ COMPARE_SWAPS: dict[type, type] = {
 }
 BOOL_SWAPS: dict[type, type] = {ast.And: ast.Or, ast.Or: ast.And}
 
-# What `ast.parse` raises for source it cannot read (RecursionError: nested too deep for it).
-UNPARSEABLE = (SyntaxError, ValueError, RecursionError)
+# What `ast.parse` raises for source it cannot read (RecursionError: nested too deep for it;
+# MemoryError: CPython's parser stack overflowing, as on `not not ... 1` 100,000 deep).
+UNPARSEABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 def _sites(tree: ast.AST) -> list[tuple[int, str, object]]:

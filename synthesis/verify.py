@@ -9,7 +9,7 @@ from typing import Any
 
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
-from synthesis.code_verifier import CODE_REASONS, CodeVerifier, render_code
+from synthesis.code_verifier import CODE_REASONS, MAX_SOURCE_CHARS, CodeVerifier, render_code
 from synthesis.math.verifier import REASONS as MATH_REASONS
 from synthesis.math.verifier import MathVerifier
 from synthesis.sandbox import SANDBOXES, Limits, SandboxPool, default_python
@@ -78,6 +78,13 @@ class Verify(DocumentStage):
             min=0,
             max=1,
         ),
+        "max_source_chars": Param(
+            int,
+            MAX_SOURCE_CHARS,
+            "characters of solution + tests a code sample may have; a longer one is rejected `unsupported` "
+            "unparsed (parsing, outside the sandbox, takes ~300 bytes of memory a character)",
+            min=1024,
+        ),
         "max_mutants": Param(
             int, 20, "mutants tried per sample when the mutation gate is on", min=1, max=1000
         ),
@@ -110,7 +117,7 @@ class Verify(DocumentStage):
         pool = SandboxPool(
             self.sandbox, self.workers, limits, self.python or None, self.scratch_mb, tuple(self.import_paths)
         )
-        self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants)
+        self._code = CodeVerifier(pool, self.min_mutation_score, self.max_mutants, self.max_source_chars)
         self._math = MathVerifier(
             sympy_timeout_s=self.math_timeout_s,
             sympy_memory_mb=self.math_memory_mb,

@@ -6,7 +6,7 @@ import signal
 import time
 
 from pipeline.document import Document
-from synthesis.code_verifier import classify, defines, has_tests, program, render_code
+from synthesis.code_verifier import classify, defines, has_tests, program, render_code, syntax_tree
 from synthesis.sandbox import RunResult
 
 
@@ -49,12 +49,13 @@ def test_a_timeout_detail_does_not_depend_on_machine_load():
 
 
 def test_has_tests_needs_something_that_can_fail():
-    assert has_tests("assert f(1) == 2")
-    assert has_tests("def check(c):\n    assert c(1)")
-    assert has_tests("class T:\n    def test(self):\n        self.assertEqual(f(), 1)")
-    assert has_tests("if f() != 1:\n    raise ValueError")
-    assert not has_tests("")
-    assert not has_tests("print(f(1))")
+    assert has_tests(syntax_tree("assert f(1) == 2"))
+    assert has_tests(syntax_tree("def check(c):\n    assert c(1)"))
+    assert has_tests(syntax_tree("class T:\n    def test(self):\n        self.assertEqual(f(), 1)"))
+    assert has_tests(syntax_tree("if f() != 1:\n    raise ValueError"))
+    assert not has_tests(syntax_tree(""))
+    assert not has_tests(syntax_tree("print(f(1))"))
+    assert has_tests(syntax_tree("assert f(")) and syntax_tree("x = " + "not " * 100_000 + "1") is None
 
 
 def test_render_code():

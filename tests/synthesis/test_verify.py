@@ -174,6 +174,21 @@ def test_reason_codes_for_wrong_code(stage):
     assert exited.detail == "tests: SystemExit: the solution raised SystemExit(None) during the tests"
 
 
+def test_source_too_large_or_nested_too_deep_to_parse_gets_a_verdict_not_an_error(stage):
+    """The pre-sandbox checks parse solution and tests: a 100,000-deep `not` chain raised the
+    parser's MemoryError out of the stage, and 3.2 MB of tests took 13 CPU-s and ~900 MB there."""
+    docs = [
+        code("deep", "def f():\n    return " + "not " * 100_000 + "1", "assert f()"),
+        code("huge", "def f():\n    return 1", "assert f() == 1\n" * 70_000),
+    ]
+    deep, huge = stage.check_batch(docs)
+    assert deep.reason == "memory_limit" and "nested too deep, to compile" in deep.detail
+    assert huge.reason == "unsupported"
+    assert huge.detail == (
+        "solution and tests are 1,120,021 characters, over max_source_chars (1,048,576): not parsed or run"
+    )
+
+
 @needs_bwrap
 def test_tests_may_end_the_run_themselves(stage):
     docs = [
