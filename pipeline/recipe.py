@@ -145,9 +145,11 @@ def load_recipe(path: str | Path, input_paths: list[str] | None = None) -> Recip
     path = str(path)
     try:
         with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+            data = tomllib.loads(handle.read().decode("utf-8-sig"))  # -sig: a BOM, as Notepad writes
     except FileNotFoundError:
         raise ConfigError(f"{path}: recipe file not found{_recipe_hint(path)}") from None
+    except OSError as error:  # a folder, no permission
+        raise ConfigError(f"{path}: cannot read the recipe: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except UnicodeDecodeError as error:

@@ -95,6 +95,14 @@ def test_input_override_and_file_errors(tmp_path):
     path.write_text("[input\n")
     with pytest.raises(ConfigError, match="invalid TOML"):
         load_recipe(path)
+    with pytest.raises(ConfigError, match=f"{tmp_path}: cannot read the recipe: Is a directory"):
+        load_recipe(tmp_path)
+
+
+def test_a_recipe_saved_with_a_byte_order_mark_loads(tmp_path):
+    path = tmp_path / "notepad.toml"
+    path.write_text('[input]\npaths = ["a.jsonl"]\n[[stage]]\nuse = "length"\n', encoding="utf-8-sig")
+    assert load_recipe(path).input.paths == ("a.jsonl",)
 
 
 @pytest.mark.parametrize(
