@@ -249,7 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < args.validation_fraction < 0.5:
         print("train-quality: --validation-fraction must lie in (0, 0.5)", file=sys.stderr)
         return 2
-    examples = read_examples(args)
+    try:
+        examples = read_examples(args)
+    except ValueError as error:  # InputError: a glob that matches nothing, a folder, an unknown format
+        print(f"train-quality: {error}", file=sys.stderr)
+        return 2
     targets = np.array([e.target for e in examples], dtype=np.float64)
     labels = (targets >= args.grade_threshold if args.graded else targets == 1).astype(np.int64)
     if labels.sum() < 2 or (1 - labels).sum() < 2:

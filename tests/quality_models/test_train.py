@@ -67,6 +67,13 @@ def test_missing_classes_are_usage_errors(training_files, tmp_path):
     assert main(["--model", "fasttext", "--positive", str(training_files[0]), "--output", str(tmp_path)]) == 2
 
 
+def test_a_glob_that_matches_nothing_is_a_usage_error_not_a_traceback(training_files, tmp_path, capsys):
+    missing = str(tmp_path / "nothing" / "*.jsonl")
+    argv = ["--model", "fasttext", "--positive", missing, "--negative", str(training_files[1])]
+    assert main([*argv, "--output", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"train-quality: {missing}: no input file matches\n"
+
+
 def test_metrics():
     labels = np.array([0, 0, 1, 1])
     assert roc_auc(labels, np.array([0.1, 0.4, 0.35, 0.8])) == 0.75
