@@ -229,7 +229,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from pipeline.checkpoints import CheckpointSettings
     from pipeline.decisions import SpillOptions
     from pipeline.output_folder import remove_if_empty
-    from pipeline.preflight import check_beam_options, check_inputs, check_mixture, check_output
+    from pipeline.preflight import check_beam_options, check_folder, check_inputs, check_mixture, check_output
     from pipeline.progress import console_progress
     from pipeline.recipe import language_notes, load_recipe
     from pipeline.run import PipelineFailed, RunFailed, pipeline_options, run_recipe
@@ -260,6 +260,9 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     for note in notes:
         print(note, file=sys.stderr)
     check_mixture(recipe, inputs)
+    for option, folder in (("--work-dir", args.work_dir), ("--spill_dir", spill_dir)):
+        if folder:
+            check_folder(folder, option)
     created = not os.path.exists(args.output)
     check_output(args.output)
     checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)

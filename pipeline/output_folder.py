@@ -42,14 +42,6 @@ class WorkDirNotOurs(ValueError):
     """The work area would hold more than checkpoints; deleting it would lose the rest."""
 
 
-def make_work_folder(work_root: str) -> None:
-    """Create a `--work-dir`; one that cannot be (a file is there, no permission) is a clear error."""
-    try:
-        fileio.make_folder(work_root)
-    except OSError as error:
-        raise WorkDirNotOurs(f"{work_root}: --work-dir cannot be created: {error.strerror}") from None
-
-
 def check_work_root(work_root: str, output: str) -> None:
     """Refuse a work area that holds anything but gristmill's `phase-*` folders, or the output.
 

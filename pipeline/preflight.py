@@ -135,6 +135,20 @@ def check_output(folder: str) -> None:
         raise UsageError(f"--output {folder}: the folder is not writable")
 
 
+def check_folder(folder: str, option: str) -> None:
+    """A local folder that `option` names (`--work-dir`, `--spill_dir`) can be made and written: the
+    nearest path that exists at or above it is a writable folder (object stores: checked by the run)."""
+    if not fileio.is_local(folder):
+        return
+    existing = os.path.abspath(folder)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UsageError(f"{option} {folder}: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {folder}: {existing} is not writable")
+
+
 def check_text_field(path: str, config: InputConfig, size: int) -> str:
     """Stop when the first records of `path` (of `size` bytes) all lack the text field
     (e.g. GSM8K's question/answer) or hold something else than a string there (a list of

@@ -55,7 +55,6 @@ from pipeline.output_folder import (
     clear_work_area,
     exclusive,
     full_disk_advice,
-    make_work_folder,
     mark_output,
     remove_if_empty,
     remove_stale_staging,
@@ -398,7 +397,7 @@ def run_recipe(
         resume = None
         if checkpoints_enabled(checkpoints, options):
             if checkpoints.work_dir:  # elsewhere: held like the output folder
-                make_work_folder(work_root)
+                fileio.make_folder(work_root)
                 held.callback(remove_if_empty, work_root)  # after the lock's release
                 held.enter_context(exclusive(work_root, "--work-dir"))
             check_work_root(work_root, output)

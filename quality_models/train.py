@@ -249,9 +249,12 @@ def main(argv: list[str] | None = None) -> int:
     if not 0.0 < args.validation_fraction < 0.5:
         print("train-quality: --validation-fraction must lie in (0, 0.5)", file=sys.stderr)
         return 2
+    from pipeline.preflight import check_folder
+
     try:
+        check_folder(str(args.output), "--output")
         examples = read_examples(args)
-    except ValueError as error:  # InputError: a glob that matches nothing, a folder, an unknown format
+    except ValueError as error:  # UsageError, or InputError: a glob that matches nothing, a folder
         print(f"train-quality: {error}", file=sys.stderr)
         return 2
     targets = np.array([e.target for e in examples], dtype=np.float64)

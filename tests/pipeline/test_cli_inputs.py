@@ -134,6 +134,13 @@ def test_an_output_that_cannot_be_a_folder_is_an_error_before_the_run(tmp_path, 
     code = main(["run", "--recipe", str(recipe), "--input", a, "--output", f"{a}/sub"])
     err = capsys.readouterr().err
     assert code == 2 and f"--output {a}/sub: cannot create the folder: Not a directory" in err
+    for option in ("--spill_dir", "--work-dir"):  # the spill folder failed the run after it started
+        code = main(
+            ["run", "--recipe", str(recipe), "--input", a, "--output", str(tmp_path / "o"), option, f"{a}/x"]
+        )
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and err == [f"gristmill: error: {option} {a}/x: {a} is a file, not a folder"]
+        assert not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize(

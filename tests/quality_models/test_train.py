@@ -67,11 +67,16 @@ def test_missing_classes_are_usage_errors(training_files, tmp_path):
     assert main(["--model", "fasttext", "--positive", str(training_files[0]), "--output", str(tmp_path)]) == 2
 
 
-def test_a_glob_that_matches_nothing_is_a_usage_error_not_a_traceback(training_files, tmp_path, capsys):
+def test_a_glob_that_matches_nothing_or_an_output_on_a_file_is_a_usage_error_not_a_traceback(
+    training_files, tmp_path, capsys
+):
     missing = str(tmp_path / "nothing" / "*.jsonl")
     argv = ["--model", "fasttext", "--positive", missing, "--negative", str(training_files[1])]
     assert main([*argv, "--output", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == f"train-quality: {missing}: no input file matches\n"
+    argv = ["--model", "fasttext", "--positive", str(training_files[0]), "--negative", str(training_files[1])]
+    assert main([*argv, "--output", str(training_files[0])]) == 2
+    assert capsys.readouterr().err.endswith(f"{training_files[0]} is a file, not a folder\n")
 
 
 def test_metrics():
