@@ -206,6 +206,7 @@ def collect(directory: str, manifest: dict[str, Any] | None = None) -> dict[str,
         "counts": manifest["counts"],
         "conservation": manifest["conservation"],
         "problems": manifest["problems"],
+        "inputs_changed": manifest.get("inputs_changed", []),  # absent from earlier manifests
         "funnel": [
             {
                 "stage": s["name"],

@@ -217,6 +217,7 @@ svg{{max-width:100%;height:auto}} h2{{margin-top:1.6em;border-bottom:1px solid #
 <h1>gristmill run: {_esc(manifest["run"])}</h1>
 <p class="status">{_esc(status)} · conservation {"holds" if manifest["conservation"] else "BROKEN"} ·
 {manifest["seconds"]} s · recipe {_esc(manifest["recipe"]["recipe"])}</p>
+{"".join(f'<p class="status">input changed: {_esc(change)}</p>' for change in manifest.get("inputs_changed", []))}
 <div class="cards">
 <div><div class="num" id="count-read">{counts["input"]:,}</div>read</div>
 <div><div class="num" id="count-kept">{counts["kept"]:,}</div>kept</div>

@@ -2,6 +2,7 @@
 text fields are errors that name the culprit, Ctrl-C is one line."""
 
 import gzip
+import html
 import json
 import os
 from pathlib import Path
@@ -449,6 +450,10 @@ def test_inputs_changed_during_the_run_are_named_after_it(tmp_path, capsys, monk
     assert "changed during the run" in changes[0] and "appeared during the run" in changes[2]
     printed = capsys.readouterr().out
     assert all(f"input changed: {line}" in printed for line in changes)
+    assert main(["inspect", "--json", str(output)]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs_changed"] == changes
+    report = (output / "report.html").read_text()
+    assert all(f"input changed: {html.escape(line)}" in report for line in changes)
     # Nothing changes in a second run (its inputs are now a, new): nothing is said.
     assert (
         main(

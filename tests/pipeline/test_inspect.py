@@ -44,9 +44,10 @@ def test_inspect_json_has_the_documented_shape(curated_output, capsys):
     summary = json.loads(out)
     assert code == 0 and summary["format"] == FORMAT
     assert set(summary) == {
-        "format", "directory", "run", "seconds", "counts", "conservation", "problems", "funnel",
-        "shards", "scores", "length_chars", "languages", "duplicate_clusters", "synthesis",
+        "format", "directory", "run", "seconds", "counts", "conservation", "problems", "inputs_changed",
+        "funnel", "shards", "scores", "length_chars", "languages", "duplicate_clusters", "synthesis",
     }  # fmt: skip
+    assert summary["inputs_changed"] == []
     assert summary["counts"] == {"input": 25, "kept": 17, "rejected": 7, "failed": 1}
     length = next(s for s in summary["funnel"] if s["stage"] == "length")
     assert length["reasons"] == {"too_few_words": 5} and length["in"] == 24
