@@ -115,8 +115,8 @@ class _Buffer:
 
 
 def _head_end(data: bytes, start: int = 0) -> tuple[int, int]:
-    """Index where the header block at `start` ends and the length of its terminator (LF LF or
-    CR LF CR LF, whichever comes first); (-1, 0) when it does not end in `data`."""
+    """Index where the header block at `start` ends and the length of its terminator, the first
+    blank line (LF LF, CR LF CR LF or LF CR LF); (-1, 0) when it does not end in `data`."""
     match = HEAD_END.search(data, start)
     if match is None:
         return -1, 0
