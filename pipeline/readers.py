@@ -55,6 +55,7 @@ MAX_SPLIT_BYTES = 64 << 20  # the largest byte range `split_bytes` gives by defa
 MIN_SPLIT_BYTES = 1 << 20  # and the smallest: below it a split costs more than it spreads
 SPLITS_PER_FILE = 8  # what a file of up to 512 MiB is cut into by default: one file keeps 8 workers busy
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
+MAX_FILE_DOCUMENT_BYTES = 64 << 20  # a text or HTML file, one document, is read whole up to this size
 GZIP_BUFFER = 1 << 20  # decompressed bytes read ahead (gzip's own reader buffers 8 KiB, then 1 MiB reads)
 # Why a stream (standard input, a pipe) is no input, and what to do instead.
 STREAM_ADVICE = "(workers read parts of each file in parallel): save the stream to a file and give its path"
@@ -321,8 +322,9 @@ def iter_documents(
 
 def _read_text_file(path: str, compression: str | None, position: ReadPosition) -> Record:
     """A plain-text file (a book, a page) as one document whose id is the file's path."""
-    with _open_decompressed(path, compression, position) as handle:
-        data = handle.read()
+    data = _file_document_bytes(path, compression, position)
+    if data is None:
+        return _file_too_large(path)
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
@@ -333,9 +335,24 @@ def _read_text_file(path: str, compression: str | None, position: ReadPosition) 
 def _read_html_file(path: str, compression: str | None, position: ReadPosition, extractor: str) -> Record:
     """A saved HTML page as one document (its main text, as for WARC responses; the charset from
     the page itself); its path is its id and source."""
-    with _open_decompressed(path, compression, position) as handle:
-        html = handle.read()
+    html = _file_document_bytes(path, compression, position)
+    if html is None:
+        return _file_too_large(path)
     return page_record(Document(id=path, text="", source=path), html, "", extractor)
+
+
+def _file_document_bytes(path: str, compression: str | None, position: ReadPosition) -> bytes | None:
+    """A one-document file's bytes, decompressed; None past MAX_FILE_DOCUMENT_BYTES (read no further:
+    a log file or a decompression bomb is not held in memory)."""
+    with _open_decompressed(path, compression, position) as handle:
+        data = handle.read(MAX_FILE_DOCUMENT_BYTES + 1)
+    return data if len(data) <= MAX_FILE_DOCUMENT_BYTES else None
+
+
+def _file_too_large(path: str) -> Failure:
+    limit = f"{MAX_FILE_DOCUMENT_BYTES >> 20} MiB"
+    why = f"over {limit} (decompressed): a text or HTML file is one document, read whole up to {limit}"
+    return Failure(path, path, READ_STAGE, "RecordTooLarge", why)
 
 
 @contextmanager

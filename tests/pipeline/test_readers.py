@@ -266,6 +266,25 @@ def test_a_text_file_is_one_document_named_by_its_path(tmp_path):
     assert (failure.id, failure.error) == (str(latin), "InvalidUtf8")
 
 
+@pytest.mark.parametrize("name", ["log.txt", "bomb.txt.gz", "page.html.gz"])
+def test_a_one_document_file_too_large_to_hold_is_a_failure(tmp_path, monkeypatch, name):
+    """A text or HTML file was read whole: a 5 GB log, or a small .gz decompressing to terabytes,
+    went into memory at once. Now it is read up to the limit and no further."""
+    monkeypatch.setattr(readers, "MAX_FILE_DOCUMENT_BYTES", 1 << 20)
+    body = b"<html><body><p>" + b"Words of the page. " * (200 << 10) + b"</p></body></html>"  # 3.8 MB
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(body) if name.endswith(".gz") else body)
+    (failure,) = read_all(path)
+    assert (failure.id, failure.error) == (str(path), "RecordTooLarge")
+    assert failure.message == (
+        "over 1 MiB (decompressed): a text or HTML file is one document, read whole up to 1 MiB"
+    )
+    small = body[: 100 << 10] + b"</p></body></html>"
+    path.write_bytes(gzip.compress(small) if name.endswith(".gz") else small)
+    (document,) = read_all(path)
+    assert document.text.startswith(("<html>", "Words of the page."))
+
+
 def test_zstd_and_json_array(tmp_path):
     import zstandard
 
