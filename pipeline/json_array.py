@@ -13,7 +13,12 @@ CHUNK = 1 << 20  # bytes read at a time
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 # A string (to its closing quote, or to the end of what was read) or a bracket.
 _BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+MAX_ELEMENT_CHARS = 64 << 20  # a longer element is not held: ElementTooLarge (as a JSON Lines line)
 TOO_DEEP = object()  # yielded in place of an element nested too deeply to parse (its text is skipped)
+
+
+class ElementTooLarge(ValueError):
+    """An element longer than MAX_ELEMENT_CHARS: the array is read no further (memory stays bounded)."""
 
 
 def json_integer(digits: str) -> int | str:
@@ -29,7 +34,8 @@ class JsonArray:
     """The elements of one JSON array, parsed one at a time from a byte stream.
 
     Memory is about the largest element, not the file. A malformed element or array raises
-    ValueError after the elements before it were yielded; an element nested too deeply for the
+    ValueError after the elements before it were yielded (ElementTooLarge for an element longer
+    than MAX_ELEMENT_CHARS, which is not held); an element nested too deeply for the
     parser is skipped by its brackets and yielded as TOO_DEEP, and the elements after it are read.
     Bytes that are not UTF-8 are decoded to lone surrogates (`surrogateescape`), which valid JSON
     text never holds, so the caller can fail just the element that has them.
@@ -48,6 +54,8 @@ class JsonArray:
         """Append the next `size` bytes to the text (dropping what was parsed); False at the end."""
         if self.eof:
             return False
+        if len(self.text) - self.pos > MAX_ELEMENT_CHARS:  # only an element's text is held this long
+            raise ElementTooLarge(f"an element of over {MAX_ELEMENT_CHARS >> 20} MiB, more than is held")
         data = self.handle.read(size)
         self.eof = not data
         self.text = self.text[self.pos :] + self.decode(data, final=self.eof)

@@ -32,7 +32,7 @@ from pipeline import fileio
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers, damage_failures, members_of
-from pipeline.json_array import TOO_DEEP, JsonArray
+from pipeline.json_array import TOO_DEEP, ElementTooLarge, JsonArray
 from pipeline.json_lines import (
     MAX_LINE_BYTES,
     SURROGATE_ESCAPE_TEXT,
@@ -487,7 +487,8 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
                 yield record_to_document(record, path, str(index), config)
             index += 1
     except ValueError as error:
-        yield Failure(f"{path}:{index}", path, READ_STAGE, "MalformedJson", _rest_unread(index, error))
+        error_class = "RecordTooLarge" if isinstance(error, ElementTooLarge) else "MalformedJson"
+        yield Failure(f"{path}:{index}", path, READ_STAGE, error_class, _rest_unread(index, error))
     except (OSError, EOFError, zlib.error) as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "TruncatedInput", _rest_unread(index, error))
 
