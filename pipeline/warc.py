@@ -20,7 +20,7 @@ from pipeline.zstd_frames import FrameWalker
 
 WARC_MAGIC = b"WARC/"
 RECORD_START = b"\nWARC/"
-HEAD_END = re.compile(rb"\n\r?\n")  # a blank line ends a header block: LF LF or CR LF CR LF
+HEAD_END = re.compile(rb"\n\r?\n")  # a blank line ends a header block: LF LF, CR LF CR LF, LF CR LF
 READ_CHUNK = 1 << 20
 MAX_DECODED_BYTES = 64 << 20  # an HTTP body decoding to more is a failure, not a page
 MAX_HELD_BLOCK = 64 << 20  # a longer record block (a video in a wget WARC) is passed over, not held
