@@ -45,7 +45,7 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
         if text is None:
             fields = ", ".join(sorted(map(str, record))) or "none"
             absent = f"no {text_field!r} field; fields found: {fields}"
-            why = f"{text_field!r} is null" if text_field in record else absent
+            why = f"{text_field!r} is null" if has_field(record, text_field) else absent
             return Failure(doc_id, source, READ_STAGE, "MissingText", why)
         if isinstance(text, bytes) and not config.html_field:  # a Parquet binary column
             try:
@@ -107,6 +107,15 @@ def field_value(record: dict[str, Any], name: str) -> Any:
             return None
         value = value.get(part)
     return value
+
+
+def has_field(record: dict[str, Any], name: str) -> bool:
+    """Whether the record holds the field `field_value` reads, null or not."""
+    if name in record or "." not in name:
+        return name in record
+    *path, last = name.split(".")
+    holder = field_value(record, ".".join(path))
+    return isinstance(holder, dict) and last in holder
 
 
 def without_field(record: dict[str, Any], name: str) -> dict[str, Any]:

@@ -115,6 +115,7 @@ def test_dotted_field_paths_reach_into_parquet_structs_and_a_literal_name_comes_
     doc, missing = read_all(tmp_path / "a.parquet", text_field="content.body", id_field="meta.id")
     assert (doc.id, doc.text, doc.metadata) == ("7", "nested text", {"content": {"title": "T"}})
     assert isinstance(missing, Failure) and missing.error == "MissingText" and missing.id == "8"
+    assert missing.message == "'content.body' is null"  # was "no 'content.body' field", which it has
     write_jsonl(tmp_path / "b.jsonl", [{"content.body": "literal", "content": {"body": "nested"}}])
     (literal,) = read_all(tmp_path / "b.jsonl", text_field="content.body")
     assert literal.text == "literal" and literal.metadata == {"content": {"body": "nested"}}
