@@ -9,7 +9,8 @@ import pytest
 
 from pipeline.document import Document, Failure
 from pipeline.gzip_members import GzipMembers
-from tests.pipeline.test_readers import _response, _warc_record, read_all
+from tests.pipeline.test_readers import read_all
+from tests.pipeline.test_warc import _response, _warc_record
 
 
 def _page(i: int) -> bytes:

@@ -9,7 +9,8 @@ import pytest
 
 from pipeline.document import Document, Failure, Rejection
 from pipeline.warc import MAX_BLOCK_NESTING
-from tests.pipeline.test_readers import HTML, _response, _warc_record, read_all
+from tests.pipeline.test_readers import read_all
+from tests.pipeline.test_warc import HTML, _response, _warc_record
 
 PAGE = """<html><head><meta charset="windows-1252"><title>T</title></head><body>
 <nav><a href="/">Home</a> | <a href="/news">News</a></nav>
