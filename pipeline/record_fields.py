@@ -101,21 +101,26 @@ def field_value(record: dict[str, Any], name: str) -> Any:
     its nested objects (`metadata.url`); None when there is none."""
     if name in record or "." not in name:
         return record.get(name)
-    value: Any = record
-    for part in name.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(part)
-    return value
+    holder, key = _path_holder(record, name)
+    return holder.get(key) if isinstance(holder, dict) else None
 
 
 def has_field(record: dict[str, Any], name: str) -> bool:
     """Whether the record holds the field `field_value` reads, null or not."""
     if name in record or "." not in name:
         return name in record
-    *path, last = name.split(".")
-    holder = field_value(record, ".".join(path))
-    return isinstance(holder, dict) and last in holder
+    holder, key = _path_holder(record, name)
+    return isinstance(holder, dict) and key in holder
+
+
+def _path_holder(record: dict[str, Any], name: str) -> tuple[Any, str]:
+    """The object that a dotted path's last key is looked up in (None where the path breaks off
+    earlier), and that key."""
+    *path, key = name.split(".")
+    holder: Any = record
+    for part in path:
+        holder = holder.get(part) if isinstance(holder, dict) else None
+    return holder, key
 
 
 def without_field(record: dict[str, Any], name: str) -> dict[str, Any]:

@@ -89,13 +89,17 @@ class _Buffer:
             left -= step
         return True
 
-    def read_header_block(self, limit: int = 64 << 20) -> None:
-        """Read ahead until a blank line ends the header block at pos (or `limit` bytes, or the
-        stream's end), searching each byte once."""
+    def header_end(self, limit: int = 64 << 20) -> tuple[int, int]:
+        """Where the first blank line ends the header block at pos (relative to pos) and that line's
+        length, reading ahead as far as it needs, up to `limit` bytes, searching each byte once;
+        (-1, 0) when none does."""
         searched = 0
-        while not HEAD_END.search(self.data, self.pos + max(0, searched - 2)):
+        while True:
+            end, terminator = _head_end(self.data, self.pos, self.pos + max(0, searched - 2))
+            if end >= 0:
+                return end - self.pos, terminator
             if self.eof or searched > limit:
-                return
+                return -1, 0
             searched = len(self.data) - self.pos
             self.fill(searched + READ_CHUNK)
 
@@ -114,10 +118,11 @@ class _Buffer:
         return self.base + self.pos
 
 
-def _head_end(data: bytes, start: int = 0) -> tuple[int, int]:
+def _head_end(data: bytes, start: int = 0, search_from: int | None = None) -> tuple[int, int]:
     """Index where the header block at `start` ends and the length of its terminator, the first
-    blank line (LF LF, CR LF CR LF or LF CR LF); (-1, 0) when it does not end in `data`."""
-    match = HEAD_END.search(data, start)
+    blank line (LF LF, CR LF CR LF or LF CR LF); (-1, 0) when it does not end in `data`.
+    `search_from`: where to look from, when the bytes before it are known to hold no blank line."""
+    match = HEAD_END.search(data, start if search_from is None else search_from)
     if match is None:
         return -1, 0
     end = match.start()
@@ -158,9 +163,7 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
         if buffer.pos >= len(buffer.data) and buffer.eof:
             return
         start = buffer.offset()
-        buffer.read_header_block()
-        header_end, terminator = _head_end(buffer.data, buffer.pos)
-        header_end -= buffer.pos
+        header_end, terminator = buffer.header_end()
         if not buffer.data.startswith(WARC_MAGIC, buffer.pos) or header_end < 0:
             if buffer.eof and not buffer.data[buffer.pos :].strip():
                 return  # line ends after the last record
