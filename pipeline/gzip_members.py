@@ -3,14 +3,20 @@
 WARC files are gzipped one record per member (Common Crawl's hold ~40,000), and JSON Lines joined
 with `cat` or written by bgzip hold many too, so one damaged member need not cost the rest of the
 file. `GzipMembers` decompresses member by member; where a member does not decompress it notes
-the damage, looks for the next member header in the compressed bytes and goes on from there. A
-stream cut short inside a member still raises EOFError, as `gzip` does.
+the damage, looks for the next member header in the compressed bytes and goes on from there. The
+search starts just after the failed member's header, not where the failure showed: a false header
+in damaged bytes can take up to 64 KiB after it as its "extra field" (FEXTRA), and a member cut
+short takes the members after it as deflate data, before either fails. A member's output is
+held until its CRC checks (up to 4 MiB; a longer member streams), so a damaged member gives no
+garbage to the reader. A stream cut short inside a member gives what decompressed before the cut,
+then raises EOFError, as `gzip` does, unless a member header follows that member's own.
 """
 
 from __future__ import annotations
 
 import io
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -19,6 +25,9 @@ from pipeline.document import READ_STAGE, Failure, one_line
 MEMBER_HEADER = b"\x1f\x8b\x08"  # ID1, ID2, CM = deflate (RFC 1952)
 RESERVED_FLAGS = 0xE0
 READ_SIZE = 1 << 16  # compressed bytes per read: the rest after a member is copied once per member
+STEP_OUTPUT = 1 << 20  # decompressed bytes per step at most
+HELD_BYTES = 4 << 20  # a member's output is held until its CRC checks, up to this; then streamed
+RESCAN_BYTES = 1 << 20  # compressed bytes kept to search again for a header after a member fails
 
 
 class Damage(NamedTuple):
@@ -42,6 +51,14 @@ class GzipMembers(io.RawIOBase):
         self.searching = False  # skipping compressed bytes up to the next member header
         self.recovered = True  # a member decompressed whole since the last damage (or none yet)
         self.damage: list[Damage] = []
+        self.recent: deque[bytes] = deque()  # the last reads, RESCAN_BYTES or more; input ends them
+        self.recent_start = 0  # compressed offset of recent[0]
+        self.recent_size = 0
+        self.held: list[bytes] = []  # the current member's output, given out when it ends whole
+        self.held_size = 0
+        self.ready = b""  # output that may be read, from ready_at on
+        self.ready_at = 0
+        self.cut_short: str | None = None  # why the stream ended inside a member, once ready is read
 
     def readable(self) -> bool:
         return True
@@ -53,43 +70,97 @@ class GzipMembers(io.RawIOBase):
         return len(data)
 
     def read(self, size: int = -1) -> bytes:
-        """Up to `size` bytes, those of one member at most (no buffer of `size` made up front)."""
+        """Up to `size` bytes (no buffer of `size` made up front)."""
         return self.readall() if size is None or size < 0 else self._decompressed(size)
 
     def _decompressed(self, size: int) -> bytes:
         """Up to `size` decompressed bytes (b"" at the end of the stream)."""
-        while True:
-            if not self.input and not self._read():
+        while self.ready_at >= len(self.ready):
+            if self.cut_short is not None:
+                raise EOFError(self.cut_short)
+            if not self._step():
                 return b""
-            if self.searching:
-                self._search()
-                continue
-            try:
-                out = self.decompressor.decompress(self.input, size)
-            except zlib.error as error:
-                self._skip(one_line(error))
-                continue
-            rest = (
-                self.decompressor.unused_data if self.decompressor.eof else self.decompressor.unconsumed_tail
-            )
-            self.offset += len(self.input) - len(rest)
-            self.input = rest
-            self.in_member = not self.decompressor.eof
-            if self.decompressor.eof:
-                self.decompressor = zlib.decompressobj(31)
-                self.member_start = self.offset
-                self.recovered = True
-            if out:
-                return out
+        if self.ready_at == 0 and size >= len(self.ready):
+            out = self.ready  # not copied: a whole member, as a WARC reader's read takes it
+        else:
+            out = self.ready[self.ready_at : self.ready_at + size]
+        self.ready_at += len(out)
+        return out
 
-    def _read(self) -> bool:
-        """Read more compressed bytes; False at their end (EOFError inside a member)."""
-        self.input = self.raw.read(READ_SIZE)
-        if self.input:
+    def _step(self) -> bool:
+        """Decompress or search the next compressed bytes; False at the end of the stream."""
+        if not self.input:
+            self.input = self._raw_read()
+            if not self.input:
+                return self._at_end()
+        if self.searching:
+            self._search()
             return True
-        if self.in_member and not self.searching:
-            raise EOFError("Compressed file ended before the end-of-stream marker was reached")
-        return False
+        try:
+            out = self.decompressor.decompress(self.input, STEP_OUTPUT)
+        except zlib.error as error:
+            self._skip(one_line(error))
+            return True
+        rest = self.decompressor.unused_data if self.decompressor.eof else self.decompressor.unconsumed_tail
+        self.offset += len(self.input) - len(rest)
+        self.input = rest
+        self.in_member = not self.decompressor.eof
+        self.held.append(out)
+        self.held_size += len(out)
+        if self.decompressor.eof:
+            self.decompressor = zlib.decompressobj(31)
+            self.member_start = self.offset
+            self.recovered = True
+            self._give_out_held()
+        elif self.held_size >= HELD_BYTES:
+            self._give_out_held()
+            self.held_size = HELD_BYTES  # the rest of this member streams
+        return True
+
+    def _give_out_held(self) -> None:
+        """What the current member decompressed so far may be read."""
+        self.ready = b"".join(self.held)
+        self.ready_at = 0
+        self.held = []
+        self.held_size = 0
+
+    def _at_end(self) -> bool:
+        """The compressed bytes are done: False, unless they end inside a member. Then the member
+        was cut short: what it decompressed is read and EOFError follows, or, where a member header
+        follows its own, it is damage and the stream goes on from there."""
+        if not self.in_member or self.searching:
+            return False
+        why = "Compressed file ended before the end-of-stream marker was reached"
+        start, rest = self._recent_from(self.member_start + 1)
+        if next_header(rest) < 0:
+            self._give_out_held()
+            self.cut_short = why
+        else:
+            self._fail_member(why)
+            self._search_from(start, rest)
+        return True
+
+    def _raw_read(self) -> bytes:
+        """The next compressed bytes, also kept in `recent`."""
+        data = self.raw.read(READ_SIZE)
+        self.recent.append(data)
+        self.recent_size += len(data)
+        while len(self.recent) > 2 and self.recent_size - len(self.recent[0]) >= RESCAN_BYTES:
+            dropped = self.recent.popleft()
+            self.recent_start += len(dropped)
+            self.recent_size -= len(dropped)
+        return data
+
+    def _recent_from(self, start: int) -> tuple[int, bytes]:
+        """The compressed bytes read from offset `start` (or the oldest kept) on, and their offset."""
+        start = max(start, self.recent_start)
+        position = self.recent_start
+        parts = []
+        for data in self.recent:
+            if position + len(data) > start:
+                parts.append(data[max(0, start - position) :])
+            position += len(data)
+        return start, b"".join(parts)
 
     def _skip(self, why: str) -> None:
         """The current member does not decompress: note it and look for the next one."""
@@ -97,26 +168,35 @@ class GzipMembers(io.RawIOBase):
             self.offset += len(self.input)  # zero padding after the last member, as gzip allows
             self.input = b""
             return
-        if self.recovered:  # one damage however many false headers follow it
+        self._fail_member(why)
+        self._search_from(*self._recent_from(self.member_start + 1))  # past this member's own header
+
+    def _fail_member(self, why: str) -> None:
+        """The current member does not decompress: what it gave is dropped unread where it was held
+        (unchecked by its CRC, it may be garbage); one damage however many false headers follow."""
+        self.held = []
+        self.held_size = 0
+        if self.recovered:
             self.damage.append(Damage(self.member_start, why))
         self.recovered = False
-        self.offset += 1
-        self.input = self.input[1:]  # past this member's own header
+
+    def _search_from(self, offset: int, data: bytes) -> None:
+        """Look for the next member header in `data` (at compressed `offset`) and on."""
+        self.offset = offset
+        self.input = data
         self.searching = True
         self.in_member = False
         self.decompressor = zlib.decompressobj(31)
 
     def _search(self) -> None:
         """Drop compressed bytes up to the next plausible member header."""
-        start = self.input.find(MEMBER_HEADER)
-        while start >= 0 and len(self.input) > start + 3 and self.input[start + 3] & RESERVED_FLAGS:
-            start = self.input.find(MEMBER_HEADER, start + 1)
+        start = next_header(self.input)
         if start < 0:
             keep = len(MEMBER_HEADER)  # a header may straddle two reads
             dropped = max(0, len(self.input) - keep)
             self.offset += dropped
             self.input = self.input[dropped:]
-            more = self.raw.read(READ_SIZE)
+            more = self._raw_read()
             if not more:
                 self.offset += len(self.input)
                 self.input = b""
@@ -126,6 +206,14 @@ class GzipMembers(io.RawIOBase):
         self.input = self.input[start:]
         self.member_start = self.offset
         self.searching = False
+
+
+def next_header(data: bytes) -> int:
+    """Where the first plausible member header in `data` starts (-1 if none)."""
+    start = data.find(MEMBER_HEADER)
+    while start >= 0 and len(data) > start + 3 and data[start + 3] & RESERVED_FLAGS:
+        start = data.find(MEMBER_HEADER, start + 1)
+    return start
 
 
 def members_of(stream: io.IOBase) -> GzipMembers | None:

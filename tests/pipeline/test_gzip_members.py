@@ -2,11 +2,13 @@
 
 import gzip
 import io
+import json
 import random
 import zlib
 
 import pytest
 
+from pipeline import gzip_members
 from pipeline.document import Document, Failure
 from pipeline.gzip_members import GzipMembers
 from tests.pipeline.test_readers import read_all
@@ -85,3 +87,63 @@ def test_a_damaged_member_larger_than_a_read_is_reported_at_its_own_start():
     out = _drain(stream, 1 << 20)
     assert stream.damage and [d.offset for d in stream.damage] == [len(members[0])]
     assert out.startswith(gzip.decompress(members[0])) and out.endswith(gzip.decompress(members[2]))
+
+
+def test_a_member_cut_short_does_not_take_the_members_after_it(tmp_path):
+    """A cut member reads the members after it as its own deflate data (here: the rest of a stored
+    block) before it fails; the search for the next member starts after the cut member's header."""
+    members = _members(12)
+    members[5] = gzip.compress(random.Random(5).randbytes(300_000))[:100_000]  # stored blocks, cut
+    path = tmp_path / "crawl.warc.gz"
+    path.write_bytes(b"".join(members))
+    records = read_all(path)
+    docs = [r for r in records if isinstance(r, Document)]
+    assert [d.url for d in docs] == [f"http://e.com/{i}" for i in range(12) if i != 5]
+    failures = [r for r in records if isinstance(r, Failure)]
+    assert [(r.error, r.id) for r in failures] == [
+        ("CorruptGzipMember", f"{path}@gzip:{sum(map(len, members[:5]))}")
+    ]
+
+
+@pytest.mark.parametrize("members_after", [1, 3, 10])
+def test_a_false_header_with_an_extra_field_does_not_take_the_members_after_it(members_after):
+    """Garbage that looks like a member header with a 64 KiB extra field (FEXTRA), followed by
+    fewer or more bytes than that: the members after it are read, and the garbage is one damage."""
+    rng = random.Random(members_after)
+    texts = [rng.randbytes(rng.randint(100, 20_000)) for _ in range(13)]
+    members = [gzip.compress(text) for text in texts]
+    garbage = b"\x1f\x8b\x08\x04" + bytes(6) + b"\xff\xff" + b"not an extra field"
+    cut = len(members) - members_after
+    data = b"".join(members[:cut]) + garbage + b"".join(members[cut:])
+    stream = GzipMembers(io.BytesIO(data))
+    assert _drain(stream, 1 << 16) == b"".join(texts)
+    assert [d.offset for d in stream.damage] == [sum(map(len, members[:cut]))]
+
+
+def test_a_damaged_member_gives_none_of_what_it_decompressed_before_its_crc_failed(tmp_path):
+    """Stored (level 0) deflate data decodes whatever its bytes: a flipped byte shows only in the
+    member's CRC, after 200 KB (several reads) of output. None of it is read as a document."""
+    lines = [json.dumps({"id": str(i), "text": f"record {i} " * 40}) + "\n" for i in range(1_500)]
+    members = [gzip.compress("".join(lines[k : k + 500]).encode(), 0) for k in (0, 500, 1_000)]
+    damaged = bytearray(members[1])
+    damaged[len(damaged) // 2] ^= 0x04  # "record" becomes "rebord", or a digit another digit
+    path = tmp_path / "m.jsonl.gz"
+    path.write_bytes(members[0] + bytes(damaged) + members[2])
+    records = read_all(path)
+    ids = [r.id for r in records if isinstance(r, Document)]
+    assert ids == [str(i) for i in range(500)] + [str(i) for i in range(1_000, 1_500)]
+    failures = [(r.error, r.id) for r in records if isinstance(r, Failure)]
+    assert failures == [("CorruptGzipMember", f"{path}@gzip:{len(members[0])}")]
+
+
+def test_a_member_longer_than_is_held_streams_up_to_where_its_damage_shows(monkeypatch):
+    monkeypatch.setattr(gzip_members, "HELD_BYTES", 1 << 16)
+    rng = random.Random(4)
+    texts = [rng.randbytes(1_000), rng.randbytes(300_000), rng.randbytes(1_000)]
+    members = [gzip.compress(text) for text in texts]
+    damaged = bytearray(b"".join(members))
+    damaged[len(members[0]) + 250_000] ^= 0x01  # stored data: only the CRC tells
+    stream = GzipMembers(io.BytesIO(bytes(damaged)))
+    out = _drain(stream, 1 << 16)
+    assert [d.offset for d in stream.damage] == [len(members[0])]
+    assert out.startswith(texts[0] + texts[1][:200_000]) and out.endswith(texts[2])
