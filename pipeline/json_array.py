@@ -12,13 +12,18 @@ from typing import Any
 CHUNK = 1 << 20  # bytes read at a time
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
 # A string (to its closing quote, or to the end of what was read) or a bracket.
-_BRACKET_OR_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
-MAX_ELEMENT_CHARS = 64 << 20  # a longer element is not held: ElementTooLarge (as a JSON Lines line)
+_BRACKET_OR_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?|[\[\]{}]', re.DOTALL)
+_QUOTE_OR_BRACKET = re.compile(r'["\[\]{}]')
+_STRING_REST = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+(")?', re.DOTALL)  # to a string's closing quote
+# (possessive, unrolled: `(?:[^"\\]|\\.)*` kept a backtracking entry a character, 4 GB for 40 MB)
+MAX_ELEMENT_CHARS = 64 << 20  # a longer element is not held: TOO_LARGE (as a JSON Lines line)
 TOO_DEEP = object()  # yielded in place of an element nested too deeply to parse (its text is skipped)
+TOO_LARGE = object()  # yielded in place of an element over MAX_ELEMENT_CHARS (passed over, not held)
 
 
 class ElementTooLarge(ValueError):
-    """An element longer than MAX_ELEMENT_CHARS: the array is read no further (memory stays bounded)."""
+    """An element longer than MAX_ELEMENT_CHARS that is not an array, object or string (which are
+    passed over): the array is read no further (memory stays bounded)."""
 
 
 def json_integer(digits: str) -> int | str:
@@ -33,10 +38,11 @@ def json_integer(digits: str) -> int | str:
 class JsonArray:
     """The elements of one JSON array, parsed one at a time from a byte stream.
 
-    Memory is about the largest element, not the file. A malformed element or array raises
-    ValueError after the elements before it were yielded (ElementTooLarge for an element longer
-    than MAX_ELEMENT_CHARS, which is not held); an element nested too deeply for the
-    parser is skipped by its brackets and yielded as TOO_DEEP, and the elements after it are read.
+    Memory is about the largest element held, not the file. A malformed element or array raises
+    ValueError after the elements before it were yielded. An element longer than
+    MAX_ELEMENT_CHARS is passed over by its brackets and quotes, a read at a time, and yielded as
+    TOO_LARGE; one nested too deeply for the parser is skipped by its brackets and yielded as
+    TOO_DEEP; the elements after either are read.
     Bytes that are not UTF-8 are decoded to lone surrogates (`surrogateescape`), which valid JSON
     text never holds, so the caller can fail just the element that has them.
     """
@@ -72,9 +78,19 @@ class JsonArray:
                 return ""
 
     def _element(self) -> tuple[Any, str]:
+        """The next value and its JSON text; TOO_LARGE and "" for one over MAX_ELEMENT_CHARS."""
+        self._next_char()
+        try:
+            return self._parsed_element()
+        except ElementTooLarge:
+            if self.text[self.pos] not in '[{"':
+                raise
+        self._pass_over()
+        return TOO_LARGE, ""
+
+    def _parsed_element(self) -> tuple[Any, str]:
         """The next value and its JSON text, reading more (doubling) until it parses or the stream ends."""
         size = CHUNK
-        self._next_char()
         while True:
             try:
                 value, end = self.decoder.raw_decode(self.text, self.pos)
@@ -108,6 +124,30 @@ class JsonArray:
                     return source
             if not self._read(CHUNK):
                 raise ValueError("an element nested too deeply to parse is never closed")
+
+    def _pass_over(self) -> None:
+        """Consume one array, object or string by its brackets and quotes, holding a read at a time."""
+        depth = 0
+        in_string = False
+        while True:
+            if in_string:
+                rest = _STRING_REST.match(self.text, self.pos)
+                self.pos = rest.end()
+                in_string = rest.group(1) is None
+                if not in_string and depth == 0:
+                    return
+            elif token := _QUOTE_OR_BRACKET.search(self.text, self.pos):
+                self.pos = token.end()
+                mark = token.group()
+                in_string = mark == '"'
+                depth += 0 if in_string else 1 if mark in "[{" else -1
+                if depth == 0 and not in_string:
+                    return
+            else:
+                self.pos = len(self.text)
+            if self.pos == len(self.text) or (in_string and self.pos == len(self.text) - 1):
+                if not self._read(CHUNK):  # (a backslash at the end of a read is kept with the next)
+                    raise ValueError("an element too large to hold is never closed")
 
     def __iter__(self) -> Iterator[tuple[Any, str]]:
         if self._next_char() != "[":

@@ -28,11 +28,11 @@ from itertools import chain
 from typing import Any
 from urllib.parse import unquote
 
-from pipeline import fileio
+from pipeline import fileio, json_array
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import refuse_unreadable, refuse_wide_text
 from pipeline.gzip_members import GzipMembers, damage_failures, members_of
-from pipeline.json_array import TOO_DEEP, ElementTooLarge, JsonArray
+from pipeline.json_array import TOO_DEEP, TOO_LARGE, ElementTooLarge, JsonArray
 from pipeline.json_lines import (
     MAX_LINE_BYTES,
     SURROGATE_ESCAPE_TEXT,
@@ -464,8 +464,9 @@ def _hint_at_a_list_of_records(record: Record | None, raw: bytes, path: str) -> 
 def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) -> Iterator[Record]:
     """Records of a `.json` file holding one array, element by element (see `pipeline.json_array`).
 
-    An element with bytes that are not UTF-8, or nested too deeply to parse, is one failure; a
-    malformed element ends the file with one failure naming it; the elements before it are read.
+    An element with bytes that are not UTF-8, nested too deeply to parse, or too large to hold is
+    one failure; a malformed element ends the file with one failure naming it; the elements before
+    it are read.
     """
     index = 0
     try:
@@ -475,6 +476,8 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
                 yield Failure(
                     where, path, READ_STAGE, "TooDeeplyNested", f"array element {index}: {TOO_DEEP_MESSAGE}"
                 )
+            elif record is TOO_LARGE:
+                yield Failure(where, path, READ_STAGE, "RecordTooLarge", _too_large_element(index))
             elif _not_utf8(source):
                 yield Failure(
                     where, path, READ_STAGE, "InvalidUtf8", f"array element {index} is not valid UTF-8"
@@ -491,6 +494,11 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
         yield Failure(f"{path}:{index}", path, READ_STAGE, error_class, _rest_unread(index, error))
     except (OSError, EOFError, zlib.error) as error:
         yield Failure(f"{path}:{index}", path, READ_STAGE, "TruncatedInput", _rest_unread(index, error))
+
+
+def _too_large_element(index: int) -> str:
+    limit = json_array.MAX_ELEMENT_CHARS >> 20
+    return f"array element {index} is over {limit} MiB, more than is held; passed over unread"
 
 
 def _not_utf8(text: str) -> bool:

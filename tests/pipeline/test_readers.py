@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import json_array, json_lines, readers
+from pipeline import json_lines, readers
 from pipeline.document import Document, Failure
 from pipeline.readers import (
     InputConfig,
@@ -281,20 +281,6 @@ def test_a_one_document_file_too_large_to_hold_is_a_failure(tmp_path, monkeypatc
     path.write_bytes(gzip.compress(small) if name.endswith(".gz") else small)
     (document,) = read_all(path)
     assert document.text.startswith(("<html>", "Words of the page."))
-
-
-def test_a_json_array_element_too_large_to_hold_ends_the_file_with_one_failure(tmp_path, monkeypatch):
-    """An element was held whole however long: a 1 GiB one took 3.3 GiB of memory."""
-    monkeypatch.setattr(json_array, "MAX_ELEMENT_CHARS", 1 << 20)
-    monkeypatch.setattr(json_array, "CHUNK", 1 << 16)
-    elements = [{"id": "a", "text": "first"}, {"id": "b", "text": "x" * (3 << 20)}, {"id": "c", "text": "c"}]
-    path = tmp_path / "big.json.gz"
-    path.write_bytes(gzip.compress(json.dumps(elements).encode()))
-    first, failure = read_all(path)
-    assert first.text == "first" and (failure.id, failure.error) == (f"{path}:1", "RecordTooLarge")
-    assert failure.message == (
-        "array element 1: an element of over 1 MiB, more than is held; the rest of the file is not read"
-    )
 
 
 def test_zstd_and_json_array(tmp_path):
