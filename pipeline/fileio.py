@@ -37,6 +37,11 @@ def is_local(path: str) -> bool:
     return "://" not in path
 
 
+def canonical(path: str) -> str:
+    """A local path with links and `..` resolved, to compare with another; other paths as given."""
+    return os.path.realpath(path) if is_local(path) else path
+
+
 def user_path(path: str) -> str:
     """A path as people write it, as Beam opens it: `~` expanded (a quoted `'~/data/*.jsonl'`, a
     recipe's paths, `--output=~/out`), `file:///data` made `/data`."""

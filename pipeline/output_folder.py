@@ -149,18 +149,37 @@ def check_inputs_outside(output: str, files: list[str]) -> None:
     """Refuse input files inside what the run replaces or deletes in `output`: its parts, staging
     folders and work area (`--input 'data/**/*.parquet' --output data/out` read the last run's
     shards, and replaced them)."""
-
-    def normal(path: str) -> str:
-        return os.path.realpath(path) if fileio.is_local(path) else path
-
-    folder = normal(output).rstrip("/")
+    folder = fileio.canonical(output).rstrip("/")
     replaced = tuple(f"{folder}/{name}" for name in (*OUTPUT_PARTS, WORK_FOLDER, ".staging-"))
-    inside = [path for path in files if normal(path).startswith(replaced)]
+    inside = [path for path in files if fileio.canonical(path).startswith(replaced)]
     if inside:
         raise InputInsideOutput(
             f"{_first_of(inside)}: input inside the output folder's kept/, rejected/, failed/ or "
             "work area, which this run replaces; narrow the --input glob or write to another --output"
         )
+
+
+def earlier_outputs(files: list[str]) -> dict[str, list[str]]:
+    """The local files among `files` that belong to a gristmill output folder (one with
+    OUTPUT_MARKER: the file's folder, or its parent for kept/, rejected/, failed/ shards), by folder."""
+    marked: dict[str, bool] = {}
+    found: dict[str, list[str]] = {}
+    for path in files:
+        if not fileio.is_local(path):
+            continue
+        folder = os.path.dirname(path)
+        for candidate in (folder, os.path.dirname(folder)):
+            if candidate not in marked:
+                marked[candidate] = os.path.exists(os.path.join(candidate, OUTPUT_MARKER))
+            if marked[candidate]:
+                found.setdefault(candidate or ".", []).append(path)
+                break
+    return found
+
+
+def is_shard_of(path: str, output: str) -> bool:
+    """Whether `path` lies in the kept/, rejected/ or failed/ part of the output folder `output`."""
+    return os.path.relpath(path, output).split(os.sep)[0] in OUTPUT_PARTS
 
 
 def _first_of(names: list[str]) -> str:

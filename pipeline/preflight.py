@@ -14,7 +14,7 @@ from itertools import islice
 from pipeline import fileio
 from pipeline.document import Document
 from pipeline.file_start import WHOLE_FILE_ERRORS
-from pipeline.output_folder import OTHER_DISK_ADVICE, folders_by_disk
+from pipeline.output_folder import OTHER_DISK_ADVICE, earlier_outputs, folders_by_disk, is_shard_of
 from pipeline.readers import (
     STREAM_ADVICE,
     InputConfig,
@@ -88,7 +88,8 @@ def check_beam_options(flags: list[str], own_options: list[str], command: str = 
 def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[str, fileio.FileInfo]:
     """Every input file with its size and date (as `input_files`: listed once, each file once); a
     glob matching nothing or a text field absent from a file's first records is an error naming
-    it. A file whose first texts are HTML pages adds a line to `notes`."""
+    it, and so are files of an earlier gristmill output other than its shards. A file whose first
+    texts are HTML pages, and shards of an earlier output, add a line to `notes`."""
     files: dict[str, fileio.FileInfo] = {}
     for pattern in config.paths:
         if pattern == "-":
@@ -99,6 +100,17 @@ def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[st
         if note and notes is not None:
             notes.append(note)
         files.update(matched)
+    for output, paths in earlier_outputs(list(files)).items():
+        if own := [path for path in paths if not is_shard_of(path, output)]:
+            raise UsageError(
+                f"{own[0]}: --input matches the files of an earlier gristmill output ({output}: its "
+                "manifest, report and marker are not input); narrow the glob"
+            )
+        if notes is not None:
+            notes.append(
+                f"gristmill: note: {len(paths)} input files are shards of an earlier gristmill output "
+                f"({output}: kept/, rejected/, failed/); they are read as input like any other file"
+            )
     return dict(sorted(one_name_per_file(files).items()))
 
 

@@ -189,10 +189,13 @@ def one_name_per_file(files: dict[str, fileio.FileInfo]) -> dict[str, fileio.Fil
     return once
 
 
-def input_changes(patterns: list[str] | tuple[str, ...], planned: dict[str, fileio.FileInfo]) -> list[str]:
+def input_changes(
+    patterns: list[str] | tuple[str, ...], planned: dict[str, fileio.FileInfo], written: tuple[str, ...] = ()
+) -> list[str]:
     """How the files matching `patterns` differ from `planned` (`input_files` when the run began):
     one line per input file changed, gone or new, which a run's count of documents read cannot show
-    (a JSON Lines file is read in byte ranges of its size at the start)."""
+    (a JSON Lines file is read in byte ranges of its size at the start). New files under the
+    `written` folders (the run's output, spill and work folders) are the run's own, not inputs."""
     now: dict[str, fileio.FileInfo] = {}
     for pattern in patterns:
         with suppress(InputError):
@@ -211,7 +214,9 @@ def input_changes(patterns: list[str] | tuple[str, ...], planned: dict[str, file
                 f"{path}: changed during the run ({info.size:,} -> {current.size:,} bytes); a change made "
                 "after the run planned or read it is not in this output: rerun to read it as it is now"
             )
-    return lines + [f"{path}: appeared during the run and was not read" for path in now]
+    own = tuple(fileio.canonical(folder).rstrip("/") + "/" for folder in written)
+    new = [path for path in now if not (own and fileio.canonical(path).startswith(own))]
+    return lines + [f"{path}: appeared during the run and was not read" for path in new]
 
 
 def expand_paths(patterns: list[str] | tuple[str, ...]) -> list[str]:

@@ -440,7 +440,7 @@ def run_recipe(
                     raise PipelineFailed(full_disk_advice(reason, written) or reason) from error
             metrics = _stage_metrics(result, recipe)
             summary = resume.summary() if resume else None
-            changed = input_changes(recipe.input.paths, inputs)
+            changed = input_changes(recipe.input.paths, inputs, (output, spill_dir, work_root))
             manifest = finalize(
                 recipe, output, staging, metrics, time.time() - started, beam_args, summary, changed
             )

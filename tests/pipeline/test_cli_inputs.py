@@ -471,3 +471,29 @@ def test_inputs_changed_during_the_run_are_named_after_it(tmp_path, capsys, monk
     )
     assert json.loads((tmp_path / "o2" / "manifest.json").read_text())["inputs_changed"] == []
     assert "input changed" not in capsys.readouterr().out
+
+
+def test_a_glob_over_the_output_folder_reads_neither_the_runs_own_files_nor_an_earlier_outputs(
+    tmp_path, capsys, monkeypatch
+):
+    """`--input 'data/**' --output data/o1`: the run's own staging files were named as inputs that
+    appeared during the run; a second run read the first one's manifest, report and marker."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data").mkdir()
+    write_jsonl(tmp_path / "data" / "a.jsonl", [{"id": "a", "text": LONG_TEXT}])
+    recipe = str(write_recipe(tmp_path / "r.toml", ["data/**"], STAGES))
+    run = ["run", "--quiet", "--recipe", recipe, *IN_PROCESS]
+    assert main([*run, "--output", "data/o1"]) == 0
+    assert json.loads((tmp_path / "data" / "o1" / "manifest.json").read_text())["inputs_changed"] == []
+    assert "input changed" not in capsys.readouterr().out
+    assert main([*run, "--output", "data/o2"]) == 2
+    assert capsys.readouterr().err.startswith(
+        "gristmill: error: data/o1/.gristmill-output: --input matches the files of an earlier "
+        "gristmill output (data/o1: its manifest, report and marker are not input); narrow the glob"
+    )
+    assert not (tmp_path / "data" / "o2").exists()
+    shards = ["--input", "data/**/*.parquet", "data/*.jsonl", "--output", "data/o2"]
+    assert main([*run, *shards]) == 0
+    said = capsys.readouterr()
+    assert "gristmill: note: 6 input files are shards of an earlier gristmill output (data/o1: " in said.err
+    assert "read 2, kept 2" in said.out  # a.jsonl, and its copy in data/o1/kept
