@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pipeline.readers import InputConfig
 
 CANDIDATE_KINDS = ("code", "math")
+MAX_TEXT_CHARS = 64 << 20  # a longer text is RecordTooLarge, as a JSON Lines line over 64 MiB is
 SURROGATE = re.compile(r"[\ud800-\udfff]")  # half of a pair: not valid Unicode, cannot be written as UTF-8
 
 
@@ -56,6 +57,9 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
             return Failure(
                 doc_id, source, READ_STAGE, "NonStringText", f"{text_field!r} is {type(text).__name__}"
             )
+        if len(text) > MAX_TEXT_CHARS:  # a Parquet value: JSON Lines lines are limited before parsing
+            why = f"{text_field!r} holds {len(text):,} characters, more than the {MAX_TEXT_CHARS:,} read as one document"
+            return Failure(doc_id, source, READ_STAGE, "RecordTooLarge", why)
     elif not isinstance(text, str):
         text = ""
     from pipeline.writers import RECOMPUTED_COLUMNS, is_output_row, restore_output_columns  # imports Beam

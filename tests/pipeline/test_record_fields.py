@@ -4,7 +4,7 @@
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline import readers
+from pipeline import readers, record_fields
 from pipeline.document import Failure
 from pipeline.readers import InputConfig
 from tests.conftest import write_jsonl
@@ -142,3 +142,17 @@ def test_only_whole_key_value_folders_are_partitions():
         "year": "",
     }
     assert hive_partitions("lang=en.jsonl") == {}  # a file name is no folder
+
+
+def test_a_parquet_text_longer_than_a_json_lines_line_may_be_is_a_failure(tmp_path, monkeypatch):
+    """A JSON Lines line over 64 MiB was a failure, and a 150 MB Parquet text one document."""
+    monkeypatch.setattr(record_fields, "MAX_TEXT_CHARS", 1_000)
+    path = tmp_path / "big.parquet"
+    texts = ["short text", "x" * 1_001, "é" * 1_000]  # the limit counts characters
+    pq.write_table(pa.table({"id": ["a", "b", "c"], "text": texts}), path)
+    found = read_all(path)
+    assert [(r.id, type(r).__name__) for r in found] == [("a", "Document"), ("b", "Failure"), ("c", "Document")]
+    assert (found[1].error, found[1].message) == (
+        "RecordTooLarge",
+        "'text' holds 1,001 characters, more than the 1,000 read as one document",
+    )
