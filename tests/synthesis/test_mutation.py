@@ -37,3 +37,12 @@ def test_mutants_are_distinct_deterministic_and_limited():
 
 def test_a_program_nested_too_deep_for_ast_has_no_mutants():
     assert mutants("def add(a, b):\n    return a" + " + 0" * 20_000 + " + b\n", 5) == []
+
+
+def test_each_mutant_changes_one_site_of_the_original():
+    """The tree is changed in place for each mutant and changed back (it was copied per mutant)."""
+    plain = SOURCE.replace('    """Sum the even numbers below 7."""\n', "")
+    original = ast.unparse(ast.parse(plain)).splitlines()
+    for mutant in mutants(plain, 100):
+        changed = [(a, b) for a, b in zip(original, mutant.splitlines(), strict=True) if a != b]
+        assert len(changed) == 1, changed
