@@ -18,7 +18,7 @@ from pipeline.stages import CollectionStage, Param, StageOutputs, register
 
 # Separators, captured so that a rebuilt text keeps the original line breaks (CRLF included).
 SEPARATORS = {
-    "blank_line": re.compile(r"((?:[ \t]*(?:\r\n|\r|\n)){2,})"),
+    "blank_line": re.compile(r"((?:[ \t]*+(?:\r\n|\r|\n)){2,}+)"),
     "newline": re.compile(r"(\r\n|\r|\n)"),
 }
 

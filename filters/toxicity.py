@@ -21,11 +21,11 @@ MIN_SUBSTRING_CHARS = 3  # shorter unsegmented entries ("しな") occur inside o
 
 _SPLIT = re.compile(r"[\s,;:/()\[\]{}\"“”«»<>]+")
 _EDGE = ".!?'’‘`´-_~*#^=…"
-_SEPARATED = re.compile(r"\w(?:[.\-_*·]\w){2,}")  # f.u.c.k, f-u-c-k
-_SEPARATORS = re.compile(r"[.\-_*·]")
+_SEPARATED = re.compile(r"\w(?:[.\-_*·]\w){2,}+")  # f.u.c.k, f-u-c-k
+_WITHOUT_SEPARATORS = str.maketrans("", "", ".-_*·")  # f.u.c.k -> fuck (re.sub kept a piece per dot)
 _MASKS = frozenset("*#")
-_RUN3 = re.compile(r"(\w)\1{2,}")
-_RUN2 = re.compile(r"(\w)\1+")
+_RUN3 = re.compile(r"(\w)\1{2,}+")  # possessive, here and above: no regex state kept per repeat
+_RUN2 = re.compile(r"(\w)\1++")
 _LEET = str.maketrans("0134578@$!|+€", "oieastbasilte")
 
 
@@ -157,7 +157,7 @@ class Matcher:
             forms.append(plain[:-2])
         if not plain.isalpha():
             if _SEPARATED.fullmatch(plain):
-                forms.append(_SEPARATORS.sub("", plain))
+                forms.append(plain.translate(_WITHOUT_SEPARATORS))
             if any(c.isalpha() for c in plain):
                 forms.append(plain.translate(_LEET).strip(_EDGE))
             if "-" in plain:

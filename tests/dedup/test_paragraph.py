@@ -1,4 +1,5 @@
 import random
+import tracemalloc
 from collections import defaultdict
 
 import apache_beam as beam
@@ -38,6 +39,29 @@ def test_split_and_join_keep_original_separators():
     assert join_paragraphs(paragraphs, separators, set()) == text
     assert join_paragraphs(paragraphs, separators, {0, 2}) == "two\n \nfour"
     assert split_paragraphs("a\r\nb\nc", "newline")[0] == ["a", "b", "c"]
+
+
+def test_one_crlf_line_break_is_not_a_blank_line():
+    """The pattern could read CR LF as two line breaks (CR, then LF), so every line of a CR LF text
+    was a paragraph of its own."""
+    text = "line one\r\nline two\r\n\r\nnext paragraph\r\r\nlast"
+    assert split_paragraphs(text, "blank_line") == (
+        ["line one\r\nline two", "next paragraph", "last"],
+        ["\r\n\r\n", "\r\r\n"],
+    )
+
+
+def test_a_long_run_of_blank_lines_is_split_in_memory_about_its_size():
+    """The regex engine kept state per line break of a run: 5 million took 983 MB."""
+    text = "a" + "\n \r\n" * 500_000 + "b"
+    tracemalloc.start()
+    try:
+        paragraphs, separators = split_paragraphs(text, "blank_line")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert paragraphs == ["a", "b"] and separators == [text[1:-1]]
+    assert peak < 10 * len(text)  # about 4 MB; 100 MB before
 
 
 def test_repeated_paragraph_stays_in_longest_document_only():

@@ -1,4 +1,5 @@
 import pickle
+import tracemalloc
 
 import pytest
 
@@ -160,3 +161,17 @@ def test_configuration_and_pickling():
         copy.check(Document("d", "shit shit"))
     copy.setup()
     assert copy.check(Document("d", "shit shit")).reason == "toxic"
+
+
+def test_a_long_token_of_separated_letters_is_checked_in_memory_about_its_size():
+    """Spotting `f.u.c.k` and `fuuuck` kept regex-engine state per letter (and `re.sub` a piece per
+    separator): this 2 MB token peaked at 100 MB more, for three patterns each worth about 40 bytes
+    a letter."""
+    token = "a" + ".a" * 1_000_000
+    tracemalloc.start()
+    try:
+        found = terms(f"words {token} words")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found == {} and peak < 20 * len(token)  # about 8 MB now

@@ -151,7 +151,11 @@ def test_a_parquet_text_longer_than_a_json_lines_line_may_be_is_a_failure(tmp_pa
     texts = ["short text", "x" * 1_001, "é" * 1_000]  # the limit counts characters
     pq.write_table(pa.table({"id": ["a", "b", "c"], "text": texts}), path)
     found = read_all(path)
-    assert [(r.id, type(r).__name__) for r in found] == [("a", "Document"), ("b", "Failure"), ("c", "Document")]
+    assert [(r.id, type(r).__name__) for r in found] == [
+        ("a", "Document"),
+        ("b", "Failure"),
+        ("c", "Document"),
+    ]
     assert (found[1].error, found[1].message) == (
         "RecordTooLarge",
         "'text' holds 1,001 characters, more than the 1,000 read as one document",

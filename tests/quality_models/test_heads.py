@@ -3,6 +3,7 @@
 import json
 import random
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -326,3 +327,17 @@ def test_stats_without_the_native_module_come_from_the_python_reference(monkeypa
     texts = [PROSE, "", "a\n\nb"]
     assert counts(texts).tolist() == [list(reference_counts(t)) for t in texts]
     assert counts([]).shape == (0, len(COUNTS))
+
+
+def test_a_long_word_without_letters_is_counted_in_memory_about_its_size():
+    """The Python counts (non-ASCII text, no native module) kept regex state per character of a
+    word without letters: one 10 MB run of dashes took 1.1 GB."""
+    text = "é " + "-" * 2_000_000 + " word"
+    tracemalloc.start()
+    try:
+        counts = dict(zip(COUNTS, reference_counts(text)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (counts["words"], counts["lettered_words"]) == (3, 2)
+    assert peak < 10 * len(text)  # about 4 MB; 230 MB before
