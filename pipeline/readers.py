@@ -522,6 +522,36 @@ def _rest_unread(index: int, error: Exception) -> str:
     return f"array element {index}: {reason}; the rest of the file is not read"
 
 
+def _row_group_records(
+    parquet: Any, group: int, first_row: int, path: str, config: InputConfig
+) -> Iterator[Record]:
+    """The rows of one row group, a batch at a time (a whole row group as Python objects took ~4x
+    its text in memory); where it stops decoding, one `CorruptRowGroup` failure for the rest."""
+    import pyarrow as pa
+
+    batches = parquet.iter_batches(PARQUET_BATCH_ROWS, row_groups=[group], use_threads=False)
+    row = first_row
+    while True:
+        try:
+            batch = next(batches, None)
+        except (OSError, pa.ArrowException) as error:
+            last = first_row + parquet.metadata.row_group(group).num_rows - 1
+            yield Failure(
+                f"{path}@rowgroup:{group}",
+                path,
+                READ_STAGE,
+                "CorruptRowGroup",
+                f"row group {group} (rows {first_row:,} to {last:,}) does not decode from row {row:,} on "
+                f"({one_line(error)}); those rows are lost, the file is read on from the next row group",
+            )
+            return
+        if batch is None:
+            return
+        for record in batch.to_pylist():
+            yield record_to_document(record, path, str(row), config)
+            row += 1
+
+
 def _row_group_middle(group: Any) -> int:
     """The byte offset of the middle of a row group's column chunks."""
     columns = [group.column(c) for c in range(group.num_columns)]
@@ -531,10 +561,11 @@ def _row_group_middle(group: Any) -> int:
 
 def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
     """The rows of the row groups whose middle lies in the split's byte range (as Hadoop splits
-    Parquet), numbered by their row in the file."""
+    Parquet), numbered by their row in the file. Pages that carry a CRC are checked; a row group
+    that does not decode is one failure, and the row groups after it are read."""
     with fileio.open_random_access(split.path) as handle:
         try:
-            parquet = fileio.parquet_reader(handle)
+            parquet = fileio.parquet_reader(handle, page_checksum_verification=True)
         except Exception:
             if split.start == 0:  # an unreadable file is one failure, from its first split
                 raise
@@ -548,10 +579,5 @@ def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
         for group in range(metadata.num_row_groups):
             described = metadata.row_group(group)
             if start <= _row_group_middle(described) < end:
-                # A batch at a time: a whole row group as Python objects took ~4x its text in memory.
-                for batch in parquet.iter_batches(PARQUET_BATCH_ROWS, row_groups=[group], use_threads=False):
-                    for record in batch.to_pylist():
-                        yield record_to_document(record, split.path, str(row), config)
-                        row += 1
-            else:
-                row += described.num_rows
+                yield from _row_group_records(parquet, group, row, split.path, config)
+            row += described.num_rows

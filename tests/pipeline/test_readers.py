@@ -531,3 +531,31 @@ def test_a_file_shorter_than_when_listed_is_a_failure_not_silence(tmp_path):
     assert [r.message for r in changed] == [
         f"the file has 5,000 bytes, fewer than the {end:,} it had when listed" for end in (8000, 12000, size)
     ]
+
+
+@pytest.mark.parametrize("checksums", [False, True])
+def test_a_corrupt_parquet_row_group_is_one_failure_and_the_rest_is_read(tmp_path, checksums):
+    """A row group that did not decode ended its split (the whole file, for most files): 6,000 of
+    10,000 rows lost. Pages with a CRC are checked: a byte changed in a zstd page decoded, without
+    the check, to other text."""
+    rows = [{"id": str(i), "text": f"document {i} " + "word " * (50 + i % 150)} for i in range(10_000)]
+    path = tmp_path / "rg.parquet"
+    pq.write_table(
+        pa.Table.from_pylist(rows),
+        path,
+        row_group_size=1_000,
+        compression="zstd",
+        write_page_checksum=checksums,
+    )
+    data = bytearray(path.read_bytes())
+    page = pq.ParquetFile(path).metadata.row_group(4).column(1).data_page_offset
+    spot = page + (2_000 if checksums else 20)  # page data (checked by its CRC), or its header
+    data[spot : spot + 64] = bytes(64)
+    path.write_bytes(bytes(data))
+    records = read_all(path)
+    docs = [r for r in records if isinstance(r, Document)]
+    assert [d.id for d in docs] == [str(i) for i in range(10_000) if not 4_000 <= i < 5_000]
+    assert all(d.text == rows[int(d.id)]["text"] for d in docs)
+    (failure,) = [r for r in records if isinstance(r, Failure)]
+    assert (failure.id, failure.error) == (f"{path}@rowgroup:4", "CorruptRowGroup")
+    assert failure.message.startswith("row group 4 (rows 4,000 to 4,999) does not decode from row 4,000 on (")
