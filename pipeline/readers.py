@@ -12,11 +12,9 @@ pipeline and `iter_documents`. Every file is matched, sized and opened through B
 
 from __future__ import annotations
 
-import bz2
 import codecs
 import io
 import json
-import lzma
 import math
 import os
 import re
@@ -31,7 +29,6 @@ from urllib.parse import unquote
 from pipeline import fileio, json_array
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import refuse_unreadable, refuse_wide_text
-from pipeline.gzip_members import GzipMembers, damage_failures, members_of
 from pipeline.json_array import TOO_DEEP, TOO_LARGE, ElementTooLarge, JsonArray
 from pipeline.json_lines import (
     MAX_LINE_BYTES,
@@ -42,6 +39,7 @@ from pipeline.json_lines import (
     parse_json_line,
     read_jsonl_range,
 )
+from pipeline.members import BZIP2, GZIP, XZ, CompressedMembers, damage_failures, members_of
 from pipeline.record_fields import record_id, record_to_document
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import open_zstd
@@ -56,7 +54,7 @@ MIN_SPLIT_BYTES = 1 << 20  # and the smallest: below it a split costs more than 
 SPLITS_PER_FILE = 8  # what a file of up to 512 MiB is cut into by default: one file keeps 8 workers busy
 MAX_JSON_OBJECT_BYTES = 64 << 20  # a .json file holding one object is read whole up to this size
 MAX_FILE_DOCUMENT_BYTES = 64 << 20  # a text or HTML file, one document, is read whole up to this size
-GZIP_BUFFER = 1 << 20  # decompressed bytes read ahead (gzip's own reader buffers 8 KiB, then 1 MiB reads)
+MEMBERS_BUFFER = 1 << 20  # decompressed bytes read ahead (gzip's own reader buffers 8 KiB, then 1 MiB reads)
 # Why a stream (standard input, a pipe) is no input, and what to do instead.
 STREAM_ADVICE = "(workers read parts of each file in parallel): save the stream to a file and give its path"
 HIVE_FOLDER = re.compile(r"[A-Za-z_][\w.-]*=[^=]*")
@@ -365,7 +363,7 @@ def _open_decompressed(
     path: str, compression: str | None, position: ReadPosition, unbuffered: bool = False
 ) -> Iterator[io.BufferedIOBase]:
     """The decompressed bytes of a file (gzip member by member, on past a corrupt one);
-    `unbuffered`: gzip as `GzipMembers` itself, so a read gives what decompressed before a cut
+    `unbuffered`: gzip as `CompressedMembers` itself, so a read gives what decompressed before a cut
     (WARC files, which buffer their own reads)."""
     with fileio.open_read(path) as raw:
         position.follow(raw)
@@ -374,7 +372,7 @@ def _open_decompressed(
             yield raw
             return
         if unbuffered and compression == "gzip":
-            yield GzipMembers(raw)
+            yield CompressedMembers(raw, GZIP)
             return
         with _decompressor(raw, compression) as handle:
             try:
@@ -386,13 +384,11 @@ def _open_decompressed(
 
 
 def _decompressor(raw: io.IOBase, compression: str) -> io.BufferedIOBase:
-    if compression == "gzip":  # member by member: a corrupt one costs only itself (`damage`)
-        return io.BufferedReader(GzipMembers(raw), GZIP_BUFFER)
     if compression == "zstd":
         return open_zstd(raw)
-    if compression == "bzip2":
-        return bz2.BZ2File(raw, mode="rb")
-    return lzma.LZMAFile(raw, mode="rb")
+    codec = {"gzip": GZIP, "bzip2": BZIP2, "xz": XZ}[compression]
+    # member by member: a corrupt one costs only itself (`damage`)
+    return io.BufferedReader(CompressedMembers(raw, codec), MEMBERS_BUFFER)
 
 
 def _read_json_stream(

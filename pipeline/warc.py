@@ -14,7 +14,7 @@ import zlib
 from collections.abc import Iterator
 
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
-from pipeline.gzip_members import damage_failures, members_of
+from pipeline.members import damage_failures, members_of
 from pipeline.urls import normalize_url
 from pipeline.zstd_frames import FrameWalker
 
@@ -142,7 +142,7 @@ def _parse_headers(block: bytes) -> dict[str, str]:
 
 def read_warc(stream: io.BufferedIOBase, path: str, fmt: str, html_extractor: str) -> Iterator[Record]:
     """WARC response (HTML → main text) or WET conversion records of one decompressed stream;
-    survives bad Content-Length and corrupt gzip members (`GzipMembers`), and keeps the records
+    survives bad Content-Length and corrupt gzip members (`CompressedMembers`), and keeps the records
     before a point where the stream broke off."""
     buffer = _Buffer(stream)
     members = members_of(stream)

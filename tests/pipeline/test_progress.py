@@ -4,7 +4,7 @@ import json
 import random
 from collections import Counter
 
-from pipeline import gzip_members
+from pipeline import members
 from pipeline.cli import main
 from pipeline.progress import Channel, Figures, Tally, plain_line, size_text, snapshot
 from pipeline.read_phase import ReadPhaseFn
@@ -90,7 +90,7 @@ def test_terminal_display_uses_rich(monkeypatch):
 
 def test_a_long_compressed_split_shows_its_bytes_as_it_is_read(tmp_path, monkeypatch):
     """A `.jsonl.gz` (or `.warc.gz`) is one split; its bytes count while it is read, not only at its end."""
-    monkeypatch.setattr(gzip_members, "HELD_BYTES", 1 << 16)  # a member streams past this (4 MiB)
+    monkeypatch.setattr(members, "HELD_BYTES", 1 << 16)  # a member streams past this (4 MiB)
     path = tmp_path / "big.jsonl.gz"
     rng = random.Random(7)
     with gzip.open(path, "wt") as handle:  # random words: the file stays large after compression

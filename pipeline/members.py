@@ -1,32 +1,34 @@
-"""A multi-member gzip stream that reads on past a corrupt member.
+"""A multi-member gzip, bzip2 or xz stream that reads on past a corrupt member.
 
-WARC files are gzipped one record per member (Common Crawl's hold ~40,000), and JSON Lines joined
-with `cat` or written by bgzip hold many too, so one damaged member need not cost the rest of the
-file. `GzipMembers` decompresses member by member; where a member does not decompress it notes
-the damage, looks for the next member header in the compressed bytes and goes on from there. The
-search starts just after the failed member's header, not where the failure showed: a false header
-in damaged bytes can take up to 64 KiB after it as its "extra field" (FEXTRA), and a member cut
-short takes the members after it as deflate data, before either fails. A member's output is
-held until its CRC checks (up to 4 MiB; a longer member streams), so a damaged member gives no
-garbage to the reader. A stream cut short inside a member gives what decompressed before the cut,
-then raises EOFError, as `gzip` does, unless a member header follows that member's own.
+WARC files are gzipped one record per member (Common Crawl's hold ~40,000); JSON Lines joined
+with `cat`, or written by bgzip, pbzip2 or a parallel xz, hold many members (streams) too, so one
+damaged member need not cost the rest of the file. `CompressedMembers` decompresses member by
+member; where a member does not decompress it notes the damage, looks for the next member header
+in the compressed bytes and goes on from there. The search starts just after the failed member's
+header, not where the failure showed: a false gzip header in damaged bytes can take up to 64 KiB
+after it as its "extra field" (FEXTRA), and a member cut short takes the members after it as its
+own data, before either fails. A member's output is held until its check (CRC) passes, up to
+4 MiB (a longer member streams), so a damaged member gives no garbage to the reader. A stream cut
+short inside a member gives what decompressed before the cut, then raises EOFError, as `gzip`
+does, unless a member header follows that member's own. (Python's `BZ2File` and `LZMAFile` end
+quietly at a member that does not start to decompress: everything after it was lost unsaid.)
 """
 
 from __future__ import annotations
 
+import bz2
 import io
+import lzma
 import zlib
 from collections import deque
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
 from pipeline.document import READ_STAGE, Failure, one_line
 
-MEMBER_HEADER = b"\x1f\x8b\x08"  # ID1, ID2, CM = deflate (RFC 1952)
-RESERVED_FLAGS = 0xE0
 READ_SIZE = 1 << 16  # compressed bytes per read: the rest after a member is copied once per member
 STEP_OUTPUT = 1 << 20  # decompressed bytes per step at most
-HELD_BYTES = 4 << 20  # a member's output is held until its CRC checks, up to this; then streamed
+HELD_BYTES = 4 << 20  # a member's output is held until its check passes, up to this; then streamed
 RESCAN_BYTES = 1 << 20  # compressed bytes kept to search again for a header after a member fails
 
 
@@ -37,16 +39,93 @@ class Damage(NamedTuple):
     message: str
 
 
-class GzipMembers(io.RawIOBase):
-    """The decompressed bytes of a gzip stream, member by member; `damage` lists what was skipped
-    (`damage_failures` takes it)."""
+class Codec(NamedTuple):
+    """What `CompressedMembers` needs of a compression format."""
 
-    def __init__(self, raw: io.IOBase) -> None:
+    label: str  # in a failure's id: `file@gzip:offset`
+    name: str  # in its message: "gzip member", "bzip2 stream"
+    error: str  # its error class
+    magic: bytes  # how every member starts
+    header_size: int  # bytes from the magic on that `plausible` looks at
+    plausible: Callable[[bytes, int], bool]  # a header at this index, as far as the bytes show
+    decompressor: Callable[[], Any]  # with bz2's interface: decompress, eof, unused_data, needs_input
+    errors: tuple[type[Exception], ...]
+
+
+class _Inflate:
+    """zlib's gzip decompressor with bz2's interface (it keeps the input it has not consumed)."""
+
+    def __init__(self) -> None:
+        self._zlib = zlib.decompressobj(31)
+        self._tail = b""
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        out = self._zlib.decompress(self._tail + data if self._tail else data, max_length)
+        self._tail = self._zlib.unconsumed_tail
+        return out
+
+    @property
+    def eof(self) -> bool:
+        return self._zlib.eof
+
+    @property
+    def unused_data(self) -> bytes:
+        return self._zlib.unused_data
+
+    @property
+    def needs_input(self) -> bool:
+        return not self._tail
+
+
+def _gzip_header(data: bytes, at: int) -> bool:
+    return len(data) <= at + 3 or not data[at + 3] & 0xE0  # reserved flag bits clear (RFC 1952)
+
+
+def _bzip2_header(data: bytes, at: int) -> bool:
+    """`BZh`, a block size digit, then a block's or the stream end's 48-bit magic."""
+    level, block = data[at + 3 : at + 4], data[at + 4 : at + 10]
+    return level in (b"", *(bytes([d]) for d in b"123456789")) and (
+        b"1AY&SY".startswith(block) or b"\x17\x72\x45\x38\x50\x90".startswith(block)
+    )
+
+
+def _xz_header(data: bytes, at: int) -> bool:
+    """The stream flags (a null byte, a known check type) and their CRC32."""
+    flags, crc = data[at + 6 : at + 8], data[at + 8 : at + 12]
+    if flags[:1] not in (b"", b"\x00") or flags[1:2] not in (b"", b"\x00", b"\x01", b"\x04", b"\x0a"):
+        return False
+    return len(crc) < 4 or zlib.crc32(flags) == int.from_bytes(crc, "little")
+
+
+GZIP = Codec(
+    "gzip", "gzip member", "CorruptGzipMember", b"\x1f\x8b\x08", 4, _gzip_header, _Inflate, (zlib.error,)
+)
+BZIP2 = Codec(
+    "bzip2", "bzip2 stream", "CorruptBzip2Stream", b"BZh", 10, _bzip2_header, bz2.BZ2Decompressor, (OSError,)
+)
+XZ = Codec(
+    "xz",
+    "xz stream",
+    "CorruptXzStream",
+    b"\xfd7zXZ\x00",
+    12,
+    _xz_header,
+    lambda: lzma.LZMADecompressor(lzma.FORMAT_XZ),
+    (lzma.LZMAError,),
+)
+
+
+class CompressedMembers(io.RawIOBase):
+    """The decompressed bytes of a `codec` stream, member by member; `damage` lists what was
+    skipped (`damage_failures` takes it)."""
+
+    def __init__(self, raw: io.IOBase, codec: Codec) -> None:
         self.raw = raw
+        self.codec = codec
         self.input = b""  # compressed bytes not yet given to the decompressor
         self.offset = 0  # compressed offset of input[0]
         self.member_start = 0  # compressed offset of the current member's header
-        self.decompressor = zlib.decompressobj(31)
+        self.decompressor = codec.decompressor()
         self.in_member = False  # the current member has had input
         self.searching = False  # skipping compressed bytes up to the next member header
         self.recovered = True  # a member decompressed whole since the last damage (or none yet)
@@ -89,26 +168,29 @@ class GzipMembers(io.RawIOBase):
 
     def _step(self) -> bool:
         """Decompress or search the next compressed bytes; False at the end of the stream."""
-        if not self.input:
+        if not self.input and (self.searching or self.decompressor.needs_input):
             self.input = self._raw_read()
             if not self.input:
                 return self._at_end()
         if self.searching:
             self._search()
             return True
+        if not self.in_member and self.input[:1] == b"\x00":
+            self._pass_zeros()  # padding between or after members (xz's stream padding)
+            return True
         try:
             out = self.decompressor.decompress(self.input, STEP_OUTPUT)
-        except zlib.error as error:
+        except self.codec.errors as error:
             self._skip(one_line(error))
             return True
-        rest = self.decompressor.unused_data if self.decompressor.eof else self.decompressor.unconsumed_tail
+        rest = self.decompressor.unused_data if self.decompressor.eof else b""
         self.offset += len(self.input) - len(rest)
         self.input = rest
         self.in_member = not self.decompressor.eof
         self.held.append(out)
         self.held_size += len(out)
         if self.decompressor.eof:
-            self.decompressor = zlib.decompressobj(31)
+            self.decompressor = self.codec.decompressor()
             self.member_start = self.offset
             self.recovered = True
             self._give_out_held()
@@ -116,6 +198,12 @@ class GzipMembers(io.RawIOBase):
             self._give_out_held()
             self.held_size = HELD_BYTES  # the rest of this member streams
         return True
+
+    def _pass_zeros(self) -> None:
+        kept = self.input.lstrip(b"\x00")
+        self.offset += len(self.input) - len(kept)
+        self.input = kept
+        self.member_start = self.offset
 
     def _give_out_held(self) -> None:
         """What the current member decompressed so far may be read."""
@@ -132,7 +220,7 @@ class GzipMembers(io.RawIOBase):
             return False
         why = "Compressed file ended before the end-of-stream marker was reached"
         start, rest = self._recent_from(self.member_start + 1)
-        if next_header(rest) < 0:
+        if next_header(self.codec, rest) < 0:
             self._give_out_held()
             self.cut_short = why
         else:
@@ -164,10 +252,6 @@ class GzipMembers(io.RawIOBase):
 
     def _skip(self, why: str) -> None:
         """The current member does not decompress: note it and look for the next one."""
-        if not self.in_member and not self.input.strip(b"\x00"):
-            self.offset += len(self.input)  # zero padding after the last member, as gzip allows
-            self.input = b""
-            return
         self._fail_member(why)
         self._search_from(*self._recent_from(self.member_start + 1))  # past this member's own header
 
@@ -186,13 +270,13 @@ class GzipMembers(io.RawIOBase):
         self.input = data
         self.searching = True
         self.in_member = False
-        self.decompressor = zlib.decompressobj(31)
+        self.decompressor = self.codec.decompressor()
 
     def _search(self) -> None:
         """Drop compressed bytes up to the next plausible member header."""
-        start = next_header(self.input)
+        start = next_header(self.codec, self.input)
         if start < 0:
-            keep = len(MEMBER_HEADER)  # a header may straddle two reads
+            keep = self.codec.header_size - 1  # a header may straddle two reads
             dropped = max(0, len(self.input) - keep)
             self.offset += dropped
             self.input = self.input[dropped:]
@@ -208,30 +292,31 @@ class GzipMembers(io.RawIOBase):
         self.searching = False
 
 
-def next_header(data: bytes) -> int:
+def next_header(codec: Codec, data: bytes) -> int:
     """Where the first plausible member header in `data` starts (-1 if none)."""
-    start = data.find(MEMBER_HEADER)
-    while start >= 0 and len(data) > start + 3 and data[start + 3] & RESERVED_FLAGS:
-        start = data.find(MEMBER_HEADER, start + 1)
+    start = data.find(codec.magic)
+    while start >= 0 and not codec.plausible(data, start):
+        start = data.find(codec.magic, start + 1)
     return start
 
 
-def members_of(stream: io.IOBase) -> GzipMembers | None:
-    """The `GzipMembers` that `stream` is or buffers, if any."""
+def members_of(stream: io.IOBase) -> CompressedMembers | None:
+    """The `CompressedMembers` that `stream` is or buffers, if any."""
     if isinstance(stream, io.BufferedReader):
         stream = stream.raw
-    return stream if isinstance(stream, GzipMembers) else None
+    return stream if isinstance(stream, CompressedMembers) else None
 
 
-def damage_failures(members: GzipMembers, path: str) -> Iterator[Failure]:
-    """One `CorruptGzipMember` failure per member skipped since the last call."""
+def damage_failures(members: CompressedMembers, path: str) -> Iterator[Failure]:
+    """One failure (`CorruptGzipMember`, ...) per member skipped since the last call."""
+    codec = members.codec
     while members.damage:
         offset, why = members.damage.pop(0)
         yield Failure(
-            f"{path}@gzip:{offset}",
+            f"{path}@{codec.label}:{offset}",
             path,
             READ_STAGE,
-            "CorruptGzipMember",
-            f"the gzip member at compressed byte {offset:,} does not decompress ({why}); what it held is "
-            "lost, the file is read on from the next member",
+            codec.error,
+            f"the {codec.name} at compressed byte {offset:,} does not decompress ({why}); what it held "
+            "is lost, the file is read on from the next member",
         )

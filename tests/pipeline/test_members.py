@@ -1,16 +1,18 @@
-"""Multi-member gzip read member by member, on past a corrupt member (WARC files)."""
+"""Multi-member gzip, bzip2 and xz read member by member, on past a corrupt member."""
 
+import bz2
 import gzip
 import io
 import json
+import lzma
 import random
 import zlib
 
 import pytest
 
-from pipeline import gzip_members
+from pipeline import members as compressed_members
 from pipeline.document import Document, Failure
-from pipeline.gzip_members import GzipMembers
+from pipeline.members import GZIP, CompressedMembers
 from tests.pipeline.test_readers import read_all
 from tests.pipeline.test_warc import _response, _warc_record
 
@@ -40,7 +42,7 @@ def test_whole_members_decompress_as_gzip_does(read_size):
     rng = random.Random(read_size)
     members = [gzip.compress(rng.randbytes(rng.randint(0, 50_000))) for _ in range(30)]
     data = b"".join(members) + b"\x00" * 512  # zero padding after the last member, as gzip allows
-    stream = GzipMembers(io.BytesIO(data))
+    stream = CompressedMembers(io.BytesIO(data), GZIP)
     assert _drain(stream, read_size) == gzip.decompress(data) and stream.damage == []
 
 
@@ -83,7 +85,7 @@ def test_a_damaged_member_larger_than_a_read_is_reported_at_its_own_start():
     damaged = bytearray(b"".join(members))
     middle = len(members[0]) + len(members[1]) // 2
     damaged[middle : middle + 64] = bytes(64)
-    stream = GzipMembers(io.BytesIO(bytes(damaged)))
+    stream = CompressedMembers(io.BytesIO(bytes(damaged)), GZIP)
     out = _drain(stream, 1 << 20)
     assert stream.damage and [d.offset for d in stream.damage] == [len(members[0])]
     assert out.startswith(gzip.decompress(members[0])) and out.endswith(gzip.decompress(members[2]))
@@ -115,7 +117,7 @@ def test_a_false_header_with_an_extra_field_does_not_take_the_members_after_it(m
     garbage = b"\x1f\x8b\x08\x04" + bytes(6) + b"\xff\xff" + b"not an extra field"
     cut = len(members) - members_after
     data = b"".join(members[:cut]) + garbage + b"".join(members[cut:])
-    stream = GzipMembers(io.BytesIO(data))
+    stream = CompressedMembers(io.BytesIO(data), GZIP)
     assert _drain(stream, 1 << 16) == b"".join(texts)
     assert [d.offset for d in stream.damage] == [sum(map(len, members[:cut]))]
 
@@ -137,13 +139,55 @@ def test_a_damaged_member_gives_none_of_what_it_decompressed_before_its_crc_fail
 
 
 def test_a_member_longer_than_is_held_streams_up_to_where_its_damage_shows(monkeypatch):
-    monkeypatch.setattr(gzip_members, "HELD_BYTES", 1 << 16)
+    monkeypatch.setattr(compressed_members, "HELD_BYTES", 1 << 16)
     rng = random.Random(4)
     texts = [rng.randbytes(1_000), rng.randbytes(300_000), rng.randbytes(1_000)]
     members = [gzip.compress(text) for text in texts]
     damaged = bytearray(b"".join(members))
     damaged[len(members[0]) + 250_000] ^= 0x01  # stored data: only the CRC tells
-    stream = GzipMembers(io.BytesIO(bytes(damaged)))
+    stream = CompressedMembers(io.BytesIO(bytes(damaged)), GZIP)
     out = _drain(stream, 1 << 16)
     assert [d.offset for d in stream.damage] == [len(members[0])]
     assert out.startswith(texts[0] + texts[1][:200_000]) and out.endswith(texts[2])
+
+
+def _json_lines_members(compress, members: int = 10, lines: int = 100) -> list[bytes]:
+    return [
+        compress(
+            "".join(
+                json.dumps({"id": f"{k}-{i}", "text": f"record {k} {i} " * 20}) + "\n" for i in range(lines)
+            ).encode()
+        )
+        for k in range(members)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("suffix", "compress", "error", "label"),
+    [
+        (".bz2", bz2.compress, "CorruptBzip2Stream", "bzip2"),
+        (".xz", lzma.compress, "CorruptXzStream", "xz"),
+        (".gz", gzip.compress, "CorruptGzipMember", "gzip"),
+    ],
+)
+def test_a_corrupt_stream_of_a_multi_stream_bz2_or_xz_file_costs_only_its_own_records(
+    tmp_path, suffix, compress, error, label
+):
+    """pbzip2 and parallel xz write many streams. Python's BZ2File and LZMAFile end quietly at a
+    stream that does not start to decompress: a .jsonl.bz2 damaged in its 5th of 10 streams read
+    400 records, and the 600 after were lost without a failure."""
+    members = _json_lines_members(compress)
+    damaged = bytearray(members[4])
+    damaged[len(damaged) // 2 : len(damaged) // 2 + 16] = bytes(16)
+    members[4] = bytes(damaged)
+    path = tmp_path / f"m.jsonl{suffix}"
+    path.write_bytes(b"".join(members) + b"trailing bytes that are not a stream")
+    records = read_all(path)
+    ids = [r.id for r in records if isinstance(r, Document)]
+    assert ids == [f"{k}-{i}" for k in range(10) if k != 4 for i in range(100)]
+    failures = [(r.error, r.id) for r in records if isinstance(r, Failure)]
+    whole = sum(map(len, members))
+    assert failures == [
+        (error, f"{path}@{label}:{sum(map(len, members[:4]))}"),
+        (error, f"{path}@{label}:{whole}"),
+    ]
