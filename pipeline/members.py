@@ -42,9 +42,9 @@ class Damage(NamedTuple):
 class Codec(NamedTuple):
     """What `CompressedMembers` needs of a compression format."""
 
-    label: str  # in a failure's id: `file@gzip:offset`
-    name: str  # in its message: "gzip member", "bzip2 stream"
-    error: str  # its error class
+    label: str  # in a failure's id (`file@gzip:offset`) and message
+    unit: str  # what the format calls a member: "member", "stream"
+    error: str  # the failure's error class
     magic: bytes  # how every member starts
     header_size: int  # bytes from the magic on that `plausible` looks at
     plausible: Callable[[bytes, int], bool]  # a header at this index, as far as the bytes show
@@ -97,15 +97,13 @@ def _xz_header(data: bytes, at: int) -> bool:
     return len(crc) < 4 or zlib.crc32(flags) == int.from_bytes(crc, "little")
 
 
-GZIP = Codec(
-    "gzip", "gzip member", "CorruptGzipMember", b"\x1f\x8b\x08", 4, _gzip_header, _Inflate, (zlib.error,)
-)
+GZIP = Codec("gzip", "member", "CorruptGzipMember", b"\x1f\x8b\x08", 4, _gzip_header, _Inflate, (zlib.error,))
 BZIP2 = Codec(
-    "bzip2", "bzip2 stream", "CorruptBzip2Stream", b"BZh", 10, _bzip2_header, bz2.BZ2Decompressor, (OSError,)
+    "bzip2", "stream", "CorruptBzip2Stream", b"BZh", 10, _bzip2_header, bz2.BZ2Decompressor, (OSError,)
 )
 XZ = Codec(
     "xz",
-    "xz stream",
+    "stream",
     "CorruptXzStream",
     b"\xfd7zXZ\x00",
     12,
@@ -200,6 +198,7 @@ class CompressedMembers(io.RawIOBase):
         return True
 
     def _pass_zeros(self) -> None:
+        """Drop the null bytes before a member (no data lost, so no damage)."""
         kept = self.input.lstrip(b"\x00")
         self.offset += len(self.input) - len(kept)
         self.input = kept
@@ -317,6 +316,6 @@ def damage_failures(members: CompressedMembers, path: str) -> Iterator[Failure]:
             path,
             READ_STAGE,
             codec.error,
-            f"the {codec.name} at compressed byte {offset:,} does not decompress ({why}); what it held "
-            "is lost, the file is read on from the next member",
+            f"the {codec.label} {codec.unit} at compressed byte {offset:,} does not decompress ({why}); "
+            f"what it held is lost, the file is read on from the next {codec.unit}",
         )

@@ -362,7 +362,7 @@ def _file_too_large(path: str) -> Failure:
 def _open_decompressed(
     path: str, compression: str | None, position: ReadPosition, unbuffered: bool = False
 ) -> Iterator[io.BufferedIOBase]:
-    """The decompressed bytes of a file (gzip member by member, on past a corrupt one);
+    """The decompressed bytes of a file (gzip, bzip2 and xz member by member, on past a corrupt one);
     `unbuffered`: gzip as `CompressedMembers` itself, so a read gives what decompressed before a cut
     (WARC files, which buffer their own reads)."""
     with fileio.open_read(path) as raw:
