@@ -11,13 +11,11 @@ from typing import Any
 
 CHUNK = 1 << 20  # bytes read at a time
 _JSON_SPACE = re.compile(r"[ \t\n\r]*")
-# A string (to its closing quote, or to the end of what was read) or a bracket.
-_BRACKET_OR_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?|[\[\]{}]', re.DOTALL)
 _QUOTE_OR_BRACKET = re.compile(r'["\[\]{}]')
 _STRING_REST = re.compile(r'[^"\\]*+(?:\\.[^"\\]*+)*+(")?', re.DOTALL)  # to a string's closing quote
 # (possessive, unrolled: `(?:[^"\\]|\\.)*` kept a backtracking entry a character, 4 GB for 40 MB)
 MAX_ELEMENT_CHARS = 64 << 20  # a longer element is not held: TOO_LARGE (as a JSON Lines line)
-TOO_DEEP = object()  # yielded in place of an element nested too deeply to parse (its text is skipped)
+TOO_DEEP = object()  # yielded in place of an element nested too deeply to parse (passed over)
 TOO_LARGE = object()  # yielded in place of an element over MAX_ELEMENT_CHARS (passed over, not held)
 
 
@@ -41,7 +39,7 @@ class JsonArray:
     Memory is about the largest element held, not the file. A malformed element or array raises
     ValueError after the elements before it were yielded. An element longer than
     MAX_ELEMENT_CHARS is passed over by its brackets and quotes, a read at a time, and yielded as
-    TOO_LARGE; one nested too deeply for the parser is skipped by its brackets and yielded as
+    TOO_LARGE; one nested too deeply for the parser is passed over the same way and yielded as
     TOO_DEEP; the elements after either are read.
     Bytes that are not UTF-8 are decoded to lone surrogates (`surrogateescape`), which valid JSON
     text never holds, so the caller can fail just the element that has them.
@@ -85,7 +83,7 @@ class JsonArray:
         except ElementTooLarge:
             if self.text[self.pos] not in '[{"':
                 raise
-        self._pass_over()
+        self._pass_over("an element too large to hold is never closed")
         return TOO_LARGE, ""
 
     def _parsed_element(self) -> tuple[Any, str]:
@@ -100,7 +98,8 @@ class JsonArray:
                 if self.eof:
                     raise
             except RecursionError:
-                return TOO_DEEP, self._skip_nested()
+                self._pass_over("an element nested too deeply to parse is never closed")
+                return TOO_DEEP, ""
             except ValueError:  # an integer longer than Python converts: read again, kept as digits
                 value, end = self.long_numbers_decoder.raw_decode(self.text, self.pos)
                 if end < len(self.text) or self.eof:
@@ -110,23 +109,9 @@ class JsonArray:
         source, self.pos = self.text[self.pos : end], end
         return value, source
 
-    def _skip_nested(self) -> str:
-        """Consume one array or object by its brackets alone (strings skipped whole); its text."""
-        while True:
-            depth = 0
-            for token in _BRACKET_OR_STRING.finditer(self.text, self.pos):
-                mark = token.group()
-                if mark[0] == '"':  # one that goes on past what was read ends this pass
-                    continue
-                depth += 1 if mark in "[{" else -1
-                if depth == 0:
-                    source, self.pos = self.text[self.pos : token.end()], token.end()
-                    return source
-            if not self._read(CHUNK):
-                raise ValueError("an element nested too deeply to parse is never closed")
-
-    def _pass_over(self) -> None:
-        """Consume one array, object or string by its brackets and quotes, holding a read at a time."""
+    def _pass_over(self, never_closed: str) -> None:
+        """Consume one array, object or string by its brackets and quotes, holding a read at a time
+        (ValueError `never_closed` where the stream ends first)."""
         depth = 0
         in_string = False
         while True:
@@ -147,7 +132,7 @@ class JsonArray:
                 self.pos = len(self.text)
             if self.pos == len(self.text) or (in_string and self.pos == len(self.text) - 1):
                 if not self._read(CHUNK):  # (a backslash at the end of a read is kept with the next)
-                    raise ValueError("an element too large to hold is never closed")
+                    raise ValueError(never_closed)
 
     def __iter__(self) -> Iterator[tuple[Any, str]]:
         if self._next_char() != "[":
