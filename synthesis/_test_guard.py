@@ -15,6 +15,7 @@ import ast
 import builtins
 import functools
 import itertools
+import os
 import sys
 import types
 
@@ -312,6 +313,7 @@ def guard_introspection(users):
     # (`id`, `type`) are the sample's to rebind.
     get_frame, thread_id, identity, kind = sys._getframe, _thread.get_ident, id, type
     split, decode, text, raw_bytes, denied = str.split, bytes.decode, str, bytes, PermissionError
+    exact_text, is_subclass, dir_entry, entry_path = str.__str__, issubclass, os.DirEntry, os.DirEntry.path.__get__
     frame_attributes, refused, path_events, process_folders = (
         FRAME_ATTRIBUTES,
         REFUSED_EVENTS,
@@ -331,7 +333,18 @@ def guard_introspection(users):
             if event in refused:
                 refuse(event)
             if event in path_events:
-                path = decode(args[0], "utf-8", "replace") if kind(args[0]) is raw_bytes else args[0]
+                path = args[0]
+                if kind(path) is dir_entry:
+                    path = entry_path(path)
+                # The path as the call used it: a str or bytes subclass is read as its exact value
+                # (its own methods could say otherwise); any other object converted itself to a
+                # path, and converting it again here could give another.
+                if is_subclass(kind(path), raw_bytes):
+                    path = decode(path, "utf-8", "replace")
+                elif is_subclass(kind(path), text):
+                    path = exact_text(path)
+                elif kind(path) is not int:  # a file descriptor already open
+                    refuse(f"a path object in {event} (give it the path as a str)")
                 if kind(path) is text and not process_folders.isdisjoint(split(path, "/")):
                     refuse(f"{path!r} ({event})")
             return

@@ -45,6 +45,12 @@ FRAME_ROUTES = {
     ),
     "memory": "open('/proc/self/mem', 'rb')\n",
     "memory_by_dev_fd": "os.chdir('/dev')\nopen('fd/../mem', 'rb')\n",
+    # a path whose own methods would tell the guard another path than the one opened
+    "memory_str_subclass": "class S(str):\n    pass\nopen(S('/proc/self/mem'), 'rb')\n",
+    "memory_bytes_subclass": "class B(bytes):\n    pass\nopen(B(b'/proc/self/mem'), 'rb')\n",
+    "memory_path_object": (
+        "import io\nclass P:\n    def __fspath__(self):\n        return '/proc/self/mem'\nio.FileIO(P())\n"
+    ),
     "ctypes": "import ctypes\nctypes.string_at(id(sys), 64)\n",
     "replaced_callee": (  # an allowed caller hands its frame to a module function the sample replaced
         "import traceback\ntraceback.walk_stack = lambda frame: walk(frame) or iter(())\ntraceback.extract_stack()\n"
@@ -128,6 +134,25 @@ def test_what_the_standard_library_does_with_frames_still_works(stage):
     right, wrong = stage.check_batch([code("stdlib", solution, tests), code("failing", solution, failing)])
     assert (right.keep, right.reason, right.detail) == (True, None, None)
     assert (wrong.reason, wrong.detail) == ("tests_failed", "tests: SystemExit: True")
+
+
+@needs_bwrap
+def test_paths_given_as_path_objects_bytes_or_directory_entries_still_open(stage):
+    solution = (
+        "import io, os, pathlib, shutil, tempfile\n"
+        "folder = pathlib.Path(tempfile.mkdtemp())\n"
+        "(folder / 'a').touch()\n"
+        "(folder / 'b').write_text('x')\n"
+        "os.close(os.open(folder / 'a', os.O_RDONLY))\n"
+        "os.close(os.open(b'/dev/null', os.O_RDONLY))\n"
+        "for entry in os.scandir(folder):\n    open(entry).close()\n    io.FileIO(entry).close()\n"
+        "os.chdir(folder)\n"
+        "os.symlink(folder / 'a', folder / 'c')\n"
+        "shutil.rmtree(folder)\n"
+        "def add(a, b):\n    return a + b\n"
+    )
+    (verdict,) = stage.check_batch([code("paths", solution, TESTS)])
+    assert (verdict.keep, verdict.reason, verdict.detail) == (True, None, None)
 
 
 @needs_bwrap
