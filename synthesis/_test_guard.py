@@ -313,7 +313,12 @@ def guard_introspection(users):
     # (`id`, `type`) are the sample's to rebind.
     get_frame, thread_id, identity, kind = sys._getframe, _thread.get_ident, id, type
     split, decode, text, raw_bytes, denied = str.split, bytes.decode, str, bytes, PermissionError
-    exact_text, is_subclass, dir_entry, entry_path = str.__str__, issubclass, os.DirEntry, os.DirEntry.path.__get__
+    exact_text, is_subclass, dir_entry, entry_path = (
+        str.__str__,
+        issubclass,
+        os.DirEntry,
+        os.DirEntry.path.__get__,
+    )
     frame_attributes, refused, path_events, process_folders = (
         FRAME_ATTRIBUTES,
         REFUSED_EVENTS,
