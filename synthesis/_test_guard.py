@@ -30,6 +30,8 @@ GAMING_CHECK_BUDGET = 1_000
 # equals both.
 UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
 FOUND = []  # what a guard found; kept even if the tests catch the exception it raised
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code, not a builtin type
+_type_flags = type.__dict__["__flags__"].__get__  # a class's real flags, whatever its metaclass says
 # What `guard_introspection` refuses a sample: ways to the verifier's frames, objects and memory.
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 REFUSED_EVENTS = frozenset(
@@ -130,39 +132,42 @@ HELPERS = dict(zip(HELPER_NAMES.values(), (_equal, _not_equal, _member, _not_mem
 
 def _refuse_always_equal(value):
     """Raise GamedTests if `value`, or a value inside it (at most GAMING_CHECK_BUDGET values), is
-    an object that equals anything (`_check_own_equality`)."""
+    an object that equals anything (`_check_equality`)."""
     stack, budget = [value], GAMING_CHECK_BUDGET
     while stack and budget > 0:
         item = stack.pop()
         kind = type(item)
-        if kind in CONTAINERS:
-            # a dict's keys are matched by hash; its values are compared with `==`
-            values = list(itertools.islice(item.values() if kind is dict else item, budget))
+        if kind in PLAIN_SET:
+            continue
+        base = kind if kind in CONTAINERS else next((c for c in CONTAINERS if issubclass(kind, c)), None)
+        if base is None:
+            budget -= 1
+        else:
+            # A dict's keys are matched by hash, its values compared with `==`; a subclass's values
+            # are read as its builtin type reads them (its own `__iter__` could hide some).
+            values = list(itertools.islice(dict.values(item) if base is dict else base.__iter__(item), budget))
             budget -= len(values) + 1
             if not PLAIN_SET.issuperset(map(type, values)):  # the type check runs in C
-                stack.extend(v for v in values if type(v) not in PLAIN_TYPES)
-        elif kind not in PLAIN_TYPES:
-            budget -= 1
-            _check_own_equality(item)
+                stack.extend(v for v in values if type(v) not in PLAIN_SET)
+        if kind is not base and _type_flags(kind) & HEAP_TYPE:
+            _check_equality(item, kind)
 
 
-def _check_own_equality(item):
-    """Raise GamedTests if `item`'s `__eq__`, written by the solution, says it equals a fresh
-    `object()`, or both values of a pair no honest value equals at once (an `__eq__` that only
-    answers True to numbers, strings, tuples or lists)."""
-    equal = type(item).__eq__  # the function itself when a class in the MRO defines it in Python
-    if not isinstance(equal, types.FunctionType) or equal.__code__.co_filename != "<solution>":
-        return
-    if _claims_equal(equal, item, object()) or any(
-        _claims_equal(equal, item, a) and _claims_equal(equal, item, b) for a, b in UNEQUAL_PAIRS
+def _check_equality(item, kind):
+    """Raise GamedTests if `item`, of a class made by Python code (the solution's, or a module's, as
+    `unittest.mock.ANY`'s; however its `__eq__` was made), says it equals a fresh `object()`, or
+    both values of a pair no honest value equals at once (an `__eq__` that only answers True to
+    numbers, strings, tuples or lists). A builtin type's own equality (numpy's too) is trusted."""
+    if _claims_equal(item, object()) or any(
+        _claims_equal(item, a) and _claims_equal(item, b) for a, b in UNEQUAL_PAIRS
     ):
-        FOUND.append(f"the solution's {type(item).__qualname__}.__eq__ says it equals any object")
+        FOUND.append(f"{kind.__module__}.{kind.__qualname__} says it equals any object")
         raise GamedTests(FOUND[-1])
 
 
-def _claims_equal(equal, item, other):
+def _claims_equal(item, other):
     try:
-        claims = equal(item, other)
+        claims = item == other
         return claims is not NotImplemented and bool(claims)
     except Exception:
         return False

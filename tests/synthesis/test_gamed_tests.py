@@ -1,0 +1,195 @@
+"""Solutions that game the tests instead of solving the task (`GamedTests`), and honest ones that are not."""
+
+from __future__ import annotations
+
+from tests.synthesis.test_verify import code, needs_bwrap
+
+ALWAYS_EQUAL = "class AlwaysEqual:\n    def __eq__(self, other):\n        return True\n"
+UNITTEST_ADD = "import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n"
+
+
+@needs_bwrap
+def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(stage):
+    """Reward hacks seen in generated code: an object equal to anything, a patched test framework."""
+    gamed = {
+        "always_equal": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "int_subclass": (
+            "class E(int):\n    __hash__ = int.__hash__\n    def __eq__(self, other):\n        return True\n"
+            "def add(a, b):\n    return E(0)\n",
+            "assert 3 == add(1, 2)\n",
+        ),
+        "inside_a_list": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return [AlwaysEqual()]\n",
+            "assert add(1, 2) == [3]\n",
+        ),
+        "membership": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "assert add(1, 2) in (3,)\n",
+        ),
+        "equal_to_every_builtin_value": (
+            "class B:\n    def __eq__(self, other):\n        return isinstance(other, (int, str, list))\n"
+            "def add(a, b):\n    return B()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "made_by_type": (
+            "def add(a, b):\n    return type('X', (), {'__eq__': lambda self, other: True})()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "unittest_assert": (ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n", UNITTEST_ADD),
+        # equal to anything by an `__eq__` that is not a function written in the solution
+        "mock_wildcard": ("from unittest import mock\ndef add(a, b):\n    return mock.ANY\n", UNITTEST_ADD),
+        "mock_told_to": (
+            "from unittest import mock\nm = mock.MagicMock()\nm.__eq__.return_value = True\n"
+            "def add(a, b):\n    return m\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "builtin_method": (
+            "class X(int):\n    __eq__ = int.__ne__\ndef add(a, b):\n    return X(-7)\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "partial": (
+            "import functools\nclass X:\n    __eq__ = functools.partial(lambda *a: True)\n"
+            "def add(a, b):\n    return X()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "classmethod": (
+            "class X:\n    @classmethod\n    def __eq__(cls, other):\n        return True\n"
+            "def add(a, b):\n    return X()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "compiled_elsewhere": (
+            "exec(compile('class X:\\n    def __eq__(self, o):\\n        return True', 'other.py', 'exec'))\n"
+            "def add(a, b):\n    return X()\n",
+            "assert add(1, 2) == 3\n",
+        ),
+        "list_subclass_hiding_its_items": (
+            ALWAYS_EQUAL + "class L(list):\n    def __iter__(self):\n        return iter([])\n"
+            "def add(a, b):\n    return L([AlwaysEqual()])\n",
+            "assert add(1, 2) == [3]\n",
+        ),
+        "caught_by_the_tests": (
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "try:\n    assert add(1, 2) == 3\nexcept Exception:\n    pass\n",
+        ),
+        "patched_assert_equal": (
+            "import unittest\nunittest.TestCase.assertEqual = lambda *args: None\ndef add(a, b):\n    return 0\n",
+            UNITTEST_ADD,
+        ),
+        "patched_main": (
+            "import unittest\nunittest.main = lambda *args, **kwargs: None\ndef add(a, b):\n    return 0\n",
+            UNITTEST_ADD + "unittest.main()\n",
+        ),
+        "patched_private_part": (
+            "import unittest.case\nfrom contextlib import contextmanager\n@contextmanager\n"
+            "def quiet(self, test_case, subTest=False):\n    try:\n        yield\n    except BaseException:\n"
+            "        pass\nunittest.case._Outcome.testPartExecutor = quiet\ndef add(a, b):\n    return 0\n",
+            UNITTEST_ADD,
+        ),
+        "patched_builtin": (
+            "import builtins\nbuiltins.all = lambda *args: True\ndef add(a, b):\n    return 0\n",
+            "assert all(add(x, 1) == x + 1 for x in range(5))\n",
+        ),
+        "skipped": ("import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n", UNITTEST_ADD),
+        "skipped_in_main": (
+            "import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n",
+            UNITTEST_ADD + "unittest.main()\n",
+        ),
+    }
+    docs = [code(name, solution, tests) for name, (solution, tests) in gamed.items()]
+    docs.append(
+        code(
+            "check",
+            ALWAYS_EQUAL + "def add(a, b):\n    return AlwaysEqual()\n",
+            "def check(candidate):\n    assert candidate(1, 2) == 3\n",
+            entry_point="add",
+        )
+    )
+    verdicts = stage.check_batch(docs)
+    assert [(d.id, v.reason) for d, v in zip(docs, verdicts)] == [(d.id, "tests_failed") for d in docs]
+    details = {d.id: v.detail for d, v in zip(docs, verdicts)}
+    assert details["always_equal"] == "tests: GamedTests: solution.AlwaysEqual says it equals any object"
+    assert details["caught_by_the_tests"] == details["always_equal"]
+    assert details["check"] == "check: GamedTests: solution.AlwaysEqual says it equals any object"
+    assert details["made_by_type"] == "tests: GamedTests: __main__.X says it equals any object"
+    assert details["mock_wildcard"] == "tests: GamedTests: unittest.mock._ANY says it equals any object"
+    assert details["compiled_elsewhere"] == "tests: GamedTests: solution.X says it equals any object"
+    assert details["list_subclass_hiding_its_items"] == details["always_equal"]
+    assert details["patched_assert_equal"] == (
+        "tests: GamedTests: the sample replaced unittest.case.TestCase.assertEqual"
+    )
+    assert details["patched_main"] == "tests: GamedTests: the sample replaced unittest.main"
+    assert details["patched_private_part"].endswith("replaced unittest.case._Outcome.testPartExecutor")
+    assert details["patched_builtin"] == "tests: GamedTests: the sample replaced builtins.all"
+    assert details["skipped"] == "tests: GamedTests: the solution skipped a test (unittest.SkipTest)"
+
+    honest = [
+        code(
+            "fraction",
+            "class Frac:\n    def __init__(self, n, d):\n        self.n, self.d = n, d\n"
+            "    def __eq__(self, other):\n        return isinstance(other, Frac) and self.n * other.d == other.n * self.d\n"
+            "def half():\n    return Frac(1, 2)\n",
+            "assert half() == Frac(2, 4)\nassert half() != Frac(1, 3)\nassert half() in [Frac(3, 6)]\n",
+        ),
+        code(
+            "remainder",
+            "class Mod:\n    def __init__(self, v, m):\n        self.v, self.m = v % m, m\n"
+            "    def __eq__(self, other):\n        return other % self.m == self.v\n"
+            "def odd():\n    return Mod(1, 2)\n",
+            "assert odd() == 3\nassert odd() != 4\n",
+        ),
+        code(
+            "compares_by_text",
+            "class Name:\n    def __init__(self, v):\n        self.v = v\n"
+            "    def __eq__(self, other):\n        return str(self.v) == str(other)\ndef name():\n    return Name('bob')\n",
+            "assert name() == 'bob'\n",
+        ),
+        code(  # the tests may replace a builtin to feed the program
+            "tests_feed_input",
+            "def double():\n    return 2 * int(input())\n",
+            "import builtins\nbuiltins.input = lambda: '4'\nassert double() == 8\n",
+        ),
+        code(  # the tests may skip their own tests
+            "tests_skip",
+            "def add(a, b):\n    return a + b\n",
+            UNITTEST_ADD + "    @unittest.skip('slow')\n    def test_slow(self):\n        pass\n",
+        ),
+        code(  # tests may change unittest's settings
+            "tests_settings",
+            "def add(a, b):\n    return a + b\n",
+            "import unittest\nunittest.TestCase.maxDiff = None\n" + UNITTEST_ADD,
+        ),
+        code(  # a subclass of a builtin type, and builtin types other than the plain ones
+            "subclasses",
+            "import decimal, fractions\nclass Pair(tuple):\n    pass\nclass Name(str):\n    pass\n"
+            "def parts():\n    return Pair((fractions.Fraction(1, 2), decimal.Decimal('0.5'), Name('x')))\n",
+            "assert parts() == (0.5, 0.5, 'x')\nassert parts() != (1, 1, 'y')\n",
+        ),
+    ]
+    assert [v.reason for v in stage.check_batch(honest)] == [None] * len(honest)
+
+
+@needs_bwrap
+def test_a_wildcard_in_the_tests_is_refused_as_one_the_solution_returned_would_be(stage):
+    """`unittest.mock.ANY` in the tests is refused too: the solution could return it just as well."""
+    wildcard = code(
+        "tests_wildcard",
+        "def pair(a):\n    return [a, object()]\n",
+        "from unittest import mock\nassert pair(1) == [1, mock.ANY]\n",
+    )
+    (verdict,) = stage.check_batch([wildcard])
+    assert verdict.detail == "tests: GamedTests: unittest.mock._ANY says it equals any object"
+
+
+@needs_bwrap
+def test_the_equality_guard_costs_little_when_tests_compare_big_values_many_times(stage):
+    """Checking every membership in a big dict (or every big list) whole took ~2 ms a comparison."""
+    heavy = code(
+        "heavy",
+        "def build(n):\n    return {i: i for i in range(n)}\n",
+        "d = build(100_000)\nfor k in range(20_000):\n    assert k in d\n"
+        "big = list(range(10_000))\nfor _ in range(2_000):\n    assert list(big) == big\n",
+    )
+    assert stage.check_batch([heavy])[0].reason is None  # the stage's time limit is 1 s
