@@ -13,6 +13,7 @@ sample's reach.
 import _thread
 import ast
 import builtins
+import contextlib
 import functools
 import itertools
 import os
@@ -145,7 +146,9 @@ def _refuse_always_equal(value):
         else:
             # A dict's keys are matched by hash, its values compared with `==`; a subclass's values
             # are read as its builtin type reads them (its own `__iter__` could hide some).
-            values = list(itertools.islice(dict.values(item) if base is dict else base.__iter__(item), budget))
+            values = list(
+                itertools.islice(dict.values(item) if base is dict else base.__iter__(item), budget)
+            )
             budget -= len(values) + 1
             if not PLAIN_SET.issuperset(map(type, values)):  # the type check runs in C
                 stack.extend(v for v in values if type(v) not in PLAIN_SET)
@@ -174,15 +177,18 @@ def _claims_equal(item, other):
 
 
 def guard_unittest():
-    """Check the arguments of every TestCase assert method and where every SkipTest comes from;
-    return the builtins and the behaviour of unittest's modules and classes as they are now, to
-    tell afterwards whether the sample replaced any of them."""
+    """Check the arguments of every TestCase assert method, and where every skip or stop that a
+    test part ends with comes from; return the builtins and the behaviour of unittest's modules and
+    classes as they are now, to tell afterwards whether the sample replaced any of them."""
     import unittest
+    import unittest.case
 
     for name, method in list(vars(unittest.TestCase).items()):
         if name.startswith("assert") and callable(method):
             setattr(unittest.TestCase, name, _guarded(method))
-    unittest.SkipTest.__init__ = _skip_init(unittest.SkipTest.__init__)
+    outcome = unittest.case._Outcome
+    ends = (unittest.SkipTest, getattr(unittest.case, "_ShouldStop", unittest.SkipTest))
+    outcome.testPartExecutor = _part_executor(outcome.testPartExecutor, ends)
     modules = [m for n, m in sys.modules.items() if n == "unittest" or n.startswith("unittest.")]
     owners = modules + [
         value
@@ -193,18 +199,26 @@ def guard_unittest():
     return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in [builtins, *owners]]
 
 
-def _skip_init(init):
-    """SkipTest's `__init__`, noting a skip raised from the solution's code (a test that did not run)."""
+def _part_executor(executor, ends):
+    """unittest's `_Outcome.testPartExecutor`, noting an exception of `ends` (a skip, any subclass
+    of SkipTest however it was made, or unittest's internal stop) raised through the solution's
+    code: unittest counts that test as skipped or passed, though it did not run to its end."""
 
-    def skip_init(self, *args):
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename != "<solution>":
-            frame = frame.f_back
-        if frame is not None:
-            FOUND.append("the solution skipped a test (unittest.SkipTest)")
-        init(self, *args)
+    @contextlib.contextmanager
+    def part_executor(self, test_case, subTest=False):
+        with executor(self, test_case, subTest):
+            try:
+                yield
+            except ends as error:
+                trace = error.__traceback__
+                while trace is not None and trace.tb_frame.f_code.co_filename != "<solution>":
+                    trace = trace.tb_next
+                if trace is not None:
+                    kind = type(error)
+                    FOUND.append(f"the solution ended a test early ({kind.__module__}.{kind.__qualname__})")
+                raise
 
-    return skip_init
+    return part_executor
 
 
 def _is_code(value):
@@ -277,7 +291,7 @@ def frame_users(own):
         _lookup(typing, "_caller"),
         _lookup(traceback, "clear_frames"),
         _lookup(unittest.result, "TestResult", "_is_relevant_tb_level"),
-        _skip_init,
+        _part_executor,
         *own,
     ]
     walks = [_lookup(traceback, name) for name in ("walk_tb", "walk_stack", "_walk_tb_with_full_positions")]

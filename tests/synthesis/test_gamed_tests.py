@@ -93,6 +93,19 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "assert all(add(x, 1) == x + 1 for x in range(5))\n",
         ),
         "skipped": ("import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n", UNITTEST_ADD),
+        "skipped_by_a_subclass": (
+            "import unittest\nclass Skip(unittest.SkipTest):\n    def __init__(self):\n        pass\n"
+            "def add(a, b):\n    raise Skip()\n",
+            UNITTEST_ADD + "unittest.main()\n",
+        ),
+        "skipped_without_init": (
+            "import unittest\ndef add(a, b):\n    raise unittest.SkipTest.__new__(unittest.SkipTest)\n",
+            UNITTEST_ADD,
+        ),
+        "stopped": (
+            "import unittest.case\ndef add(a, b):\n    raise unittest.case._ShouldStop()\n",
+            UNITTEST_ADD + "unittest.main()\n",
+        ),
         "skipped_in_main": (
             "import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n",
             UNITTEST_ADD + "unittest.main()\n",
@@ -123,7 +136,9 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
     assert details["patched_main"] == "tests: GamedTests: the sample replaced unittest.main"
     assert details["patched_private_part"].endswith("replaced unittest.case._Outcome.testPartExecutor")
     assert details["patched_builtin"] == "tests: GamedTests: the sample replaced builtins.all"
-    assert details["skipped"] == "tests: GamedTests: the solution skipped a test (unittest.SkipTest)"
+    assert details["skipped"] == "tests: GamedTests: the solution ended a test early (unittest.case.SkipTest)"
+    assert details["skipped_by_a_subclass"].endswith("ended a test early (solution.Skip)")
+    assert details["stopped"].endswith("ended a test early (unittest.case._ShouldStop)")
 
     honest = [
         code(
@@ -154,7 +169,10 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
         code(  # the tests may skip their own tests
             "tests_skip",
             "def add(a, b):\n    return a + b\n",
-            UNITTEST_ADD + "    @unittest.skip('slow')\n    def test_slow(self):\n        pass\n",
+            UNITTEST_ADD + "    @unittest.skip('slow')\n    def test_slow(self):\n        pass\n"
+            "    def test_skips_itself(self):\n        self.skipTest('not here')\n"
+            "    def test_part(self):\n        with self.subTest(i=1):\n            self.skipTest('part')\n"
+            "unittest.main()\n",
         ),
         code(  # tests may change unittest's settings
             "tests_settings",
