@@ -219,8 +219,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
         phase = "solution"
         exec(solution, namespace)
         phase = "tests"
-        # the builtins and unittest as the solution's own code left them
-        _test_guard.refuse_tampering(watched)
+        # the builtins, the modules loaded and unittest as the solution's own code left them
+        _test_guard.refuse_tampering(watched[0])
         namespace["__name__"] = "__main__"
         namespace.update(_test_guard.HELPERS)
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up
@@ -240,10 +240,9 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
                 raise NameError(f"entry point {entry!r} is not defined by the solution")
             namespace["check"](namespace[entry])
         phase = "tests"
-        # the tests may replace builtins (`input`, to feed a program), not unittest's behaviour
-        _test_guard.refuse_tampering(
-            [(owner, attributes) for owner, attributes in watched if owner is not builtins]
-        )
+        # the tests may replace builtins (`input`, to feed a program) or patch a module, not
+        # change unittest's behaviour
+        _test_guard.refuse_tampering(watched[1])
         sys.stdout.flush()
         sys.stderr.flush()
         if not intact():

@@ -51,6 +51,9 @@ REFUSED_EVENTS = frozenset(
         "ctypes.wstring_at",
     }
 )
+# Loaded modules whose functions a sample may replace: the runner's own (`intact_check` watches
+# it), and those whose `signal` the guard itself replaces in each sample (`_refuse_signal_handlers`).
+NOT_WATCHED = frozenset({"__main__", "signal", "_signal"})
 PATH_EVENTS = frozenset({"open", "os.chdir", "os.symlink"})
 PROCESS_FOLDERS = frozenset({"proc", "fd"})  # /proc/self/mem; /dev/fd/.. is /proc/self
 
@@ -178,8 +181,9 @@ def _claims_equal(item, other):
 
 def guard_unittest():
     """Check the arguments of every TestCase assert method, and where every skip or stop that a
-    test part ends with comes from; return the builtins and the behaviour of unittest's modules and
-    classes as they are now, to tell afterwards whether the sample replaced any of them."""
+    test part ends with comes from. Return what the sample may not replace, as it is now, to tell
+    afterwards whether it did: (before the tests: the builtins, and the functions and classes of
+    every module loaded now, as `math.isclose`; after them too: unittest's modules and classes)."""
     import unittest
     import unittest.case
 
@@ -196,7 +200,17 @@ def guard_unittest():
         for value in vars(module).values()
         if isinstance(value, type) and value.__module__ == module.__name__
     ]
-    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in [builtins, *owners]]
+    others = [
+        module
+        for name, module in sys.modules.items()
+        if name not in NOT_WATCHED and isinstance(module, types.ModuleType) and module not in modules
+    ]
+    after_tests = _behaviour([*owners])
+    return _behaviour([builtins, *others]) + after_tests, after_tests
+
+
+def _behaviour(owners):
+    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in owners]
 
 
 def _part_executor(executor, ends):

@@ -101,8 +101,11 @@ def test_a_wrong_solution_cannot_forge_the_report_through_the_verifiers_frames_o
 
 @needs_bwrap
 def test_a_wrong_solution_cannot_forge_the_report_by_replacing_what_the_verifier_calls(stage):
+    # The report says what went wrong (in the "tests" phase, which the patched os.write would
+    # have made "ok"), through the functions taken before the sample ran.
     (verdict,) = stage.check_batch([code("patched", PATCHED + WRONG_ADD, TESTS)])
-    assert (verdict.keep, verdict.reason, verdict.detail) == (False, "tests_failed", "tests: AssertionError")
+    assert (verdict.keep, verdict.reason) == (False, "tests_failed")
+    assert verdict.detail == "tests: GamedTests: the sample replaced os.write"
 
 
 @needs_bwrap

@@ -92,6 +92,10 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "import builtins\nbuiltins.all = lambda *args: True\ndef add(a, b):\n    return 0\n",
             "assert all(add(x, 1) == x + 1 for x in range(5))\n",
         ),
+        "patched_module_function": (
+            "import math\nmath.isclose = lambda *args, **kwargs: True\ndef add(a, b):\n    return 0.0\n",
+            "import math\nassert math.isclose(add(1.5, 1.5), 3.0)\n",
+        ),
         "skipped": ("import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n", UNITTEST_ADD),
         "skipped_by_a_subclass": (
             "import unittest\nclass Skip(unittest.SkipTest):\n    def __init__(self):\n        pass\n"
@@ -136,6 +140,7 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
     assert details["patched_main"] == "tests: GamedTests: the sample replaced unittest.main"
     assert details["patched_private_part"].endswith("replaced unittest.case._Outcome.testPartExecutor")
     assert details["patched_builtin"] == "tests: GamedTests: the sample replaced builtins.all"
+    assert details["patched_module_function"] == "tests: GamedTests: the sample replaced math.isclose"
     assert details["skipped"] == "tests: GamedTests: the solution ended a test early (unittest.case.SkipTest)"
     assert details["skipped_by_a_subclass"].endswith("ended a test early (solution.Skip)")
     assert details["stopped"].endswith("ended a test early (unittest.case._ShouldStop)")
@@ -173,6 +178,11 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "    def test_skips_itself(self):\n        self.skipTest('not here')\n"
             "    def test_part(self):\n        with self.subTest(i=1):\n            self.skipTest('part')\n"
             "unittest.main()\n",
+        ),
+        code(  # the tests may patch a module the solution uses
+            "tests_patch_a_module",
+            "import random\ndef coin():\n    return 'heads' if random.random() < 0.5 else 'tails'\n",
+            "import random\nrandom.random = lambda: 0.25\nassert coin() == 'heads'\n",
         ),
         code(  # tests may change unittest's settings
             "tests_settings",
