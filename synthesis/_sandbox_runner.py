@@ -217,10 +217,12 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
         phase = "compile_tests"
         tests = _test_guard.compile_tests(req["tests"])
         phase = "solution"
+        imports = _test_guard.import_machinery()
         exec(solution, namespace)
         phase = "tests"
-        # the builtins, the modules loaded and unittest as the solution's own code left them
-        _test_guard.refuse_tampering(watched[0])
+        # the builtins, the modules loaded, how modules are found, and unittest as the solution's
+        # own code left them
+        _test_guard.refuse_tampering(watched[0], imports)
         namespace["__name__"] = "__main__"
         namespace.update(_test_guard.HELPERS)
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up

@@ -206,11 +206,24 @@ def guard_unittest():
         if name not in NOT_WATCHED and isinstance(module, types.ModuleType) and module not in modules
     ]
     after_tests = _behaviour([*owners])
-    return _behaviour([builtins, *others]) + after_tests, after_tests
+    loaded = {name: module for name, module in sys.modules.items() if name not in NOT_WATCHED}
+    before_tests = [("sys.modules[{!r}]", sys.modules, loaded), *_behaviour([builtins, *others])]
+    return before_tests + after_tests, after_tests
 
 
 def _behaviour(owners):
-    return [(owner, {k: v for k, v in vars(owner).items() if _is_code(v)}) for owner in owners]
+    """(label, live attributes, attributes now) of each of `owners`: its functions and classes."""
+    return [
+        (_qualified(owner) + ".{}", vars(owner), {k: v for k, v in vars(owner).items() if _is_code(v)})
+        for owner in owners
+    ]
+
+
+def import_machinery():
+    """Where modules are found from now: sys.path, meta_path and path_hooks, and the finder cached
+    for each path (a sample that changes them can hand the tests a module of its own)."""
+    lists = [(name, list(getattr(sys, name))) for name in ("path", "meta_path", "path_hooks")]
+    return lists, dict(sys.path_importer_cache)
 
 
 def _part_executor(executor, ends):
@@ -256,12 +269,20 @@ def _qualified(owner):
     )
 
 
-def refuse_tampering(watched):
-    """Raise GamedTests if a guard found something, or the sample replaced something watched."""
-    for owner, attributes in watched:
-        for name, value in attributes.items():
-            if vars(owner).get(name) is not value:
-                FOUND.append(f"the sample replaced {_qualified(owner)}.{name}")
+def refuse_tampering(watched, imports=None):
+    """Raise GamedTests if a guard found something, or the sample replaced something `watched`
+    ((label, live mapping, what it held) each) or changed the `import_machinery` from `imports`."""
+    for label, live, held in watched:
+        for name, value in held.items():
+            if live.get(name) is not value:
+                FOUND.append("the sample replaced " + label.format(name))
+    if imports is not None:
+        lists, finders = imports
+        for name, items in lists:
+            now = getattr(sys, name)
+            if len(now) != len(items) or any(a is not b for a, b in zip(now, items)):
+                FOUND.append(f"the sample changed sys.{name}")
+        refuse_tampering([("sys.path_importer_cache[{!r}]", sys.path_importer_cache, finders)])
     if FOUND:
         raise GamedTests(FOUND[0])
 

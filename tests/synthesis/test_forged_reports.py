@@ -180,7 +180,7 @@ def test_a_solution_that_replaces_the_verifiers_own_functions_is_gamed(stage):
     runner class's `__globals__`: replacing them would skip their checks."""
     guard = (
         "import unittest\nnames = unittest.TestCase.assertEqual.__globals__\n"
-        "names['refuse_tampering'] = lambda watched: None\n"
+        "names['refuse_tampering'] = lambda *args: None\n"
         "names['_check_operands'] = lambda left, right, by_hash: None\n"
         "class AlwaysEqual:\n    def __eq__(self, other):\n        return True\n"
         "def add(a, b):\n    return AlwaysEqual()\n"

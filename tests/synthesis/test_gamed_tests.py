@@ -96,6 +96,17 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "import math\nmath.isclose = lambda *args, **kwargs: True\ndef add(a, b):\n    return 0.0\n",
             "import math\nassert math.isclose(add(1.5, 1.5), 3.0)\n",
         ),
+        "replaced_module": (
+            "import sys, types\nfake = types.ModuleType('unittest')\n"
+            "class TestCase:\n    def assertEqual(self, first, second):\n        pass\n"
+            "fake.TestCase = TestCase\nsys.modules['unittest'] = fake\ndef add(a, b):\n    return 0\n",
+            UNITTEST_ADD,
+        ),
+        "import_hook": (
+            "import sys\nclass Finder:\n    def find_spec(self, name, path=None, target=None):\n"
+            "        return None\nsys.meta_path.insert(0, Finder())\ndef add(a, b):\n    return 0\n",
+            "import fractions\nassert add(1, 2) == 3\n",
+        ),
         "skipped": ("import unittest\ndef add(a, b):\n    raise unittest.SkipTest('no')\n", UNITTEST_ADD),
         "skipped_by_a_subclass": (
             "import unittest\nclass Skip(unittest.SkipTest):\n    def __init__(self):\n        pass\n"
@@ -141,6 +152,8 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
     assert details["patched_private_part"].endswith("replaced unittest.case._Outcome.testPartExecutor")
     assert details["patched_builtin"] == "tests: GamedTests: the sample replaced builtins.all"
     assert details["patched_module_function"] == "tests: GamedTests: the sample replaced math.isclose"
+    assert details["replaced_module"] == "tests: GamedTests: the sample replaced sys.modules['unittest']"
+    assert details["import_hook"] == "tests: GamedTests: the sample changed sys.meta_path"
     assert details["skipped"] == "tests: GamedTests: the solution ended a test early (unittest.case.SkipTest)"
     assert details["skipped_by_a_subclass"].endswith("ended a test early (solution.Skip)")
     assert details["stopped"].endswith("ended a test early (unittest.case._ShouldStop)")
