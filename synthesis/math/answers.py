@@ -93,11 +93,13 @@ _WORD_NUMBERS.update(
     {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 )
 _WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
-# Unit words after a number; each word is matched possessively (`*+`) and words are separated by
-# spaces, so a long run of letters is split one way only (the former pattern backtracked
-# exponentially: 24 letters then `!` took 1 s).
+# Unit words after a number (`12 cm^2`, `5 square feet`), maybe a power: `^2`, or a digit written
+# onto the last word (one after a space is another number: `3 or 4` is two answers, and `or` no
+# unit word). Each word is matched possessively (`*+`) and words are separated by spaces, so a long
+# run of letters is split one way only (the former pattern backtracked exponentially: 24 letters
+# then `!` took 1 s).
 _UNIT_TAIL = re.compile(
-    r"^(.*?\d\)?)\s+[A-Za-z]{2}[A-Za-z.'’]*+(?:\s+[A-Za-z]{2}[A-Za-z.'’]*+)*\s*(?:\^?\d)?$"
+    r"^(.*?\d\)?)\s+(?!or\b)[A-Za-z]{2}[A-Za-z.'’]*+(?:\s+[A-Za-z]{2}[A-Za-z.'’]*+)*(?:\s*\^\d|\d)?$"
 )
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")

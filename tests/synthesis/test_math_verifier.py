@@ -180,6 +180,13 @@ def test_wrong_steps_are_found(solution, where):
     assert checked >= 1 and bad is not None and bad.startswith(where)
 
 
+@pytest.mark.parametrize("answer", ["3 or 4", "3 \\text{ or } 4", "\\text{3 or 4}", "3\\ \\text{or}\\ 4"])
+def test_a_hedged_answer_is_not_read_as_its_first_number(verifier, answer):
+    """`4` was read as a power of a unit word `or`, so the hedge matched a reference of 3."""
+    assert not verifier.check(math_doc(f"So \\boxed{{{answer}}}.", "3")).keep
+    assert verifier.check(math_doc("The area is \\boxed{20\\text{ cm}^2}.", "20")).keep
+
+
 def test_reasons(verifier):
     good = "She sold 48/2 = <<48/2=24>>24 clips.\n#### 24"
     assert verifier.check(math_doc(good, "24")).keep
