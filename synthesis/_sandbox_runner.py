@@ -35,8 +35,27 @@ CHUNK = 65536
 REPORT_RESERVE = 32 * MiB
 # Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-# Modules that tests commonly import, loaded once here so forked children get them for free.
-WARM_MODULES = ("collections", "functools", "heapq", "itertools", "math", "random", "re", "string", "typing")
+# Modules that tests commonly import, loaded once here so forked children get them for free; what
+# they hold may not be replaced by the solution (`math.isclose = lambda *a, **k: True`).
+WARM_MODULES = (
+    "bisect",
+    "cmath",
+    "collections",
+    "copy",
+    "decimal",
+    "fractions",
+    "functools",
+    "heapq",
+    "itertools",
+    "json",
+    "math",
+    "operator",
+    "random",
+    "re",
+    "statistics",
+    "string",
+    "typing",
+)
 
 
 def _set_limits(req, base_tasks):
@@ -453,7 +472,7 @@ def main():
     for name in WARM_MODULES:
         __import__(name)
     # (unittest and builtins as they are, code that may take frames, the runner's and guard's names)
-    watched = _test_guard.guard_unittest()
+    watched = _test_guard.guard_unittest([m for m in WARM_MODULES if m != "typing"])  # it compares nothing
     frame_users = _test_guard.frame_users([_raised_in_solution])
     guards = (watched, frame_users, _test_guard.intact_check([globals(), vars(_test_guard)]))
     scratch_root = sys.argv[1]

@@ -51,9 +51,6 @@ REFUSED_EVENTS = frozenset(
         "ctypes.wstring_at",
     }
 )
-# Loaded modules whose functions a sample may replace: the runner's own (`intact_check` watches
-# it), and those whose `signal` the guard itself replaces in each sample (`_refuse_signal_handlers`).
-NOT_WATCHED = frozenset({"__main__", "signal", "_signal"})
 PATH_EVENTS = frozenset({"open", "os.chdir", "os.symlink"})
 PROCESS_FOLDERS = frozenset({"proc", "fd"})  # /proc/self/mem; /dev/fd/.. is /proc/self
 
@@ -179,11 +176,13 @@ def _claims_equal(item, other):
         return False
 
 
-def guard_unittest():
+def guard_unittest(watched_modules):
     """Check the arguments of every TestCase assert method, and where every skip or stop that a
     test part ends with comes from. Return what the sample may not replace, as it is now, to tell
-    afterwards whether it did: (before the tests: the builtins, and the functions and classes of
-    every module loaded now, as `math.isclose`; after them too: unittest's modules and classes)."""
+    afterwards whether it did: (before the tests: the builtins, and the functions, classes and
+    `sys.modules` entries of `watched_modules`, as `math.isclose`; after them too: unittest's
+    modules and classes). (Every loaded module would cost 1.5 ms a sample: reading a forked
+    child's objects copies their memory pages.)"""
     import unittest
     import unittest.case
 
@@ -200,13 +199,9 @@ def guard_unittest():
         for value in vars(module).values()
         if isinstance(value, type) and value.__module__ == module.__name__
     ]
-    others = [
-        module
-        for name, module in sys.modules.items()
-        if name not in NOT_WATCHED and isinstance(module, types.ModuleType) and module not in modules
-    ]
     after_tests = _behaviour([*owners])
-    loaded = {name: module for name, module in sys.modules.items() if name not in NOT_WATCHED}
+    loaded = {name: sys.modules[name] for name in [*watched_modules, *(m.__name__ for m in modules)]}
+    others = [sys.modules[name] for name in watched_modules]
     before_tests = [("sys.modules[{!r}]", sys.modules, loaded), *_behaviour([builtins, *others])]
     return before_tests + after_tests, after_tests
 

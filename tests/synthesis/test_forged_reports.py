@@ -105,7 +105,7 @@ def test_a_wrong_solution_cannot_forge_the_report_by_replacing_what_the_verifier
     # have made "ok"), through the functions taken before the sample ran.
     (verdict,) = stage.check_batch([code("patched", PATCHED + WRONG_ADD, TESTS)])
     assert (verdict.keep, verdict.reason) == (False, "tests_failed")
-    assert verdict.detail == "tests: GamedTests: the sample replaced os.write"
+    assert verdict.detail == "tests: GamedTests: the sample replaced json.dumps"
 
 
 @needs_bwrap
