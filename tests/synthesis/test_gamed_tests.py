@@ -60,6 +60,11 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
             "def add(a, b):\n    return X()\n",
             "assert add(1, 2) == 3\n",
         ),
+        "callable_object": (
+            "class Yes:\n    def __call__(self, *args):\n        return True\n"
+            "class X:\n    __eq__ = Yes()\ndef add(a, b):\n    return X()\n",
+            "assert add(1, 2) == 3\n",
+        ),
         "compiled_elsewhere": (
             "exec(compile('class X:\\n    def __eq__(self, o):\\n        return True', 'other.py', 'exec'))\n"
             "def add(a, b):\n    return X()\n",
