@@ -361,6 +361,10 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
     for fd in (out_w, err_w, st_w):
         os.close(fd)
     cap = int(req["max_output_bytes"])
+    # Files and folders cost the kernel memory no rlimit bounds; counted on the sandbox's own tmpfs
+    # mounts only (the `process` sandbox's scratch folder shares the host's filesystem).
+    writable = (scratch_root, *other_writable) if in_pid_namespace else ()
+    files_allowed = _files_on(writable) + int(req["max_files"])
     buffers = {out_r: bytearray(), err_r: bytearray(), st_r: bytearray()}
     total = 0
     clock = Clock(pid, float(req["timeout"]), float(req["backstop"]))
@@ -372,6 +376,9 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
         remaining, limit = clock.left()
         if remaining <= 0:
             outcome = limit
+            break
+        if _files_on(writable) > files_allowed:
+            outcome = "file_limit"
             break
         if status is not None:
             # The child has exited; a descendant still holds its pipes: take what is there and stop.
@@ -408,6 +415,9 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
             if remaining <= 0:
                 outcome = limit
                 break
+            if _files_on(writable) > files_allowed:
+                outcome = "file_limit"
+                break
             time.sleep(0.0005)
     elapsed = time.monotonic() - clock.start
     exit_code = None
@@ -443,6 +453,15 @@ def _runner_cpu_delta(last=[0.0]):  # noqa: B006 - the mutable default keeps the
     now = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
     delta, last[0] = now - last[0], now
     return delta
+
+
+def _files_on(mounts):
+    """Files and folders on the filesystems of `mounts`."""
+    total = 0
+    for mount in mounts:
+        usage = os.statvfs(mount)
+        total += usage.f_files - usage.f_ffree
+    return total
 
 
 def _wipe(root):

@@ -27,6 +27,7 @@ CODE_REASONS = (
     "syntax_error",
     "no_tests",
     "output_limit",
+    "file_limit",
     "weak_tests",
     "unsupported",
 )
@@ -142,6 +143,8 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
         return reject("timeout", over_time)
     if result.outcome == "output_limit":
         return reject("output_limit", "stdout+stderr above max_output_bytes")
+    if result.outcome == "file_limit":
+        return reject("file_limit", "created more than max_files files and folders")
     if result.outcome == "runner_died":
         return reject(
             "crashed", "the sample killed a fresh sandbox runner too: " + " | ".join(result.attempts)

@@ -11,7 +11,8 @@ user namespaces (bubblewrap >= 0.8). When the host runs as root, bubblewrap itse
 uid 0, so this is what makes the process limit real. That needs unprivileged user namespaces (the
 default on Debian 12 and on this machine's 6.x kernel; Ubuntu's AppArmor userns restriction would
 need a bwrap profile). Inside, one warm interpreter (`_sandbox_runner.py`) forks a fresh child per
-sample, sets rlimits (CPU seconds, address space, processes, file size, open files), enforces the
+sample, sets rlimits (CPU seconds, address space, processes, file size, open files), counts the
+files and folders it creates on its tmpfs mounts (kernel memory no rlimit bounds), enforces the
 time limit on the sample's own time (wall time minus the time it waited for a CPU, so a loaded
 machine does not time out correct samples), caps the captured stdout/stderr, and afterwards kills
 every process left in the namespace. A host-side watchdog kills the whole bubblewrap process group
@@ -94,6 +95,7 @@ class Limits:
     max_processes: int = 1
     max_open_files: int = 64
     max_file_mb: int = 16
+    max_files: int = 10_000  # files and folders created in /tmp and /dev/shm
 
     @property
     def backstop_s(self) -> float:
@@ -109,6 +111,7 @@ class Limits:
             "max_processes": self.max_processes,
             "max_open_files": self.max_open_files,
             "max_file_mb": self.max_file_mb,
+            "max_files": self.max_files,
         }
 
 
@@ -117,7 +120,8 @@ class RunResult:
     """What happened to one sample.
 
     `outcome`: `finished` (the child exited; see `status`, `exit_code`, `signal`), `timeout` (its own
-    time ran out), `output_limit`, or, from `Runner.run`, the infrastructure outcomes `runner_died`,
+    time ran out), `output_limit`, `file_limit` (it created more than `max_files` files and
+    folders: each costs the kernel memory that no rlimit bounds), or, from `Runner.run`, the infrastructure outcomes `runner_died`,
     `runner_hung` and `backstop`; `SandboxPool.run` retries those once, so it returns `runner_died`
     only for a sample that killed a fresh runner too. `status` is the runner's report:
     `{"phase": "ok"}` only when solution, tests and check all completed; otherwise the phase that

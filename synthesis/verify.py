@@ -26,7 +26,7 @@ class Verify(DocumentStage):
     untouched. A sandbox fault (a runner that dies, hangs or cannot start) is retried on a fresh
     runner; one that persists raises `SandboxError`, a failure record, never a rejection.
     Reasons: `no_solution`, `tests_failed`, `timeout`, `memory_limit`, `crashed`, `syntax_error`,
-    `no_tests`, `output_limit`, `weak_tests`, `unsupported`, `wrong_answer`, `bad_step`,
+    `no_tests`, `output_limit`, `file_limit`, `weak_tests`, `unsupported`, `wrong_answer`, `bad_step`,
     `no_answer`, `unparseable`.
     """
 
@@ -55,6 +55,13 @@ class Verify(DocumentStage):
         ),
         "max_open_files": Param(int, 64, "open file descriptors per sample", min=16, max=65536),
         "max_file_mb": Param(int, 16, "largest file a sample may write, MiB", min=1),
+        "max_files": Param(
+            int,
+            10_000,
+            "files and folders a sample may create (each costs ~1 KB of kernel memory that no rlimit "
+            "bounds: ~200,000 a second otherwise) before `file_limit`",
+            min=16,
+        ),
         "scratch_mb": Param(
             int,
             64,
@@ -113,6 +120,7 @@ class Verify(DocumentStage):
             max_processes=self.max_processes,
             max_open_files=self.max_open_files,
             max_file_mb=self.max_file_mb,
+            max_files=self.max_files,
         )
         pool = SandboxPool(
             self.sandbox, self.workers, limits, self.python or None, self.scratch_mb, tuple(self.import_paths)

@@ -110,6 +110,10 @@ def test_hostile_samples_are_contained_and_rejected_with_the_right_reason(
             code("fd_exhaustion", "files = [open('/dev/null') for _ in range(100000)]\n", "assert files"),
             "crashed",
         ),
+        "file_flood": (  # each file costs kernel memory that no rlimit bounds
+            code("file_flood", "import os\nfor i in range(10**7):\n    os.mkdir(f'/tmp/d{i}')\n"),
+            "file_limit",
+        ),
         "good": (code("good", "def add(a, b):\n    return a + b\n", "assert add(2, 3) == 5"), None),
     }
     docs = [doc for doc, _ in cases.values()]
