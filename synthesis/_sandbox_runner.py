@@ -31,6 +31,7 @@ del sys.modules["_test_guard"]  # not for samples to import (the runner's own gl
 
 MiB = 1024 * 1024
 CHUNK = 65536
+STATUS_BYTES = 4096  # of the child's report pipe kept (a report is one line of 2 KB at most)
 # Address space kept above the limit so the child can still report a MemoryError.
 REPORT_RESERVE = 32 * MiB
 # Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
@@ -396,11 +397,9 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
             if not data:
                 open_fds.discard(fd)
                 continue
-            if fd == st_r:
-                buffers[fd] += data[:4096]
-                continue
-            total += len(data)
-            buffers[fd] += data[: max(0, cap - len(buffers[fd]))]
+            total += len(data)  # a report is 2 KB at most: more written to its pipe is output too
+            kept = STATUS_BYTES if fd == st_r else cap
+            buffers[fd] += data[: max(0, kept - len(buffers[fd]))]
             if total > cap:
                 outcome = "output_limit"
         if outcome:

@@ -110,6 +110,10 @@ def test_hostile_samples_are_contained_and_rejected_with_the_right_reason(
             code("fd_exhaustion", "files = [open('/dev/null') for _ in range(100000)]\n", "assert files"),
             "crashed",
         ),
+        "report_flood": (  # what the runner kept of the report pipe was unbounded (1.3 GB in 5 s)
+            code("report_flood", "import os\nwhile True:\n    os.write(1000, b'x' * 65536)\n"),
+            "output_limit",
+        ),
         "file_flood": (  # each file costs kernel memory that no rlimit bounds
             code("file_flood", "import os\nfor i in range(10**7):\n    os.mkdir(f'/tmp/d{i}')\n"),
             "file_limit",
