@@ -83,6 +83,10 @@ class _SpacyEnglishTokenizer:
         self.url_match_without_userinfo = re.compile(spec["url"].replace(URL_USERINFO, "", 1)).match
         self.specials: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in spec["specials"].items()}
         self.longest_special = max(map(len, self.specials), default=0)
+        # A run of one character longer than this is split as its first `run_check` characters say
+        # (`_run_of_one_character`).
+        self.run_check = 2 * AFFIX_WINDOW + self.longest_special + 2
+        self.runs_of_one_character: dict[str, bool] = {}
         self.cache: dict[str, tuple[str, ...]] = {}
         # spaCy also matches special cases that affix rules split apart (":)", "''", "Minn.")
         # against the token sequence afterwards; key them by that split.
@@ -93,6 +97,7 @@ class _SpacyEnglishTokenizer:
             if len(split) > 1:
                 self.merges[split] = orth
         self.longest_merge = max(map(len, self.merges), default=0)
+        self.merge_firsts = frozenset(split[0] for split in self.merges)  # where a merge may start
 
     def tokens(self, chunk: str) -> tuple[str, ...]:
         """Tokens of a chunk without whitespace, memoized."""
@@ -111,6 +116,8 @@ class _SpacyEnglishTokenizer:
             return special
         if string.isalpha():  # no affix or infix rule matches letters only
             return (string,)
+        if len(string) > self.run_check and specials is self.specials and self._run_of_one_character(string):
+            return (string[0],) * len(string)
         prefixes: list[str] = []
         suffixes: list[str] = []
         string = self._split_affixes(string, prefixes, suffixes, specials)
@@ -124,6 +131,25 @@ class _SpacyEnglishTokenizer:
             else:
                 middle = tuple(self._split_infixes(string))
         return (*prefixes, *middle, *reversed(suffixes))
+
+    def _run_of_one_character(self, string: str) -> bool:
+        """Whether `string`, longer than `run_check`, is one character repeated that splits into
+        one token per character (`____`, `====`: 11 us a character through `_split_affixes`).
+
+        Past `run_check` characters every step of `_split_affixes` sees the same windows of the
+        same character, so it decides as it does for a run of `run_check + 1` or `+ 2` characters
+        (one each for odd and even lengths); those two are split once per character and process.
+        """
+        first = string[0]
+        if string.count(first) != len(string):
+            return False
+        splits = self.runs_of_one_character.get(first)
+        if splits is None:
+            self.runs_of_one_character[first] = False  # the two runs below take the long way
+            lengths = (self.run_check + 1, self.run_check + 2)
+            splits = all(self._tokenize(first * n, self.specials) == (first,) * n for n in lengths)
+            self.runs_of_one_character[first] = splits
+        return splits
 
     def _split_affixes(
         self, string: str, prefixes: list[str], suffixes: list[str], specials: dict[str, tuple[str, ...]]
@@ -190,7 +216,8 @@ class _SpacyEnglishTokenizer:
     def _merge_specials(self, tokens: tuple[str, ...]) -> tuple[str, ...]:
         """spaCy `Tokenizer._apply_special_cases`: longest special-case token runs win, then earliest."""
         matches = []
-        for start in range(len(tokens) - 1):
+        firsts = self.merge_firsts
+        for start in [i for i, token in enumerate(tokens[:-1]) if token in firsts]:
             for end in range(start + 2, min(len(tokens), start + self.longest_merge) + 1):
                 orth = self.merges.get(tokens[start:end])
                 if orth is not None:

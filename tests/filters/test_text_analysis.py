@@ -140,3 +140,16 @@ def test_a_long_run_of_punctuation_is_split_in_linear_time():
     words = ta.split_words(text)
     assert time.process_time() - started < 10  # ~1 s; quadratic: minutes
     assert words[:2] == ["<", "<"] and len(words) > 80_000
+
+
+def test_a_long_run_of_one_character_splits_as_spacy_splits_it():
+    """Past `run_check` characters a run of one character takes a shortcut (20,000 underscores took
+    0.23 s through the affix rules, 4 MB of them 51 s in gopher_repetition)."""
+    ours, reference = ta._SpacyEnglishTokenizer(), _SpacyAsWritten()
+    reference.run_check = 10**9  # no shortcut: every step of spaCy's own loop
+    lengths = (ours.run_check + 1, ours.run_check + 2, ours.run_check + 9, 1_001)
+    for char in "_=*!#+<>\"'?-~./|…—•":
+        for n in lengths:
+            assert ours.tokens(char * n) == reference.tokens(char * n), (char, n)
+    assert ours.runs_of_one_character["_"] and not ours.runs_of_one_character["."]
+    assert ta.split_words("_" * 20_000) == ["_"] * 20_000
