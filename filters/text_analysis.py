@@ -83,10 +83,9 @@ class _SpacyEnglishTokenizer:
         self.url_match_without_userinfo = re.compile(spec["url"].replace(URL_USERINFO, "", 1)).match
         self.specials: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in spec["specials"].items()}
         self.longest_special = max(map(len, self.specials), default=0)
-        # A run of one character longer than this is split as its first `run_check` characters say
-        # (`_run_of_one_character`).
+        # A run of one character longer than this is split without the affix loop (`_run_tokens`).
         self.run_check = 2 * AFFIX_WINDOW + self.longest_special + 2
-        self.runs_of_one_character: dict[str, bool] = {}
+        self.run_steps: dict[str, tuple[int, int]] = {}  # per character: (prefix, suffix) peeled
         self.cache: dict[str, tuple[str, ...]] = {}
         # spaCy also matches special cases that affix rules split apart (":)", "''", "Minn.")
         # against the token sequence afterwards; key them by that split.
@@ -97,7 +96,9 @@ class _SpacyEnglishTokenizer:
             if len(split) > 1:
                 self.merges[split] = orth
         self.longest_merge = max(map(len, self.merges), default=0)
-        self.merge_firsts = frozenset(split[0] for split in self.merges)  # where a merge may start
+        # where a merge may start: its first token, and its first two
+        self.merge_firsts = frozenset(split[0] for split in self.merges)
+        self.merge_heads = frozenset(split[:2] for split in self.merges)
 
     def tokens(self, chunk: str) -> tuple[str, ...]:
         """Tokens of a chunk without whitespace, memoized."""
@@ -116,8 +117,8 @@ class _SpacyEnglishTokenizer:
             return special
         if string.isalpha():  # no affix or infix rule matches letters only
             return (string,)
-        if len(string) > self.run_check and specials is self.specials and self._run_of_one_character(string):
-            return (string[0],) * len(string)
+        if len(string) > self.run_check and (run := self._run_tokens(string, specials)) is not None:
+            return run
         prefixes: list[str] = []
         suffixes: list[str] = []
         string = self._split_affixes(string, prefixes, suffixes, specials)
@@ -132,24 +133,34 @@ class _SpacyEnglishTokenizer:
                 middle = tuple(self._split_infixes(string))
         return (*prefixes, *middle, *reversed(suffixes))
 
-    def _run_of_one_character(self, string: str) -> bool:
-        """Whether `string`, longer than `run_check`, is one character repeated that splits into
-        one token per character (`____`, `====`: 11 us a character through `_split_affixes`).
+    def _run_tokens(self, string: str, specials: dict[str, tuple[str, ...]]) -> tuple[str, ...] | None:
+        """Tokens of `string`, longer than `run_check`, when it is one character repeated whose
+        affix rules peel a prefix and/or a suffix shorter than AFFIX_WINDOW (runs of `_`, `'`, `=`:
+        11 us a character through `_split_affixes`); else None.
 
         Past `run_check` characters every step of `_split_affixes` sees the same windows of the
-        same character, so it decides as it does for a run of `run_check + 1` or `+ 2` characters
-        (one each for odd and even lengths); those two are split once per character and process.
+        same character, so it peels the same prefix and suffix until the run is that short: the
+        steps are counted, not taken, and what is left is split as usual.
         """
-        first = string[0]
-        if string.count(first) != len(string):
-            return False
-        splits = self.runs_of_one_character.get(first)
-        if splits is None:
-            self.runs_of_one_character[first] = False  # the two runs below take the long way
-            lengths = (self.run_check + 1, self.run_check + 2)
-            splits = all(self._tokenize(first * n, self.specials) == (first,) * n for n in lengths)
-            self.runs_of_one_character[first] = splits
-        return splits
+        first, length = string[0], len(string)
+        if string.count(first) != length:
+            return None
+        step = self.run_steps.get(first)
+        if step is None:
+            probe = first * (self.run_check + 2)
+            prefix = self._prefix_length(probe, 0, len(probe))
+            suffix = self._suffix_length(probe, prefix, len(probe))
+            step = (prefix, suffix) if max(prefix, suffix) < AFFIX_WINDOW else (0, 0)
+            self.run_steps[first] = step
+        prefix, suffix = step
+        peeled = prefix + suffix
+        if not peeled:
+            return None
+        steps = (length - self.run_check + peeled - 1) // peeled
+        rest = self._tokenize(first * (length - steps * peeled), specials)
+        prefixes = (first * prefix,) * steps if prefix else ()
+        suffixes = (first * suffix,) * steps if suffix else ()
+        return prefixes + rest + suffixes
 
     def _split_affixes(
         self, string: str, prefixes: list[str], suffixes: list[str], specials: dict[str, tuple[str, ...]]
@@ -216,8 +227,11 @@ class _SpacyEnglishTokenizer:
     def _merge_specials(self, tokens: tuple[str, ...]) -> tuple[str, ...]:
         """spaCy `Tokenizer._apply_special_cases`: longest special-case token runs win, then earliest."""
         matches = []
-        firsts = self.merge_firsts
-        for start in [i for i, token in enumerate(tokens[:-1]) if token in firsts]:
+        firsts, heads = self.merge_firsts, self.merge_heads
+        starts = [
+            i for i, token in enumerate(tokens[:-1]) if token in firsts and (token, tokens[i + 1]) in heads
+        ]
+        for start in starts:
             for end in range(start + 2, min(len(tokens), start + self.longest_merge) + 1):
                 orth = self.merges.get(tokens[start:end])
                 if orth is not None:

@@ -151,5 +151,5 @@ def test_a_long_run_of_one_character_splits_as_spacy_splits_it():
     for char in "_=*!#+<>\"'?-~./|…—•":
         for n in lengths:
             assert ours.tokens(char * n) == reference.tokens(char * n), (char, n)
-    assert ours.runs_of_one_character["_"] and not ours.runs_of_one_character["."]
+    assert ours.run_steps["_"] == (1, 1) and ours.run_steps["="] == (1, 0) and ours.run_steps["."] == (0, 0)
     assert ta.split_words("_" * 20_000) == ["_"] * 20_000
