@@ -199,7 +199,7 @@ def guard_unittest(watched_modules):
         for value in vars(module).values()
         if isinstance(value, type) and value.__module__ == module.__name__
     ]
-    after_tests = _behaviour([*owners])
+    after_tests = _behaviour(owners)
     loaded = {name: sys.modules[name] for name in [*watched_modules, *(m.__name__ for m in modules)]}
     others = [sys.modules[name] for name in watched_modules]
     before_tests = [("sys.modules[{!r}]", sys.modules, loaded), *_behaviour([builtins, *others])]
