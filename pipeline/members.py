@@ -81,10 +81,13 @@ def _gzip_header(data: bytes, at: int) -> bool:
     return len(data) <= at + 3 or not data[at + 3] & 0xE0  # reserved flag bits clear (RFC 1952)
 
 
+BZIP2_LEVELS = (b"", *(bytes([d]) for d in b"123456789"))  # the block size digit (or not read yet)
+
+
 def _bzip2_header(data: bytes, at: int) -> bool:
     """`BZh`, a block size digit, then a block's or the stream end's 48-bit magic."""
     level, block = data[at + 3 : at + 4], data[at + 4 : at + 10]
-    return level in (b"", *(bytes([d]) for d in b"123456789")) and (
+    return level in BZIP2_LEVELS and (
         b"1AY&SY".startswith(block) or b"\x17\x72\x45\x38\x50\x90".startswith(block)
     )
 

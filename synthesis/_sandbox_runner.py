@@ -109,16 +109,6 @@ def _read_status(data, nonce):
     return report
 
 
-def _raised_in_solution(exc):
-    """Whether the solution's own code is on the exception's traceback."""
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == "<solution>":
-            return True
-        tb = tb.tb_next
-    return False
-
-
 def _call_test(function, *bound):
     """Call a collected test; one that needs arguments (pytest fixtures) cannot run, so it fails.
 
@@ -253,7 +243,9 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
         except SystemExit as exit_:
             if exit_.code not in (0, None):
                 raise
-            if _raised_in_solution(exit_):  # not the tests ending (unittest.main()): skipped asserts
+            if _test_guard.raised_in_solution(
+                exit_
+            ):  # not the tests ending (unittest.main()): skipped asserts
                 raise SystemExit(f"the solution raised SystemExit({exit_.code!r}) during the tests") from None
         entry = req.get("entry_point")
         if entry and callable(namespace.get("check")):
@@ -491,7 +483,7 @@ def main():
         __import__(name)
     # (unittest and builtins as they are, code that may take frames, the runner's and guard's names)
     watched = _test_guard.guard_unittest([m for m in WARM_MODULES if m != "typing"])  # it compares nothing
-    frame_users = _test_guard.frame_users([_raised_in_solution])
+    frame_users = _test_guard.frame_users()
     guards = (watched, frame_users, _test_guard.intact_check([globals(), vars(_test_guard)]))
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3

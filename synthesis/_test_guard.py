@@ -232,15 +232,22 @@ def _part_executor(executor, ends):
             try:
                 yield
             except ends as error:
-                trace = error.__traceback__
-                while trace is not None and trace.tb_frame.f_code.co_filename != "<solution>":
-                    trace = trace.tb_next
-                if trace is not None:
+                if raised_in_solution(error):
                     kind = type(error)
                     FOUND.append(f"the solution ended a test early ({kind.__module__}.{kind.__qualname__})")
                 raise
 
     return part_executor
+
+
+def raised_in_solution(error):
+    """Whether the solution's own code is on the exception's traceback."""
+    trace = error.__traceback__
+    while trace is not None:
+        if trace.tb_frame.f_code.co_filename == "<solution>":
+            return True
+        trace = trace.tb_next
+    return False
 
 
 def _is_code(value):
@@ -300,11 +307,11 @@ def intact_check(namespaces):
     return intact
 
 
-def frame_users(own):
+def frame_users():
     """Code allowed to take a frame once a sample runs, as ids of code objects (a code object the
     sample makes under the same name is another object): (code that reads a frame, passes it to
     nothing the sample could replace, and hands out only names: namedtuple's, an Enum's and typing's
-    module lookups, unittest's frame checks, traceback's clearing, `own` functions of the verifier;
+    module lookups, unittest's frame checks, traceback's clearing, the verifier's traceback check;
     traceback's frame walks, allowed when they feed its stack summary without local variables; that
     summary's code). Functions this Python lacks are left out. (logging's caller lookup passes the
     frame to a module function a sample could replace, and importing logging here would slow every
@@ -321,8 +328,7 @@ def frame_users(own):
         _lookup(typing, "_caller"),
         _lookup(traceback, "clear_frames"),
         _lookup(unittest.result, "TestResult", "_is_relevant_tb_level"),
-        _part_executor,
-        *own,
+        raised_in_solution,
     ]
     walks = [_lookup(traceback, name) for name in ("walk_tb", "walk_stack", "_walk_tb_with_full_positions")]
     extract = _lookup(traceback, "StackSummary", "extract")  # its frame generator is a walk too
