@@ -18,8 +18,11 @@ RUNS = {
     "'!?' x 80,000": "'!?' * 80_000",
     "'-' x 160,000": "'-' * 160_000",
     "'.' x 160,000": "'.' * 160_000",
+    "'“”‘’—–' x 26,667": "'“”‘’—–' * 26_667",
+    "random punctuation x 160,000": "''.join(random.Random(0).choices('!?;:,()[]<>{}\\'\"“”‘’—–…#*', k=160_000))",
 }
 SPLIT = """
+import random
 import time
 from filters.text_analysis import split_words
 text = {expression}

@@ -63,7 +63,12 @@ POLICY_SUBSTRINGS = (
 )
 
 _CHUNK_CACHE_LIMIT = 200_000  # memoized chunks per process (~30 MB at most)
-AFFIX_WINDOW = 64  # characters at each end of a long piece searched for a prefix or suffix
+AFFIX_WINDOW = 64  # characters at the start of a long piece searched for a prefix
+# Characters at the end of a long piece searched for a suffix: wider than every suffix rule but the
+# unbounded `\.\.+` (5 at most: `km²` after a digit; tests/filters/test_text_analysis.py checks),
+# so a match that may go on starts at the window's first character. The suffix pattern is tried at
+# every position of the window: 64 characters cost ~25 us a step, 8 about 4.
+SUFFIX_WINDOW = 8
 URL_USERINFO = r"(?:\S+(?::\S*)?@)?"  # spaCy's URL pattern's optional "user:password@"
 
 
@@ -84,7 +89,7 @@ class _SpacyEnglishTokenizer:
         self.specials: dict[str, tuple[str, ...]] = {k: tuple(v) for k, v in spec["specials"].items()}
         self.longest_special = max(map(len, self.specials), default=0)
         # A run of one character longer than this is split without the affix loop (`_run_tokens`).
-        self.run_check = 2 * AFFIX_WINDOW + self.longest_special + 2
+        self.run_check = AFFIX_WINDOW + SUFFIX_WINDOW + self.longest_special + 2
         self.run_steps: dict[str, tuple[int, int]] = {}  # per character: (prefix, suffix) peeled
         self.cache: dict[str, tuple[str, ...]] = {}
         # spaCy also matches special cases that affix rules split apart (":)", "''", "Minn.")
@@ -135,8 +140,8 @@ class _SpacyEnglishTokenizer:
 
     def _run_tokens(self, string: str, specials: dict[str, tuple[str, ...]]) -> tuple[str, ...] | None:
         """Tokens of `string`, longer than `run_check`, when it is one character repeated whose
-        affix rules peel a prefix and/or a suffix shorter than AFFIX_WINDOW (runs of `_`, `'`, `=`:
-        11 us a character through `_split_affixes`); else None.
+        affix rules peel a prefix shorter than AFFIX_WINDOW and/or a suffix shorter than SUFFIX_WINDOW
+        (runs of `_`, `'`, `=`: 11 us a character through `_split_affixes`); else None.
 
         Past `run_check` characters every step of `_split_affixes` sees the same windows of the
         same character, so it peels the same prefix and suffix until the run is that short: the
@@ -150,7 +155,7 @@ class _SpacyEnglishTokenizer:
             probe = first * (self.run_check + 2)
             prefix = self._prefix_length(probe, 0, len(probe))
             suffix = self._suffix_length(probe, prefix, len(probe))
-            step = (prefix, suffix) if max(prefix, suffix) < AFFIX_WINDOW else (0, 0)
+            step = (prefix, suffix) if prefix < AFFIX_WINDOW and suffix < SUFFIX_WINDOW else (0, 0)
             self.run_steps[first] = step
         prefix, suffix = step
         peeled = prefix + suffix
@@ -212,13 +217,13 @@ class _SpacyEnglishTokenizer:
 
     def _suffix_length(self, string: str, start: int, end: int) -> int:
         """Length of the suffix rule's match at the end of [start, end). Searched from
-        AFFIX_WINDOW characters before the end (a lookbehind still sees the character before);
+        SUFFIX_WINDOW characters before the end (a lookbehind still sees the characters before);
         a match from the window's first character may begin earlier, so then the whole piece is
         searched, as is a piece no longer than the window."""
-        if end - start <= AFFIX_WINDOW:
+        if end - start <= SUFFIX_WINDOW:
             match = self.suffix_search(string[start:end])
         else:
-            window = end - AFFIX_WINDOW
+            window = end - SUFFIX_WINDOW
             match = self.suffix_search(string, window, end)
             if match and match.start() == window:
                 match = self.suffix_search(string[start:end])

@@ -130,6 +130,33 @@ def test_chunks_split_as_spacy_splits_them():
         assert ours._tokenize(chunk, ours.specials) == reference._tokenize(chunk, reference.specials), chunk
 
 
+def test_every_bounded_suffix_rule_fits_in_the_suffix_window():
+    """`_suffix_length` searches the last SUFFIX_WINDOW characters: only an unbounded rule may match
+    from the window's first character (then the whole piece is searched)."""
+    import re._parser as sre_parse  # noqa: PLC0415 - the pattern's alternatives and their widths
+
+    spec = json.loads((ta.DATA_DIR / "spacy_en_tokenizer.json").read_text(encoding="utf-8"))
+    (kind, (_, alternatives)), *rest = sre_parse.parse(spec["suffix"]).data
+    assert str(kind) == "BRANCH" and not rest and len(alternatives) == 82
+    widths = [alternative.getwidth()[1] for alternative in alternatives]
+    unbounded = [width for width in widths if width >= ta.SUFFIX_WINDOW]
+    assert max(width for width in widths if width < ta.SUFFIX_WINDOW) == 5
+    assert len(unbounded) == 1 and unbounded[0] > 10**9  # `\.\.+`
+
+
+def test_long_chunks_of_suffixes_split_as_spacy_splits_them():
+    """Chunks far longer than the suffix window, made of what suffix rules match (units after digits,
+    currency, `'s`, runs of dots, closing quotes and brackets), split as spaCy's own loop splits them."""
+    ours, reference = ta._SpacyEnglishTokenizer(), _SpacyAsWritten()
+    reference.run_check = 10**9
+    rng = random.Random(5)
+    pieces = ["km²", "mph", "°F.", "US$", "%", "+", "'s", "’S", "..", "...", "……", "…", ")", "]", "”"]
+    pieces += ["»", "!?", "1", "2", "a", "x.", "—", "–", "'", '"', ",", ";", "。", "_", "#", "*"]
+    for _ in range(2_000):
+        chunk = "".join(rng.choice(pieces) for _ in range(rng.randrange(20, 120)))
+        assert ours.tokens(chunk) == reference.tokens(chunk), chunk
+
+
 def test_a_long_run_of_punctuation_is_split_in_linear_time():
     """spaCy's affix loop searched the whole remaining chunk at every step: 40,000 '<' took 115 s,
     and its URL pattern backtracked over 40,000 mixed punctuation marks for 1.2 s (80,000: 4.8 s)."""
