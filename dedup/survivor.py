@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from pipeline.document import Document
 from pipeline.stages import Param
 
@@ -36,8 +38,9 @@ class PrefersScore:
 
 def survivor_key(doc: Document, prefer_score: str, tie_break: str) -> tuple:
     """Sort key: the smallest key in a cluster survives. Deterministic for any input order; it
-    ends with the document's `unique_id`, so documents sharing an id still have a total order."""
+    ends with the document's `unique_id`, so documents sharing an id still have a total order.
+    A NaN score (it has no order) ranks as a missing one."""
     score = doc.scores.get(prefer_score) if prefer_score else None
-    score_rank = -score if score is not None else float("inf")
+    score_rank = -score if score is not None and not math.isnan(score) else math.inf
     length_rank = -len(doc.text) if tie_break == "longest" else 0
     return (score_rank, length_rank, doc.unique_id)

@@ -9,6 +9,7 @@ The JSON shape (`FORMAT`) is documented in docs/inspect.md.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,33 +27,43 @@ TEXT_PREVIEW = 600
 
 
 class BoundedSample:
-    """Every value up to `capacity`; beyond it every 2nd, 4th, ... value (deterministic, O(capacity))."""
+    """Every finite value up to `capacity`; beyond it every 2nd, 4th, ... value (deterministic,
+    O(capacity)). NaN and infinities (a score read from the input may be one) are only counted."""
 
     def __init__(self, capacity: int = SAMPLE_CAPACITY) -> None:
         self.capacity = capacity
         self.values: list[float] = []
         self.stride = 1
         self.seen = 0
+        self.non_finite = 0
 
     def extend(self, values) -> None:
-        for value in values:
+        for value in map(float, values):
+            if not math.isfinite(value):
+                self.non_finite += 1
+                continue
             if self.seen % self.stride == 0:
-                self.values.append(float(value))
+                self.values.append(value)
                 if len(self.values) > self.capacity:
                     self.values = self.values[::2]
                     self.stride *= 2
             self.seen += 1
 
     def quantiles(self) -> dict[str, float] | None:
-        if not self.values:
+        """count, min, mean, p10 ... p90, max of the finite values, and `non_finite` when any."""
+        if not self.values and not self.non_finite:
             return None
         import numpy as np
 
-        array = np.asarray(self.values)
-        figures = {"count": self.seen, "min": float(array.min()), "mean": float(array.mean())}
-        for q in QUANTILES:
-            figures[f"p{int(q * 100)}"] = float(np.quantile(array, q))
-        figures["max"] = float(array.max())
+        figures = {"count": self.seen}
+        if self.values:
+            array = np.asarray(self.values)
+            figures |= {"min": float(array.min()), "mean": float(array.mean())}
+            for q in QUANTILES:
+                figures[f"p{int(q * 100)}"] = float(np.quantile(array, q))
+            figures["max"] = float(array.max())
+        if self.non_finite:
+            figures["non_finite"] = self.non_finite
         return figures
 
 
@@ -284,7 +295,11 @@ def _number(value: float) -> str:
 def _quantile_line(label: str, figures: dict | None) -> str:
     if not figures:
         return f"  {label:<28} -"
-    cells = "  ".join(f"{k}={_number(figures[k])}" for k in ("min", "p10", "p50", "p90", "max"))
+    cells = "  ".join(
+        f"{k}={_number(figures[k])}" for k in ("min", "p10", "p50", "p90", "max") if k in figures
+    )
+    if "non_finite" in figures:
+        cells += f"  non_finite={figures['non_finite']}"
     return f"  {label:<28} n={figures['count']:<8} {cells}"
 
 
