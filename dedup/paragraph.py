@@ -62,7 +62,9 @@ class ParagraphDedup(PrefersScore, CollectionStage):
     (that is `gopher_repetition`'s job). Edited documents carry `metadata["paragraphs_removed"]`.
     Reasons: `duplicate_paragraphs`, when an edited document keeps fewer than
     `min_remaining_chars` characters or none of its eligible paragraphs (`detail` = duplicated/
-    eligible paragraphs, `duplicate_of` = the survivor holding most of them).
+    eligible paragraphs, `duplicate_of` = the survivor holding most of them). A document that keeps
+    the surviving copy of a paragraph is never rejected, so every repeated paragraph stays in
+    exactly one kept document.
     """
 
     reasons = ("duplicate_paragraphs",)
@@ -109,38 +111,48 @@ class ParagraphDedup(PrefersScore, CollectionStage):
                 yield digest, (order, key, index)
 
     @staticmethod
-    def removals(_digest: int, values: Iterable[tuple]) -> Iterator[tuple[str, tuple[int, str]]]:
+    def removals(_digest: int, values: Iterable[tuple]) -> Iterator[tuple[str, tuple[int, str | None]]]:
         """For one paragraph hash, its values in sorted order (the survivor's first): (doc key,
         (index, survivor id)) for each copy outside the survivor, in one pass, so a very common
-        paragraph does not have to fit in a list."""
+        paragraph does not have to fit in a list; then (survivor key, (index, None)) when it keeps
+        a paragraph that others lose."""
         values = iter(values)
-        order, survivor, _ = next(values)
+        order, survivor, survivor_index = next(values)
         survivor_id = public_id(order[-1])  # the survivor order ends with the document's unique id
+        cut_elsewhere = False
         for _, key, index in values:
             if key != survivor:
+                cut_elsewhere = True
                 yield key, (index, survivor_id)
+        if cut_elsewhere:
+            yield survivor, (survivor_index, None)
 
-    def apply(self, doc: Document, removed: list[tuple[int, str]], occurrence: int):
-        """Apply one document's removals ((paragraph index, survivor id) pairs): kept as it is,
-        kept edited, or rejected."""
+    def apply(self, doc: Document, decisions: list[tuple[int, str | None]], occurrence: int):
+        """Apply one document's decisions ((paragraph index, survivor id) to cut, (index, None) for
+        a paragraph it keeps for the others): kept as it is, kept edited, or rejected."""
         from apache_beam.metrics import Metrics
 
+        removed = sorted({(index, survivor) for index, survivor in decisions if survivor is not None})
         if not removed:
             yield KEPT, doc
             return
-        removed = sorted(set(removed))
         Metrics.counter(self.name, "docs_edited").inc()
         Metrics.counter(self.name, "paragraphs_removed").inc(len({index for index, _ in removed}))
-        result = self.edit(doc, removed)
+        keeps = any(survivor is None for _, survivor in decisions)
+        result = self.edit(doc, removed, keeps_for_others=keeps)
         yield (REJECTED if isinstance(result, Rejection) else KEPT), result
 
-    def edit(self, doc: Document, removed: list[tuple[int, str]]) -> Document | Rejection:
-        """The document without the `removed` (index, survivor id) paragraphs, or its Rejection."""
+    def edit(
+        self, doc: Document, removed: list[tuple[int, str]], keeps_for_others: bool = False
+    ) -> Document | Rejection:
+        """The document without the `removed` (index, survivor id) paragraphs, or its Rejection; a
+        document that keeps a paragraph for the others is never rejected (that copy is the last)."""
         paragraphs, separators = split_paragraphs(doc.text, self.split)
         indices = {index for index, _ in removed}
         text = join_paragraphs(paragraphs, separators, indices)
         eligible = sum(digest is not None for digest in self.paragraph_hashes(doc.text))
-        if len(text.strip()) < self.min_remaining_chars or len(indices) >= eligible:
+        too_short = len(text.strip()) < self.min_remaining_chars or len(indices) >= eligible
+        if too_short and not keeps_for_others:
             holders = Counter(survivor for _, survivor in removed)
             most = max(holders.values())
             duplicate_of = min(survivor for survivor, count in holders.items() if count == most)

@@ -44,9 +44,10 @@ Step 2 changes no decision: units of one class have equal MinHash signatures, so
 the same buckets as their representative and verify against the same sets; it only removes the
 copies' own pairs and edges, which on web text (shared boilerplate, reposted paragraphs) are most.
 
-A unit's copies always keep the best document's copy, so a unit survives in exactly one kept
-document unless that document is itself rejected as contained (then its few unique units go with
-it: that is what `max_containment` trades).
+A unit's copies always keep the best document's copy, and a document that keeps a copy for the
+others is never rejected (it is told so by a decision of its own, and kept with what is left), so
+every copied unit survives in exactly one kept document. Only a document that keeps none loses its
+few unique units with it when it is rejected as contained: that is what `max_containment` trades.
 """
 
 from __future__ import annotations
@@ -104,9 +105,10 @@ class UnitDedup(PrefersScore, CollectionStage):
 
     Reasons: `contained_in` (at least `max_containment` of the content characters are copies;
     `duplicate_of` = the document holding most of them), `too_short_after_dedup` (fewer than
-    `min_remaining_chars` characters left after cutting copies). Edited documents carry
-    `metadata.units_removed` ([unit index, id of the document keeping it] per cut unit) and
-    `metadata.unit_chars_removed`.
+    `min_remaining_chars` characters left after cutting copies). A document that keeps the
+    surviving copy of a unit is never rejected, so every copied unit stays in exactly one kept
+    document. Edited documents carry `metadata.units_removed` ([unit index, id of the document
+    keeping it] per cut unit) and `metadata.unit_chars_removed`.
     """
 
     reasons = (CONTAINED, TOO_SHORT)
@@ -191,13 +193,16 @@ class UnitDedup(PrefersScore, CollectionStage):
             else {}
         )
 
-    def decide(self, doc: Document, removals: list[tuple[int, str]]) -> Document | Rejection:
-        """Apply one document's removals ((unit index, survivor document id)): the edited
-        document, the unchanged one (no removals), or its Rejection."""
-        if not removals:
+    def decide(self, doc: Document, decisions: list[tuple[int, str | None]]) -> Document | Rejection:
+        """Apply one document's decisions ((unit index, survivor document id) to cut, (unit index,
+        None) for a unit it keeps for the others): the edited document, the unchanged one (no
+        cuts), or its Rejection. A document that keeps a unit for the others is never rejected:
+        that copy is the last one."""
+        removed = {index: survivor for index, survivor in decisions if survivor is not None}
+        if not removed:
             return doc
+        keeps_for_others = any(survivor is None for _, survivor in decisions)
         spans = units(doc.text, self.min_words)
-        removed = {index: survivor for index, survivor in removals}
         content = sum(b - a for a, b in spans)
         by_holder: Counter[str] = Counter()
         for index, survivor in removed.items():
@@ -205,11 +210,11 @@ class UnitDedup(PrefersScore, CollectionStage):
         removed_chars = sum(by_holder.values())
         contained = removed_chars / content
         holder = min(by_holder, key=lambda s: (-by_holder[s], s))
-        if contained >= self.max_containment:
+        if contained >= self.max_containment and not keeps_for_others:
             detail = f"containment={contained:.3f} units={len(removed)}/{len(spans)}"
             return Rejection(doc, self.name, CONTAINED, detail, holder)
         text = cut(doc.text, [spans[i] for i in sorted(removed)])
-        if len(text.strip()) < self.min_remaining_chars:
+        if len(text.strip()) < self.min_remaining_chars and not keeps_for_others:
             detail = f"remaining_chars={len(text.strip())} units_removed={len(removed)}/{len(spans)}"
             return Rejection(doc, self.name, TOO_SHORT, detail, holder)
         cuts = [[index, removed[index]] for index in sorted(removed)]
@@ -268,7 +273,7 @@ class UnitDedup(PrefersScore, CollectionStage):
         if failures:
             yield FAILED, failures[0]
             return
-        outcome = self.decide(doc, sorted(decisions))
+        outcome = self.decide(doc, decisions)
         if isinstance(outcome, Rejection):
             Metrics.counter(self.name, outcome.reason).inc()
             yield REJECTED, outcome
@@ -359,7 +364,9 @@ class _UnitsFn(beam.DoFn):
 def _removals(_partition: int, values: Iterable, partitions: int):
     """One class partition's component labels ((node, label node) of representatives in a verified
     pair) and classes of several units → `DecisionChunk`s of (doc id, (unit index, survivor id)),
-    one per document partition, for every unit whose component keeps its copy in another document."""
+    one per document partition, for every unit whose component keeps its copy in another document,
+    and (doc id, (unit index, None)) for each copy kept that way (a component spread over several
+    class partitions sends it from each)."""
     labels, classes = {}, {}
     for kind, value in values:
         if kind == LABEL:
@@ -367,6 +374,7 @@ def _removals(_partition: int, values: Iterable, partitions: int):
         else:
             classes.update(unpack(value))
     chunks: dict[int, list] = defaultdict(list)
+    keepers: set[tuple] = set()
     for rep in sorted(labels.keys() | classes.keys()):
         label = labels.get(rep, rep)
         for node in (rep, *classes.get(rep, ())):
@@ -374,6 +382,9 @@ def _removals(_partition: int, values: Iterable, partitions: int):
                 chunks[key_partition(node_doc(node), partitions)].append(
                     (node_doc(node), (node[-1], public_id(node_doc(label))))
                 )
+                keepers.add(label)
+    for label in sorted(keepers):  # (unit index, None): the document keeps that unit for the others
+        chunks[key_partition(node_doc(label), partitions)].append((node_doc(label), (label[-1], None)))
     for part in sorted(chunks):
         yield DecisionChunk(part, chunks[part])
 

@@ -114,6 +114,26 @@ def test_document_left_too_short_is_rejected_with_main_survivor():
         assert_that(kept | beam.Map(lambda k: k[0]), equal_to(["big", "cookie-only"]), label="kept")
 
 
+def test_a_document_keeping_a_paragraph_for_others_is_never_rejected():
+    """D loses P to A but keeps Q, which E loses to it: rejecting D as too short left Q in no
+    kept document (and E's `duplicate_of` named a removed one)."""
+    shared_p = "Paragraph P is a shared paragraph that appears in two documents here."
+    shared_q = "Paragraph Q is another shared paragraph that also appears twice in the corpus."
+    docs = [
+        Document("A", f"{shared_p}\n\n{body('a')}"),
+        Document("D", f"{shared_p}\n\n{shared_q}"),
+        Document("E", f"{shared_q}\n\n{body('e', 60)}"),
+    ]
+    stage = ParagraphDedup("para", tie_break="smallest_id")
+    for kept, rejected, _ in run(stage, docs):
+        assert_that(
+            kept,
+            equal_to([("A", docs[0].text, None), ("D", shared_q, 1), ("E", body("e", 60), 1)]),
+            label="kept",
+        )
+        assert_that(rejected, equal_to([]), label="rejected")
+
+
 def test_rejection_names_survivor_holding_most_paragraphs():
     para = [f"Shared paragraph number {i} with enough characters to count." for i in range(3)]
     docs = [
@@ -194,15 +214,17 @@ def reference(stage, docs):
         for index, digest in enumerate(stage.paragraph_hashes(doc.text)):
             if digest is not None:
                 holders[digest].append((order, index))
-    removed = defaultdict(set)
+    removed, keepers = defaultdict(set), set()
     for occurrences in holders.values():
         best = min(order for order, _ in occurrences)
         for order, index in occurrences:
             if order != best:
                 removed[order[-1]].add((index, best[-1]))
+                keepers.add(best[-1])
     outcomes = []
     for doc in docs:
-        result = stage.edit(doc, sorted(removed[doc.id])) if removed[doc.id] else doc
+        cut = sorted(removed[doc.id])
+        result = stage.edit(doc, cut, keeps_for_others=doc.id in keepers) if cut else doc
         if isinstance(result, Document):
             outcomes.append(("kept", result.id, result.text))
         else:

@@ -121,6 +121,24 @@ def test_too_short_after_cutting():
         )
 
 
+def test_a_document_keeping_a_unit_for_others_is_never_rejected():
+    """d loses p to the longer a but keeps q, which the shorter e loses to it: rejecting d as too
+    short (or as contained) left q in no kept document, and e's `duplicate_of` named d."""
+    p, q = para("p"), para("q")
+    a = Document("a", f"{p}\n{para('a1', 60)}")
+    d = Document("d", f"{p}\n{q}")
+    e = Document("e", f"{q}\n{para('e1', 8)}")
+    for kept, rejected, _ in run([a, d, e], min_remaining_chars=200):
+        assert_that(kept, equal_to([("a", a.text, None), ("d", q, [[0, "a"]])]), label="kept")
+        assert_that(
+            rejected,
+            equal_to(
+                [("e", "unit_dedup", "too_short_after_dedup", "remaining_chars=39 units_removed=1/2", "d")]
+            ),
+            label="rejected",
+        )
+
+
 def test_identical_documents_tie_on_the_smallest_id():
     text = f"{para('x1')}\n{para('x2')}"
     docs = [Document(i, text) for i in ("m", "k", "z")]
