@@ -15,7 +15,6 @@ from __future__ import annotations
 import codecs
 import io
 import json
-import math
 import os
 import re
 import zlib
@@ -40,6 +39,7 @@ from pipeline.json_lines import (
     read_jsonl_range,
 )
 from pipeline.members import BZIP2, GZIP, XZ, CompressedMembers, damage_failures, members_of
+from pipeline.parquet_rows import read_parquet
 from pipeline.record_fields import record_id, record_to_document
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import open_zstd
@@ -47,7 +47,6 @@ from pipeline.zstd_frames import open_zstd
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text", "html")
 HTML_SUFFIXES = (".html", ".htm")
-PARQUET_BATCH_ROWS = 1024
 COMPRESSIONS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bzip2", ".xz": "xz"}
 MAX_SPLIT_BYTES = 64 << 20  # the largest byte range `split_bytes` gives by default
 MIN_SPLIT_BYTES = 1 << 20  # and the smallest: below it a split costs more than it spreads
@@ -286,7 +285,7 @@ def _read_split_records(split: Split, config: InputConfig, position: ReadPositio
         elif fmt in ("jsonl", "json"):
             yield from _read_json_stream(path, fmt, compression, config, position)
         elif fmt == "parquet":
-            yield from _read_parquet(split, config)
+            yield from read_parquet(split, config)
         elif fmt == "text":
             yield _read_text_file(path, compression, position)
         elif fmt == "html":
@@ -516,64 +515,3 @@ def _not_utf8(text: str) -> bool:
 def _rest_unread(index: int, error: Exception) -> str:
     reason = error.msg if isinstance(error, json.JSONDecodeError) else one_line(error)
     return f"array element {index}: {reason}; the rest of the file is not read"
-
-
-def _row_group_records(
-    parquet: Any, group: int, first_row: int, path: str, config: InputConfig
-) -> Iterator[Record]:
-    """The rows of one row group, a batch at a time (a whole row group as Python objects took ~4x
-    its text in memory); where it stops decoding, one `CorruptRowGroup` failure for the rest."""
-    import pyarrow as pa
-
-    batches = parquet.iter_batches(PARQUET_BATCH_ROWS, row_groups=[group], use_threads=False)
-    row = first_row
-    while True:
-        try:
-            batch = next(batches, None)
-        except (OSError, pa.ArrowException) as error:
-            last = first_row + parquet.metadata.row_group(group).num_rows - 1
-            yield Failure(
-                f"{path}@rowgroup:{group}",
-                path,
-                READ_STAGE,
-                "CorruptRowGroup",
-                f"row group {group} (rows {first_row:,} to {last:,}) does not decode from row {row:,} on "
-                f"({one_line(error)}); those rows are lost, the file is read on from the next row group",
-            )
-            return
-        if batch is None:
-            return
-        for record in batch.to_pylist():
-            yield record_to_document(record, path, str(row), config)
-            row += 1
-
-
-def _row_group_middle(group: Any) -> int:
-    """The byte offset of the middle of a row group's column chunks."""
-    columns = [group.column(c) for c in range(group.num_columns)]
-    starts = [c.dictionary_page_offset if c.has_dictionary_page else c.data_page_offset for c in columns]
-    return min(starts, default=0) + sum(c.total_compressed_size for c in columns) // 2
-
-
-def _read_parquet(split: Split, config: InputConfig) -> Iterator[Record]:
-    """The rows of the row groups whose middle lies in the split's byte range (as Hadoop splits
-    Parquet), numbered by their row in the file. Pages that carry a CRC are checked; a row group
-    that does not decode is one failure, and the row groups after it are read."""
-    with fileio.open_random_access(split.path) as handle:
-        try:
-            parquet = fileio.parquet_reader(handle, page_checksum_verification=True)
-        except Exception:
-            if split.start == 0:  # an unreadable file is one failure, from its first split
-                raise
-            return
-        metadata = parquet.metadata
-        # The first and last splits reach past the file's ends, so a row group whose offsets a
-        # writer got wrong is still read, once.
-        start = split.start if split.start > 0 else -math.inf
-        end = split.end if split.end >= 0 else math.inf
-        row = 0
-        for group in range(metadata.num_row_groups):
-            described = metadata.row_group(group)
-            if start <= _row_group_middle(described) < end:
-                yield from _row_group_records(parquet, group, row, split.path, config)
-            row += described.num_rows

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import json_lines, readers
+from pipeline import json_lines, parquet_rows, readers
 from pipeline.document import Document, Failure
 from pipeline.readers import (
     InputConfig,
@@ -415,7 +415,7 @@ def test_parquet_is_split_by_bytes_and_each_row_group_read_once(tmp_path, monkey
     monkeypatch.undo()
     assert len(splits) > 15  # more splits than the file's 15 row groups: some read none
     # Row groups are read in batches smaller than themselves; each split numbers its rows exactly.
-    monkeypatch.setattr(readers, "PARQUET_BATCH_ROWS", 2)
+    monkeypatch.setattr(parquet_rows, "PARQUET_BATCH_ROWS", 2)
     by_split = [[d.id for d in read_split(split, InputConfig())] for split in splits]
     assert [i for ids in by_split for i in ids] == [f"{path}:{i}" for i in range(100)]
     assert sorted(len(ids) for ids in by_split if ids) == [2] + [7] * 14  # whole row groups
@@ -448,6 +448,27 @@ def test_parquet_binary_text_is_decoded_and_a_null_text_says_so(tmp_path):
     assert records["ok"].text == "café"
     assert (records["bad"].error, records["null"].error) == ("InvalidUtf8", "MissingText")
     assert records["null"].message == "'text' is null"
+
+
+def test_parquet_string_columns_holding_bytes_that_are_not_utf8_fail_their_rows_only(tmp_path):
+    """A writer that does not validate can put such bytes in a `string` column: converting the
+    batch raised, and the split ended with one failure, the file's later rows not even read."""
+    path = tmp_path / "s.parquet"
+    texts, langs = [f"row {i}".encode() for i in range(3_000)], [b"en"] * 3_000
+    texts[1_500], langs[2_500] = b"bad \xff\xfe", b"\xff"
+    unchecked = [
+        pa.Array.from_buffers(pa.string(), 3_000, pa.array(v, pa.binary()).buffers()) for v in (texts, langs)
+    ]
+    pq.write_table(pa.table({"text": unchecked[0], "lang": unchecked[1]}), path, row_group_size=1_000)
+    records = read_all(path)
+    failures = {r.id: r.message for r in records if isinstance(r, Failure)}
+    assert failures == {
+        f"{path}:1500": "column 'text' is not valid UTF-8",
+        f"{path}:2500": "column 'lang' is not valid UTF-8",
+    }
+    assert [r.text for r in records if isinstance(r, Document)] == [
+        f"row {i}" for i in range(3_000) if i not in (1_500, 2_500)
+    ]
 
 
 def test_parquet_columns_json_has_no_type_for_become_strict_json_metadata(tmp_path):
