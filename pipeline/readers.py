@@ -396,15 +396,18 @@ def _read_json_stream(
     """Compressed JSON Lines, or a `.json` file (one array of objects, or JSON Lines)."""
     with _open_decompressed(path, compression, position) as handle:
         lines: Iterable[bytes | int] = lines_of(handle)
+        line_number = 0
         if fmt == "json":
             head = handle.peek(64)[:64] if hasattr(handle, "peek") else b""
             if head.startswith(codecs.BOM_UTF8):
                 handle.read(len(codecs.BOM_UTF8))
-                head = head[len(codecs.BOM_UTF8) :]
-            if head.lstrip().startswith(b"["):
+            if head:
+                line_number = _skip_blank(handle)
+                head = handle.peek(64)[:64]
+            if head.startswith(b"["):
                 yield from _read_json_array(handle, path, config)
                 return
-            if head.lstrip().startswith(b"{"):
+            if head.startswith(b"{"):
                 first = next(lines, b"")
                 lines = chain([first], lines)
                 if isinstance(first, bytes) and not _parses(first):  # one object, usually pretty-printed
@@ -413,13 +416,13 @@ def _read_json_stream(
                     lines = (
                         iter([whole]) if one_object else chain(lines_of(io.BytesIO(whole)), lines_of(handle))
                     )
-        line_number = 0
+        first_line = line_number + 1
         members = members_of(handle)
         try:
             for raw in lines:
                 line_number += 1
                 record = parse_json_line(raw, path, line_number, config)
-                if fmt == "json" and line_number == 1:
+                if fmt == "json" and line_number == first_line:
                     record = _hint_at_a_list_of_records(record, raw, path)
                 if record is not None:
                     yield record
@@ -433,6 +436,19 @@ def _read_json_stream(
             yield Failure(where, path, READ_STAGE, type(error).__name__, one_line(error))
         if members is not None:
             yield from damage_failures(members, path)
+
+
+def _skip_blank(handle: io.BufferedReader) -> int:
+    """Read past the whitespace at the handle's position (however long); the line ends it held."""
+    line_ends = 0
+    while chunk := handle.peek(1):
+        rest = chunk.lstrip(b" \t\r\n")
+        blank = len(chunk) - len(rest)
+        line_ends += chunk.count(b"\n", 0, blank)
+        handle.read(blank)
+        if rest:
+            break
+    return line_ends
 
 
 def _parses(raw: bytes) -> bool:

@@ -1,4 +1,5 @@
 import bz2
+import codecs
 import datetime
 import gzip
 import json
@@ -218,6 +219,17 @@ def test_a_utf16_or_utf32_file_is_one_failure_saying_how_to_convert_it(tmp_path,
     records = read_all(path, split_bytes=4096)  # a JSON Lines file of many splits reports once
     assert [(type(r).__name__, r.id, r.error) for r in records] == [("Failure", str(path), "WideTextInput")]
     assert records[0].message.startswith(f"the file is {name} text (its byte-order mark says so)")
+
+
+def test_a_json_file_is_told_apart_after_any_leading_whitespace(tmp_path):
+    """Only its first 64 bytes were looked at: an array after 80 line ends was read as JSON Lines,
+    a failure per line."""
+    records = [{"id": "a", "text": "x"}, {"id": "b", "text": "y"}]
+    array, lines = tmp_path / "array.json", tmp_path / "lines.json"
+    array.write_bytes(codecs.BOM_UTF8 + b"\n" * 80 + json.dumps(records, indent=2).encode())
+    lines.write_text("\n" * 80 + "".join(json.dumps(r) + "\n" for r in records) + "{")
+    assert [(type(r).__name__, r.id) for r in read_all(array)] == [("Document", "a"), ("Document", "b")]
+    assert [r.id for r in read_all(lines)] == ["a", "b", f"{lines}:83"]  # line numbers as in the file
 
 
 def test_a_json_file_holding_one_object_is_one_record_not_a_failure_per_line(tmp_path):
