@@ -46,6 +46,31 @@ def test_a_page_is_utf8_when_its_bytes_are_whatever_the_header_declares(tmp_path
     assert "The new café on Main" in doc.text and "Ã" not in doc.text
 
 
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [("Привет мир, это страница о погоде.", "cp1251"), ("这是一个关于今天天气的测试页面。", "gbk")],
+)
+def test_bytes_not_in_the_declared_charset_are_decoded_in_the_detected_one(tmp_path, text, encoding):
+    """A page declared UTF-8 whose bytes are not was decoded as cp1252 (`Ïðèâåò ìèð`)."""
+    html = f"<html><body><article><p>{text * 20}</p></article></body></html>".encode(encoding)
+    path = tmp_path / "w.warc"
+    path.write_bytes(_warc_record("response", _response(html, "text/html; charset=utf-8")))
+    (doc,) = read_all(path)
+    assert text in doc.text
+
+
+def test_a_byte_order_mark_is_not_text(tmp_path):
+    """With a UTF-8 byte order mark, the page's text began with U+FEFF and its <title>."""
+    body = "The weather today is sunny with a light breeze over the harbour. " * 6
+    html = f"<html><head><title>My Title</title></head><body><article><p>{body}</p></article></body></html>"
+    page, crawl = tmp_path / "page.html", tmp_path / "w.warc"
+    page.write_bytes(b"\xef\xbb\xbf" + html.encode())
+    crawl.write_bytes(_warc_record("response", _response(b"\xef\xbb\xbf" + html.encode())))
+    for path in (page, crawl):
+        (doc,) = read_all(path)
+        assert doc.text.startswith("The weather today") and "My Title" not in doc.text
+
+
 def test_an_html_page_without_text_is_rejected_by_the_reader(tmp_path):
     path = tmp_path / "empty.html"
     path.write_text("<html><body><script>var x = 1;</script></body></html>")
