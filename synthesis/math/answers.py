@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,7 +21,7 @@ _PHRASE_START = (
 _PHRASE = re.compile(_PHRASE_START + "(.+)", re.I)
 _PHRASE_HEAD = re.compile(_PHRASE_START + "(?=.)", re.I)
 _PHRASE_CUT = re.compile(
-    r"\.(?:\s|$)|;|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that|not)\b", re.I
+    r"\.(?:\s|$)|(?<!\\);|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that|not)\b", re.I
 )
 
 
@@ -73,9 +74,12 @@ def _phrase_answer(text: str) -> str:
 
 
 def last_number(solution: str) -> str | None:
-    """The last number written in the solution (a fallback when it states no answer explicitly)."""
-    numbers = re.findall(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+", ANNOTATION.sub("", solution))
-    return numbers[-1].rstrip(",") if numbers else None
+    """The last number written in the solution (a fallback when it states no answer explicitly): a
+    minus sign (`-` or `−`) is its sign, and `3/4` is one fraction."""
+    numbers = re.findall(
+        r"[-−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+(?:\.\d+)?)?", ANNOTATION.sub("", solution)
+    )
+    return numbers[-1].rstrip(",").replace("−", "-") if numbers else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,17 +96,43 @@ _WORD_NUMBERS = {
 _WORD_NUMBERS.update(
     {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 )
-_WORD_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_WORD_SCALES = {
+    "dozen": 12,
+    "hundred": 100,
+    "thousand": 1000,
+    "million": 10**6,
+    "billion": 10**9,
+    "trillion": 10**12,
+}
+# Words that change the value of a number next to them: never dropped as prose or a unit around it
+# (`less than 5`, `5 squared`, `half of 10`). A sign or a scale is read instead (`_read_value_words`).
+_VALUE_WORD = re.compile(
+    r"\b(?:negative|minus|(?:dozen|hundred|thousand|million|billion|trillion)s?|squared|cubed|roots?"
+    r"|sqrt|factorial|reciprocal|inverse|log|ln|exp|sin|cos|tan|not|than|least|most|half|halves|twice"
+    r"|double|triple|thrice|(?:third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|hundredth"
+    r"|thousandth)s?|percent(?:age)?)\b"
+    r"|\b(?:under|over|above|below)\s+[-+]?\.?\d",
+    re.I,
+)
+_LIST_OR_VALUE_WORD = re.compile(rf"\b(?:or|and)\b|{_VALUE_WORD.pattern}", re.I)
+_SIGN_WORD = re.compile(r"\b(?:negative|minus)\s+(?=\.?\d)", re.I)
+_SCALED = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)((?:\s+(?:dozen|hundred|thousand|million|billion|trillion)\b)+)", re.I
+)
 # Unit words after a number (`12 cm^2`, `5 square feet`), maybe a power: `^2`, or a digit written
-# onto the last word (one after a space is another number: `3 or 4` is two answers, and `or` no
-# unit word). Each word is matched possessively (`*+`) and words are separated by spaces, so a long
-# run of letters is split one way only (the former pattern backtracked exponentially: 24 letters
-# then `!` took 1 s).
+# onto the last word (one after a space is another number; `3 or 4` is a list by then). Each word
+# is matched possessively (`*+`) and words are separated by spaces, so a long run of letters is
+# split one way only (the former pattern backtracked exponentially: 24 letters then `!` took 1 s).
 _UNIT_TAIL = re.compile(
-    r"^(.*?\d\)?)\s+(?!or\b)[A-Za-z]{2}[A-Za-z.'’]*+(?:\s+[A-Za-z]{2}[A-Za-z.'’]*+)*(?:\s*\^\d|\d)?$"
+    r"^(.*?\d\)?)\s+[A-Za-z]{2}[A-Za-z.'’]*+(?:\s+[A-Za-z]{2}[A-Za-z.'’]*+)*(?:\s*\^\d|\d)?$"
+)
+# A unit written as text at the end, after any expression: `\frac{68}{3}\text{ pounds}`, `144 \mbox{ m}^3`.
+_TEXT_UNIT = re.compile(
+    r"(?<=[\d}\s])\\(?:text|mbox|mathrm|textrm)\s*\{\s*([A-Za-z][A-Za-z.' ]*)\}(?:\s*\^\s*\{?[23]\}?)?$"
 )
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")
+_BASE_SUBSCRIPT = re.compile(r"([+-]?[0-9][0-9A-Z]*)_\{?(\d+)\}?")  # `101_2`, `-2112_{6}`: digits in a base
 
 
 def words_to_number(text: str) -> int | None:
@@ -141,6 +171,9 @@ def normalize_answer(raw: str) -> Answer:
     s = SPACING.sub(" ", s)
     s = re.sub(r"\\[dtc]frac", r"\\frac", s)
     s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\\degree|°|\\circ", "", s)
+    unit = _TEXT_UNIT.search(s)
+    if unit and re.search(r"\d", s[: unit.start()]) and not _LIST_OR_VALUE_WORD.search(unit.group(1)):
+        s = s[: unit.start()]
     s = re.sub(r"\\(?:text|textbf|textit|mbox|mathrm|textrm)\s*\{([^{}]*)\}", r" \1 ", s)
     s = s.replace("{,}", ",").replace("\\!", "").strip()
     s = re.sub(r"(?<![\d.])(\d+)\s+(?=\\frac\{?\d+\}?\{?\d+\}?$)", r"\1", s)  # `3 \frac{3}{8}`: mixed
@@ -158,9 +191,11 @@ def normalize_answer(raw: str) -> Answer:
     if ", " not in s and not re.search(r"[(\[]", s):  # `5,525` (not a list or interval): thousands
         s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
     if re.search(r"\d", s):
-        s = re.sub(r"\s*,?\s*\band\b\s*", ", ", s)  # `19 and 43`: a list
+        s = re.sub(r"\s*,?\s*\b(?:and|or)\b\s*", ", ", s)  # `19 and 43`, `2 or 3`: a list
+    s = _read_value_words(s)
+    value_words = _VALUE_WORD.search(s) is not None
     m = _UNIT_TAIL.match(s)
-    if m and re.search(r"\d", m.group(1)) and not re.search(r"[A-Za-z\\]", m.group(1)):
+    if m and re.search(r"\d", m.group(1)) and not re.search(r"[A-Za-z\\]", m.group(1)) and not value_words:
         s = m.group(1).strip()
     s = re.sub(r"^(?:USD|Rs\.?|€|£|¥)\s*", "", s).strip()
     s = re.sub(r"\s+", " ", s).strip()
@@ -169,6 +204,7 @@ def normalize_answer(raw: str) -> Answer:
     if (
         len(numbers) == 1
         and len(words) > 1
+        and not value_words
         and all(w in numbers or re.fullmatch(r"[A-Za-z][A-Za-z'’]+", w) for w in words)
     ):
         s = numbers[0]  # `She sold 72 clips`: prose around one number
@@ -177,6 +213,23 @@ def normalize_answer(raw: str) -> Answer:
         if n is not None:
             return Answer(str(n), percent, Fraction(n))
     return Answer(s, percent, _plain_value(s))
+
+
+def _read_value_words(s: str) -> str:
+    """A sign or scale word read into the number it applies to: `negative 5` is `-5`, `2.5 million`
+    is `2500000`, `2 dozen` is `24` (a number too long to convert is left as written)."""
+    s = _SIGN_WORD.sub("-", s)
+    return _SCALED.sub(_scaled, s)
+
+
+def _scaled(match: re.Match) -> str:
+    number = match.group(1)
+    whole, _, decimals = number.partition(".")
+    scale = math.prod(_WORD_SCALES[word.lower()] for word in match.group(2).split())
+    if len(number) + scale.bit_length() // 3 > MAX_NUMBER_CHARS:
+        return match.group()
+    digits = str(int(whole + decimals) * scale).rjust(len(decimals) + 1, "0")
+    return f"{digits[: -len(decimals)]}.{digits[-len(decimals) :]}" if decimals else digits
 
 
 def _strip_delimiters(s: str) -> str:
@@ -200,12 +253,19 @@ def _is_arithmetic(text: str) -> bool:
 
 
 def _plain_value(s: str) -> Fraction | None:
-    """Exact value of a plain number, `a/b`, `\\frac{a}{b}`, or mixed number; else None (cheap)."""
+    """Exact value of a plain number, `a/b`, `\\frac{a}{b}`, a mixed number, or digits in a base from 2 to
+    36 (`101_2` is 5); else None (cheap)."""
     compact = s.replace(" ", "")
     if len(compact) > MAX_NUMBER_CHARS:
         return None
     if _PLAIN_NUMBER.match(compact):
         return Fraction(compact)
+    m = _BASE_SUBSCRIPT.fullmatch(compact)
+    if m and 2 <= int(m.group(2)) <= 36:
+        try:
+            return Fraction(int(m.group(1), int(m.group(2))))
+        except ValueError:  # a digit too large for the base
+            return None
     m = _SIMPLE_FRACTION.match(compact)
     if m:
         den = Fraction(m.group(3))

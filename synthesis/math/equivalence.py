@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from synthesis.math.answers import Answer, normalize_answer
-from synthesis.math.latex import NotArithmetic, delatex, functions_as_calls, matching_close
+from synthesis.math.latex import MAX_NUMBER_CHARS, NotArithmetic, delatex, functions_as_calls, matching_close
 from synthesis.math.parse import evaluate_text
 from synthesis.own_time import OwnClock
 
@@ -56,41 +56,66 @@ def _structure(s: str) -> _Structure | None:
     if matrix:
         rows = [r for r in re.split(r"\\\\", matrix.group(1)) if r.strip()]
         return _Structure("M", tuple(c.strip() for r in rows for c in r.split("&")), str(len(rows)), True)
-    if s.count("\\pm") == 1:  # `1 \pm \sqrt{19}`: both solutions, in any order
-        a, b = (p.strip() for p in s.split("\\pm"))
-        return _Structure("", (f"{a}+{b}", f"{a}-{b}") if a else (b, f"-{b}"), "", False)
     if re.fullmatch(r"[\d.\s]+(?::[\d.\s]+)+", s):  # a ratio `3:1`
         return _Structure(":", tuple(p.strip() for p in s.split(":")), ":", True)
-    if "\\cup" in s:
-        return _Structure("U", tuple(p.strip() for p in s.split("\\cup")), "U", True)
+    if "\\cup" in s:  # a union of intervals: a set of them
+        return _Structure("U", tuple(p.strip() for p in s.split("\\cup")), "U", False)
     set_braces = re.fullmatch(r"\\\{(.*)\\\}", s)
     if set_braces:
-        return _Structure("{", tuple(_split_top_level(set_braces.group(1))), "}", False)
+        return _Structure("{", _both_signs(_split_top_level(set_braces.group(1))), "}", False)
     if s[:1] in "([" and s[-1:] in ")]" and matching_close(s, 0, "([{", ")]}") in (len(s) - 1, -1):
         items = _split_top_level(s[1:-1])
         if len(items) > 1:
             return _Structure(s[0], tuple(items), s[-1], True)
-    items = _split_top_level(s)
+    items = _both_signs(_split_top_level(s))
     if len(items) > 1 and all(items):
-        return _Structure("", tuple(items), "", False)
+        return _Structure("", items, "", False)
     return None
 
 
+def _both_signs(items: list[str]) -> tuple[str, ...]:
+    """List items with one `\\pm` written as both solutions: `1 \\pm \\sqrt{19}` is `1+\\sqrt{19}`
+    and `1-\\sqrt{19}`, in any order."""
+    out: list[str] = []
+    for item in items:
+        out += [item.replace("\\pm", sign) for sign in "+-"] if item.count("\\pm") == 1 else [item]
+    return tuple(out)
+
+
+_LABEL = re.compile(r"([A-Za-z](?:_\{?\w+\}?)?)\s*=\s*(.+)")
+
+
+def _labelled(items: tuple[str, ...]) -> dict[str, str] | None:
+    """`x=2, y=3` as `{"x": "2", "y": "3"}` when every item names a different unknown, else None."""
+    matches = [_LABEL.fullmatch(item) for item in items]
+    if not all(matches):
+        return None
+    values = {m.group(1).replace("{", "").replace("}", ""): m.group(2) for m in matches}
+    return values if len(values) == len(items) else None
+
+
 def _text_key(s: str) -> str:
+    """`s` compared as text: spaces kept only between two letters or digits (`\\pi r`), braces dropped
+    only around one character (`e^{2}x` is `e^2x`, not `e^{2x}`), lower case."""
     m = _CHOICE.match(s.strip())
     if m:
         return m.group(1).lower()
-    return re.sub(r"[\s{}\\]|\b(?:text|mathrm)\b", "", s).lower()
+    s = re.sub(r"(?<!\w) | (?!\w)", "", " ".join(s.split()))
+    return re.sub(r"\{(\w)\}", r"\1", s).lower()
 
 
 def to_sympy_source(s: str) -> str:
-    """A string `sympy.parse_expr` understands, from a normalised LaTeX answer."""
+    """A string `sympy.parse_expr` understands, from a normalised LaTeX answer (not a number too
+    long to convert: `MAX_NUMBER_CHARS`)."""
+    if max(map(len, re.findall(r"\d+", s)), default=0) > MAX_NUMBER_CHARS:
+        raise NotArithmetic("number too long to read")
     s = delatex(functions_as_calls(s))
     s = re.sub(r"\\(?:pi)\b", " pi ", s)
     s = re.sub(r"\\infty\b|∞", " oo ", s)
     s = re.sub(r"\\ln\b", " log ", s)
-    s = re.sub(r"\\(sin|cos|tan|cot|sec|csc|log|exp|arcsin|arccos|arctan)\b", r" \1 ", s)
-    s = s.replace("π", " pi ").replace("√", "sqrt")
+    s = re.sub(r"\\(sin|cos|tan|cot|sec|csc|log|exp)\b", r" \1 ", s)
+    s = re.sub(r"\\arc(sin|cos|tan)\b", r" a\1 ", s)  # sympy's names (`arcsin` is six letters to it)
+    s = s.replace("π", " pi ").replace("√", " sqrt ")
     if "\\" in s:
         raise NotArithmetic(f"unknown command in {s!r}")
     return s.replace("^", "**")
@@ -211,8 +236,8 @@ ARITHMETIC_TOKENS = frozenset({tokenize.NUMBER, tokenize.NEWLINE, tokenize.NL, t
 
 def code_in_answer(src: str) -> str:
     """What in `src` is Python rather than arithmetic (a string, an attribute, a name with an
-    underscore, a keyword, any operator but arithmetic's), or "" when nothing is: parse_expr would
-    evaluate it. `!` (factorial) is arithmetic."""
+    underscore, a keyword, a number with `_` or a `j` suffix, any operator but arithmetic's), or ""
+    when nothing is: parse_expr would evaluate it. `!` (factorial) is arithmetic."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(src).readline))
     except (tokenize.TokenError, SyntaxError) as exc:
@@ -220,6 +245,8 @@ def code_in_answer(src: str) -> str:
     for kind, text, *_ in tokens:
         if kind == tokenize.NAME:
             arithmetic = "_" not in text and not keyword.iskeyword(text)
+        elif kind == tokenize.NUMBER:  # Python's, not math's: `2j` is imaginary, `101_2` is 1012
+            arithmetic = "_" not in text and text[-1] not in "jJ"
         elif kind == tokenize.OP:
             arithmetic = text in ARITHMETIC_OPERATORS
         else:
@@ -271,20 +298,22 @@ def sympy_equal(a: str, b: str) -> bool | str:
         raise
     except Exception as exc:  # noqa: BLE001
         return f"unparseable: {type(exc).__name__}"
+    if ("=" in a) != ("=" in b):
+        return False  # an equation is not an expression: `x^2=4` is not `x^2-4`
     if x == y:
         return True
     diff = sympy.simplify(x - y)
     if diff == 0:
         return True
-    if diff.has(*not_finite) or y.has(*not_finite):
+    if diff.free_symbols or y.free_symbols or diff.has(*not_finite) or y.has(*not_finite):
         return False  # not a small difference: oo - 5 is oo, and -oo - oo is -oo
-    if diff.is_Rational:
-        return False  # an exact nonzero difference: 100! + 1 is not 100!, however close relatively
-    if not diff.free_symbols and not y.free_symbols:
-        # Relative to the reference (absolute only against 0): 1/2004! is not 2/2004!.
-        scale = sympy.Abs(sympy.N(y, 30)) or 1
-        return bool(sympy.Abs(sympy.N(diff, 30)) <= scale / 10**9)
-    return False
+    if not x.has(sympy.Float) and not y.has(sympy.Float):
+        # Exact answers: only an exact zero (`equals` evaluates the difference itself to significant
+        # digits), never a tolerance: 10^{12}+sqrt(3) is not 10^{12}+sqrt(2).
+        return diff.equals(0) is True
+    # A decimal against an irrational value, relative to the reference (absolute only against 0).
+    scale = sympy.Abs(sympy.N(y, 30)) or 1
+    return bool(sympy.Abs(sympy.N(diff, 30)) <= scale / 10**9)
 
 
 class Equivalence:
@@ -340,10 +369,15 @@ class Equivalence:
     def _same_structure(self, a: _Structure, b: _Structure) -> bool:
         if len(a.items) != len(b.items):
             return False
-        if a.ordered or b.ordered:
-            if (a.open, a.close) != (b.open, b.close):
-                return False
+        if (a.ordered or b.ordered or "U" in (a.open, b.open)) and (a.open, a.close) != (b.open, b.close):
+            return False  # a list and a set compare alike; a tuple, an interval or a union only as such
+        if a.ordered:
             return all(self.equivalent(x, y) for x, y in zip(a.items, b.items))
+        labels_a, labels_b = _labelled(a.items), _labelled(b.items)
+        if labels_a is not None and labels_b is not None:  # `x=2, y=3`: each value with its name
+            return labels_a.keys() == labels_b.keys() and all(
+                self.equivalent(value, labels_b[name]) for name, value in labels_a.items()
+            )
         remaining = list(b.items)
         for x in a.items:
             match = next((k for k, y in enumerate(remaining) if self.equivalent(x, y)), None)
@@ -355,7 +389,9 @@ class Equivalence:
 
 def _numeric_equal(a: Answer, b: Answer) -> bool | None:
     """Compare two closed-form numbers (`\\frac{\\sqrt{3}}{2}`, `2^{10}`) without sympy; None if
-    either is not plain arithmetic. Irrational values agree when equal to 1e-12 relative."""
+    either is not plain arithmetic. A decimal agrees with an irrational value to 1e-12 relative; two
+    exact values that agree so far are left to sympy (None): floats cannot tell `10^{12}+\\sqrt{3}`
+    from `10^{12}+\\sqrt{2}`."""
     try:
         x, y = evaluate_text(a.text), evaluate_text(b.text)
     except (NotArithmetic, ZeroDivisionError, OverflowError, RecursionError):
@@ -368,7 +404,8 @@ def _numeric_equal(a: Answer, b: Answer) -> bool | None:
             if u == v:
                 return True
         elif math.isclose(float(u), float(v), rel_tol=1e-12, abs_tol=1e-15):
-            return True
+            decimal = any(isinstance(w, Fraction) and "." in t.text for w, t in ((u, a), (v, b)))
+            return True if decimal else None
     return False
 
 

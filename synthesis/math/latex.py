@@ -87,9 +87,8 @@ def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
             if binom and not s[i + len(binom) : i + len(binom) + 1].isalpha():
                 top, i = _read_arg(s, i + len(binom))
                 bottom, i = _read_arg(s, i)
-                out.append(
-                    f"binomial({delatex(top, mixed, _depth + 1)},{delatex(bottom, mixed, _depth + 1)})"
-                )
+                top, bottom = delatex(top, mixed, _depth + 1), delatex(bottom, mixed, _depth + 1)
+                out.append(_call(out, f"binomial({top},{bottom})"))
                 continue
             if s.startswith("\\sqrt", i) and not s[i + 5 : i + 6].isalpha():
                 i += 5
@@ -101,7 +100,7 @@ def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
                     index, i = s[i + 1 : close], close + 1
                 arg, i = _read_arg(s, i)
                 if index is None:
-                    out.append(f"sqrt({delatex(arg, mixed, _depth + 1)})")
+                    out.append(_call(out, f"sqrt({delatex(arg, mixed, _depth + 1)})"))
                 else:
                     out.append(
                         f"(({delatex(arg, mixed, _depth + 1)})^(1/({delatex(index, mixed, _depth + 1)})))"
@@ -127,12 +126,18 @@ def delatex(s: str, mixed: bool = True, _depth: int = 0) -> str:
     return "".join(out)
 
 
+def _call(out: list[str], call: str) -> str:
+    """`call` spaced from a letter before it: `x\\sqrt{6}` is `x sqrt(6)`, not a name `xsqrt`."""
+    return f" {call}" if out and out[-1][-1:].isalpha() else call
+
+
 _LOG_BASE = re.compile(r"\\log_\s*(\{[^{}]*\}|[A-Za-z0-9])\s*")
 _ATOM = re.compile(r"\d+(?:\.\d+)?|[A-Za-z]")  # a number or one letter
 _FUNCTION_ATOM = re.compile(
     rf"\\(ln|log|exp|sin|cos|tan|cot|sec|csc)\s+((?:{_ATOM.pattern})\^(?:\{{[^{{}}]*\}}|[A-Za-z0-9]))"
 )
-_REPEATING = re.compile(r"(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
+# Tried only where a run of digits starts: from each of its digits, the scan was quadratic.
+_REPEATING = re.compile(r"(?<!\d)(\d*)\.(\d*)\\overline\s*\{(\d+)\}")
 _BARS = {
     "lvert": "|",
     "rvert": "|",
@@ -148,11 +153,11 @@ _BAR_COMMAND = re.compile(r"\\(" + "|".join(_BARS) + r")(?![A-Za-z])")
 def functions_as_calls(s: str) -> str:
     """LaTeX function notation as calls a parser reads: `\\log_2 8` as `log((8),(2))`, `\\ln e^2`
     as `\\ln(e^2)` (a power of an atom is the argument; `\\sin 2x` is left to sympy),
-    `\\lfloor x\\rfloor` as `floor(x)`, `|x|` as `Abs(x)`, and the repeating decimal
-    `0.\\overline{3}` as the fraction `(3/9)`."""
+    `\\lfloor x\\rfloor` as `floor(x)`, `|x|` as `Abs(x)` (a call spaced from a letter before it),
+    and the repeating decimal `0.\\overline{3}` as the fraction `(3/9)`."""
     s = _REPEATING.sub(_repeating_fraction, s)
     s = _BAR_COMMAND.sub(lambda match: _BARS[match.group(1)], s)
-    s = re.sub(r"(?<!\\)\|([^|]+)\|", r"Abs(\1)", s)
+    s = re.sub(r"(?<!\\)\|([^|]+)\|", r" Abs(\1)", s)
     out, i = [], 0
     for match in _LOG_BASE.finditer(s):
         if match.start() < i:
@@ -161,7 +166,7 @@ def functions_as_calls(s: str) -> str:
         if argument is None:
             continue
         base = match.group(1).strip("{}")
-        out += [s[i : match.start()], f"log(({argument}),({base}))"]
+        out += [s[i : match.start()], f" log(({argument}),({base}))"]
         i = end
     s = "".join(out) + s[i:]
     return _FUNCTION_ATOM.sub(r"\\\1(\2)", s)

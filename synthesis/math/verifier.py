@@ -13,10 +13,12 @@
    written value may be a rounding or truncation of the true value to its shown decimals; "running"
    chains (`5 + 3 = 8 * 2 = 16`) are read as intended.
 3. The extracted answer is compared with the reference: normalised strings, then exact numbers
-   (fractions, decimals, percentages, thousands separators, currency, units, number words), then
-   structures (tuples, intervals, unordered answer lists, `\\pm`, ratios, matrices), then closed forms
-   evaluated numerically (`\\frac{\\sqrt{3}}{2}`), and only then sympy in a worker process with a
-   wall-clock timeout (sympy can hang; the worker is killed and restarted).
+   (fractions, decimals, percentages, thousands separators, currency, units, number words, sign and
+   scale words, base subscripts), then structures (tuples, intervals, unions, unordered answer lists,
+   labelled unknowns, `\\pm`, ratios, matrices), then closed forms evaluated numerically
+   (`\\frac{\\sqrt{3}}{2}` against a decimal), and only then sympy in a worker process with a
+   wall-clock timeout (sympy can hang; the worker is killed and restarted); two exact irrational
+   answers are equal only when sympy proves it.
 
 Without a reference answer a solution is admitted only if every checked step is correct and its final
 answer is a value its last computation established (a side of a correct equality on the last line

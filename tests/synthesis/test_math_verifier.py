@@ -268,7 +268,8 @@ def test_plain_numbers_never_start_sympy():
     fresh = MathVerifier()
     assert fresh.check(math_doc("She sold 48/2 = <<48/2=24>>24 clips.\n#### 24", "24.0")).keep
     assert fresh.check(math_doc("So \\boxed{\\frac{3}{4}}", "0.75")).keep
-    assert fresh.check(math_doc("So \\boxed{2\\sqrt{2}}", "\\sqrt{8}")).keep  # closed forms: numerically
+    # A closed form against a decimal: numerically (two closed forms that agree go to sympy to be proved).
+    assert fresh.check(math_doc("So \\boxed{2\\sqrt{2}}", "2.828427124746")).keep
     assert fresh._equivalence._worker._proc is None
 
 
