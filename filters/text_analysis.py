@@ -141,7 +141,7 @@ class _SpacyEnglishTokenizer:
     def _run_tokens(self, string: str, specials: dict[str, tuple[str, ...]]) -> tuple[str, ...] | None:
         """Tokens of `string`, longer than `run_check`, when it is one character repeated whose
         affix rules peel a prefix shorter than AFFIX_WINDOW and/or a suffix shorter than SUFFIX_WINDOW
-        (runs of `_`, `'`, `=`: 11 us a character through `_split_affixes`); else None.
+        (runs of `_`, `'`, `=`: a step of `_split_affixes` per character or two); else None.
 
         Past `run_check` characters every step of `_split_affixes` sees the same windows of the
         same character, so it peels the same prefix and suffix until the run is that short: the
