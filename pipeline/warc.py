@@ -345,17 +345,30 @@ CONTENT_DECODERS = {
 }
 
 
+# A chunk's size line: hex digits, maybe extensions, CRLF (or LF, as some servers and crawlers write).
+CHUNK_SIZE = re.compile(rb"([0-9A-Fa-f]{1,16})[ \t]*(?:;[^\r\n]*)?\r?\n")
+
+
 def _dechunk(payload: bytes) -> bytes:
+    """The body without its chunked transfer coding. A body that does not begin with a chunk size
+    is taken as stored de-chunked (crawlers often store it so, the header unchanged: it was read
+    as empty, or failed)."""
+    if not CHUNK_SIZE.match(payload):
+        return payload
     out, pos = bytearray(), 0
     while pos < len(payload):
-        line_end = payload.find(b"\r\n", pos)
-        if line_end < 0:
-            break
-        size = int(payload[pos:line_end].split(b";")[0] or b"0", 16)
+        size_line = CHUNK_SIZE.match(payload, pos)
+        if size_line is None:
+            raise ValueError(f"chunked body: no chunk size at byte {pos:,}")
+        size = int(size_line.group(1), 16)
         if size == 0:
             break
-        out += payload[line_end + 2 : line_end + 2 + size]
-        pos = line_end + 2 + size + 2
+        out += payload[size_line.end() : size_line.end() + size]
+        pos = size_line.end() + size
+        if payload.startswith(b"\r\n", pos):
+            pos += 2
+        elif payload.startswith(b"\n", pos):
+            pos += 1
     return bytes(out)
 
 

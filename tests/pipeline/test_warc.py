@@ -78,6 +78,35 @@ def test_warc_bodies_in_every_common_content_encoding_are_decoded(tmp_path):
     assert all(r.text.startswith("Title\n\nA real paragraph of article text.") for r in records)
 
 
+def test_chunked_bodies_are_dechunked_and_one_stored_dechunked_is_read_as_it_is(tmp_path):
+    """A body stored de-chunked under its `Transfer-Encoding: chunked` header was read as empty
+    (`no_text_extracted`, "0 bytes of HTML") or failed on its first line as a chunk size."""
+
+    def chunked(body: bytes, line_end: bytes = b"\r\n") -> bytes:
+        halves = (body[:100], body[100:])
+        return (
+            b"".join(b"%x;ext=1%s%s%s" % (len(h), line_end, h, line_end) for h in halves)
+            + b"0"
+            + line_end * 2
+        )
+
+    bodies = [
+        (chunked(HTML), ""),
+        (chunked(HTML, b"\n"), ""),
+        (chunked(gzip.compress(HTML)), "Content-Encoding: gzip\r\n"),
+        (HTML, ""),
+        (b"\r\n" + HTML, ""),
+        (chunked(HTML)[:112] + b"zz\r\n" + HTML, ""),  # damaged after its first chunk
+    ]
+    head = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n{}\r\n"
+    path = tmp_path / "chunked.warc"
+    path.write_bytes(b"".join(_warc_record("response", head.format(h).encode() + b) for b, h in bodies))
+    *docs, damaged = read_all(path)
+    assert all(doc.text.startswith("Title\n\nA real paragraph of article text.") for doc in docs)
+    assert len(docs) == 5 and damaged.error == "BadHttpEncoding"
+    assert damaged.message == "chunked body: no chunk size at byte 112"
+
+
 def test_a_warc_body_that_cannot_be_decoded_is_a_failure_not_garbage_text(tmp_path):
     import brotli
 
