@@ -42,7 +42,7 @@ from pipeline.members import BZIP2, GZIP, XZ, CompressedMembers, damage_failures
 from pipeline.parquet_rows import read_parquet
 from pipeline.record_fields import record_id, record_to_document
 from pipeline.warc import page_record, read_warc
-from pipeline.zstd_frames import open_zstd
+from pipeline.zstd_frames import ZstdStream, open_zstd
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 FORMATS = ("jsonl", "json", "parquet", "warc", "wet", "text", "html")
@@ -293,6 +293,7 @@ def _read_split_records(split: Split, config: InputConfig, position: ReadPositio
         else:
             with _open_decompressed(path, compression, position, unbuffered=True) as stream:
                 yield from read_warc(stream, path, fmt, config.html_extractor)
+                raise_zstd_damage(stream)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
         if split.start == 0:
             yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
@@ -348,7 +349,10 @@ def _file_document_bytes(path: str, compression: str | None, position: ReadPosit
     a log file or a decompression bomb is not held in memory)."""
     with _open_decompressed(path, compression, position) as handle:
         data = handle.read(MAX_FILE_DOCUMENT_BYTES + 1)
-    return data if len(data) <= MAX_FILE_DOCUMENT_BYTES else None
+        if len(data) > MAX_FILE_DOCUMENT_BYTES:
+            return None
+        raise_zstd_damage(handle)
+    return data
 
 
 def _file_too_large(path: str) -> Failure:
@@ -378,8 +382,20 @@ def _open_decompressed(
                 head = handle.peek(4)[:4]
             except (OSError, EOFError, zlib.error) as error:  # reading on would give b"", not the error
                 raise TruncatedInput(one_line(error)) from None
+            if not head:  # nothing decompressed: a zstd stream says here why
+                raise_zstd_damage(handle)
             refuse_wide_text(head)
             yield handle
+
+
+def raise_zstd_damage(handle: io.BufferedIOBase) -> None:
+    """A zstd stream read to its end raises what ended it early: `CorruptZstd` (bytes that are not
+    zstd), `TruncatedInput` (a cut inside a frame); other streams raise nothing here."""
+    damage = handle.damage if isinstance(handle, ZstdStream) else None
+    if isinstance(damage, EOFError):
+        raise TruncatedInput(one_line(damage))
+    if damage is not None:
+        raise damage
 
 
 def _decompressor(raw: io.IOBase, compression: str) -> io.BufferedIOBase:
@@ -406,6 +422,7 @@ def _read_json_stream(
                 head = handle.peek(64)[:64]
             if head.startswith(b"["):
                 yield from _read_json_array(handle, path, config)
+                raise_zstd_damage(handle)
                 return
             if head.startswith(b"{"):
                 first = next(lines, b"")
@@ -428,6 +445,7 @@ def _read_json_stream(
                     yield record
                 if members is not None and members.damage:
                     yield from damage_failures(members, path)
+            raise_zstd_damage(handle)
         except (OSError, EOFError, zlib.error) as error:
             where = f"{path}:{line_number + 1}"
             yield Failure(where, path, READ_STAGE, "TruncatedInput", one_line(error))

@@ -85,29 +85,76 @@ class FrameWalker:
             self.skip = int.from_bytes(header[4:8], "little")
 
 
+class CorruptZstd(ValueError):
+    """Bytes where a zstd frame should start are not one (the frames before them were read)."""
+
+
 class _CheckedSource:
-    """A file's compressed bytes, followed by a FrameWalker; an end inside a frame is an error."""
+    """A file's compressed bytes, followed by a FrameWalker. The decompressor gets only bytes the
+    walker has seen fit: a frame header is held back until it is whole and valid, and reading stops
+    where the bytes stop being frames. What went wrong (`damage`: bytes that are not zstd, or data
+    that ends inside a frame) is kept, not raised: raised here, it cost what the decompressor had
+    decompressed and not yet returned (79 records before one stray line end)."""
 
     def __init__(self, raw: BinaryIO) -> None:
         self.raw = raw
         self.frames = FrameWalker()
+        self.held = b""  # the start of a frame header, not yet whole
+        self.damage: Exception | None = None
 
     def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size)
-        if data:
-            self.frames.feed(data)
-        elif not self.frames.between_frames():
-            raise EOFError(
-                f"zstd data ended inside a frame after {self.frames.fed:,} bytes: the file was cut short"
+        while self.damage is None:
+            data = self.raw.read(size)
+            if not data:
+                self.damage = self._end_damage()
+                return b""
+            passed = self.frames.fed - len(self.held)  # bytes handed on so far
+            pending = self.held + data
+            try:
+                self.frames.feed(data)
+            except ValueError as error:
+                self.damage = CorruptZstd(str(error))
+                self.held = b""
+                return pending[: self.frames.fed - len(self.frames.header) - passed]
+            held = 0 if self.frames.in_frame else len(self.frames.header)
+            self.held = pending[len(pending) - held :] if held else b""
+            if len(pending) > held:
+                return pending[: len(pending) - held]
+        return b""
+
+    def _end_damage(self) -> Exception | None:
+        """At the end of the file: None when it ends between frames."""
+        if self.frames.between_frames():
+            return None
+        if self.held and not (self.held.startswith(ZSTD_MAGIC) or ZSTD_MAGIC.startswith(self.held)):
+            return CorruptZstd(
+                f"the last {len(self.held)} bytes (from byte {self.frames.fed - len(self.held):,}) are not zstd data"
             )
-        return data
+        return EOFError(
+            f"zstd data ended inside a frame after {self.frames.fed:,} bytes: the file was cut short"
+        )
 
 
-def open_zstd(raw: BinaryIO) -> io.BufferedReader:
-    """The decompressed bytes of a zstd file of one or more frames; reading past a cut raises EOFError."""
+class ZstdStream(io.BufferedReader):
+    """`open_zstd`'s decompressed bytes. Where the file stops being zstd frames they end, and,
+    once read to that end, `damage` says why (raised as the data ran out, it cost what the
+    decompressor had not yet returned)."""
+
+    def __init__(self, reader: BinaryIO, source: _CheckedSource) -> None:
+        super().__init__(reader)
+        self.source = source
+
+    @property
+    def damage(self) -> Exception | None:
+        return self.source.damage
+
+
+def open_zstd(raw: BinaryIO) -> ZstdStream:
+    """The decompressed bytes of a zstd file of one or more frames, up to where it stops being
+    frames: then its `damage` is `CorruptZstd` (bytes that are not zstd) or `EOFError` (a cut)."""
     import zstandard
 
-    reader = zstandard.ZstdDecompressor().stream_reader(
-        _CheckedSource(raw), read_across_frames=True, closefd=False
+    source = _CheckedSource(raw)
+    return ZstdStream(
+        zstandard.ZstdDecompressor().stream_reader(source, read_across_frames=True, closefd=False), source
     )
-    return io.BufferedReader(reader)
