@@ -162,18 +162,19 @@ def check_folder(folder: str, option: str) -> None:
 
 
 def check_text_field(path: str, config: InputConfig, size: int) -> str:
-    """Stop when the first records of `path` (of `size` bytes) all lack the text field
-    (e.g. GSM8K's question/answer) or hold something else than a string there (a list of
-    paragraphs), or when none of the file can be read (compressed but named as plain, UTF-16, or
-    every first record failing alike: not JSON Lines, arrays instead of objects). Returns a note
+    """Stop when none of `path` (of `size` bytes) can be read (compressed but named as plain,
+    UTF-16: any format), or when its first records (JSON, JSON Lines, Parquet) all lack the text
+    field (e.g. GSM8K's question/answer), hold something else than a string there (a list of
+    paragraphs), or all fail alike (not JSON Lines, arrays instead of objects). Returns a note
     when most of those texts are whole HTML pages (the filters would judge their markup)."""
-    fmt, _ = detect_format(path, config.format)
-    if fmt not in FIELD_FORMATS:
-        return ""
-    # The whole file as one split, read lazily: only the first records are parsed.
-    records = list(islice(read_split(Split(path, 0, size), config), PROBE_RECORDS))
+    fields = detect_format(path, config.format)[0] in FIELD_FORMATS
+    # The whole file as one split, read lazily: only the first records are parsed (of a text, HTML
+    # or WARC file, the first, for a file none of which can be read).
+    records = list(islice(read_split(Split(path, 0, size), config), PROBE_RECORDS if fields else 1))
     if records and getattr(records[0], "error", None) in WHOLE_FILE_ERRORS:
         raise InputError(f"{path}: {records[0].message}")
+    if not fields:
+        return ""
     text_errors = ("MissingText", "NonStringText")  # answered below: choose another text field
     errors = {getattr(r, "error", None) for r in records}
     if len(errors) == 1 and None not in errors and not errors & set(text_errors):

@@ -312,6 +312,22 @@ def test_a_text_field_holding_no_strings_stops_early(tmp_path, capsys):
                 "iconv -f UTF-16 -t UTF-8",
             ],
         ),
+        # Text, HTML and WARC files were not looked at before the run: it went on, and failed them.
+        (
+            "notes.txt",
+            lambda data: data.decode().encode("utf-16"),
+            ["notes.txt: the file is UTF-16", "iconv"],
+        ),
+        (
+            "page.html",
+            lambda data: data.decode().encode("utf-16"),
+            ["page.html: the file is UTF-16", "iconv"],
+        ),
+        (
+            "crawl.warc",
+            gzip.compress,
+            ["crawl.warc: the file is gzip-compressed", "rename it to crawl.warc.gz"],
+        ),
     ],
 )
 def test_a_file_none_of_which_can_be_read_stops_early_saying_what_to_do(tmp_path, capsys, name, encode, said):
