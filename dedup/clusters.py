@@ -28,9 +28,20 @@ def sample_key(doc_id: str, seed: int) -> int:
     return xxhash.xxh64_intdigest(doc_id.encode("utf-8"), seed=seed)
 
 
+# A row within this share of its own length of the mean is taken as the mean itself.
+AT_MEAN = 1e-3
+
+
 def center(x: np.ndarray, mean: np.ndarray | None) -> np.ndarray:
-    """Unit rows after subtracting the corpus mean embedding (None: unchanged)."""
-    return x if mean is None else kmeans.normalize(x - mean)
+    """Unit rows after subtracting the corpus mean embedding (None: unchanged). A row at the mean
+    keeps its own direction: centered, it was zero (or rounding noise), so copies of it, all there
+    is in a corpus of one text repeated, matched nothing."""
+    if mean is None:
+        return x
+    centered = x - mean
+    at_mean = np.linalg.norm(centered, axis=1) <= AT_MEAN * np.linalg.norm(x, axis=1)
+    centered[at_mean] = x[at_mean]
+    return kmeans.normalize(centered)
 
 
 class ClusterVectors(beam.PTransform):

@@ -192,6 +192,29 @@ def test_center_removes_the_common_direction():
     assert center(x, None) is x
 
 
+def test_a_row_at_the_mean_keeps_its_own_direction():
+    """Centered, a corpus of one text repeated was all zero rows (or rounding noise), whose
+    cosines are 0: `semantic_dedup` removed none of 20 copies."""
+    rng = np.random.default_rng(5)
+    copies = np.repeat(unit_rows(rng.normal(size=(1, 16))), 20, axis=0)
+    centered = center(copies, copies.mean(axis=0, dtype=np.float64).astype(np.float32))
+    np.testing.assert_allclose(centered @ centered.T, 1.0, rtol=1e-5)
+    x = unit_rows(rng.normal(size=(50, 16)))
+    mean = x.mean(axis=0)
+    x[7] = mean
+    centered = center(x, mean)
+    np.testing.assert_allclose(centered[7], unit_rows(x[7:8])[0], rtol=1e-5)
+    np.testing.assert_allclose(centered[:7], unit_rows(x[:7] - mean), rtol=1e-5)
+
+
+def test_a_corpus_of_one_text_repeated_keeps_one_copy(monkeypatch):
+    monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
+    docs = [Document(id=f"d{i:02d}", text="alpha beta gamma delta epsilon zeta") for i in range(20)]
+    with new_pipeline() as p:
+        out = SemanticDedup("semdup", sample_size=50).expand(p | beam.Create(docs))
+        assert_that(out.kept | beam.Map(lambda d: d.id), equal_to(["d00"]), label="kept")
+
+
 def topic_docs(n_topics: int, n_dups: int) -> list[Document]:
     """Distinct documents t00.., plus reordered copies u00.. of the first n_dups (same word multiset)."""
     topics = [f"alpha{i} beta{i} gamma{i} delta{i}" for i in range(n_topics)]
@@ -272,7 +295,8 @@ def test_verification_keeps_same_words_in_other_order_apart(monkeypatch):
     at the default min_overlap; an exact copy is; a copy labelled with another language is never
     compared."""
     monkeypatch.setattr(semantic, "load_embedder", lambda name: BagOfWordsEmbedder())
-    words = [f"w{i}" for i in range(12)]
+    # spelled words: normalization maps digits to 0, so `w0 w1 w2` and its reversal were one 3-gram
+    words = "river mill grain stone wheel water flour bread town market road bridge".split()
     text = " ".join(words)
     docs = [
         Document(id="a", text=text, language="en"),
