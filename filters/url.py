@@ -17,6 +17,7 @@ from pipeline.stages import ConfigError, DocumentStage, Param, register
 URL_LISTS = DATA_DIR / "url"
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]+")
 _END_OF_HOST = re.compile(r"[/?#]")
+_AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//")  # `https://` or `//` before the host
 _PORT = re.compile(r":\d*$")
 MAX_DOMAIN_CHARS = 253  # DNS's limit on a domain name
 
@@ -36,7 +37,7 @@ def _read_list(path: Path) -> list[str]:
 def url_host(url: str) -> str:
     """The URL's host, lower-cased; for a URL urllib refuses (an unclosed or invalid `[...]`
     address), what lies between `//` and the path, without user name or port."""
-    url = url if "//" in url else "//" + url
+    url = url if _AUTHORITY.match(url) else "//" + url  # `example.com/a//b` has a host too
     try:
         return urlsplit(url).hostname or ""
     except ValueError:

@@ -22,6 +22,9 @@ def test_host_suffixes():
         "com",
     ]
     assert host_suffixes("example.org/path") == ["example.org", "org"]
+    # without a scheme, a `//` further on hid the host: the blocklists were never consulted
+    for url in ("example.org/a//b", "example.org?u=https://a.b", "example.org#//x", "//example.org/x"):
+        assert host_suffixes(url) == ["example.org", "org"], url
 
 
 def test_a_long_host_is_looked_up_by_its_parent_domains_of_up_to_253_characters():
