@@ -41,10 +41,17 @@ IP_REPLACEMENTS = [
 
 def is_public_ip(text: str) -> bool:
     """True for a globally routable address; private, loopback, reserved ranges are not PII."""
+    return is_ip_address(text) and ipaddress.ip_address(text).is_global
+
+
+def is_ip_address(text: str) -> bool:
+    """True for an address Python reads: `01.02.03.04` (leading zeros) is none, as datatrove's
+    `public_ip_validator` decides in either mode."""
     try:
-        return ipaddress.ip_address(text).is_global
+        ipaddress.ip_address(text)
     except ValueError:
         return False
+    return True
 
 
 @register("pii_redact")
@@ -77,7 +84,7 @@ class PIIRedact(DocumentStage):
         if self.emails and "@" in text:
             text = self._replace(EMAIL, text, self.email_replacements, counts, "email", None)
         if self.ips and "." in text:
-            valid = is_public_ip if self.only_public_ips else None
+            valid = is_public_ip if self.only_public_ips else is_ip_address
             text = self._replace(IPV4, text, self.ip_replacements, counts, "ip", valid)
         return keep(doc.with_text(text).with_metadata({"pii_redactions": counts}))
 

@@ -37,6 +37,9 @@ def test_switches():
     doc = redact("x@y.com 10.0.0.1 8.8.4.4", emails=False, only_public_ips=False)
     assert doc.text == "x@y.com 22.214.171.124 126.96.36.199"
     assert doc.metadata["pii_redactions"] == {"email": 0, "ip": 2}
+    # not addresses Python reads (leading zeros): kept in either mode, as datatrove keeps them
+    doc = redact("ip 01.02.03.04 and 1.2.3.04 and 10.0.0.1", only_public_ips=False)
+    assert doc.text == "ip 01.02.03.04 and 1.2.3.04 and 22.214.171.124"
 
 
 def test_edge_cases_untouched():
