@@ -71,8 +71,8 @@ class C4Quality(DocumentStage):
         return keep(doc.with_text(text.strip()))
 
 
-# The same per-language lists as `toxicity` (LDNOOBW-derived, via badwords-py; see its LICENSE.md),
-# so one curated set serves both stages.
+# The same per-language lists as `toxicity` (badwords-py's, which take in LDNOOBW; see its
+# LICENSE.md), so one curated set serves both stages.
 BADWORDS_DIR = DATA_DIR / "toxicity"
 # Words allowed because they are common sub-words in languages written without spaces (from C4).
 BADWORDS_ALLOWLIST = {"ja": {"sm", "グロ", "女の子"}, "zh": {"性"}}
@@ -104,11 +104,15 @@ def available_badword_languages() -> list[str]:
 
 @register("c4_badwords")
 class C4BadWords(DocumentStage):
-    """Reject documents containing a word from the language's bad-word list (C4's LDNOOBW rule).
+    """Reject documents containing a word from the language's bad-word list (C4's bad-word rule).
 
-    The language is `doc.language` (set by the `language` stage) or `default_language`. Words
-    match case-insensitively between non-word characters (anywhere for ja/th/zh). Languages
-    without a list keep their documents. `keep_fraction` keeps that share of matching documents,
+    C4's matching, with badwords-py's lists (the `toxicity` stage's), not C4's LDNOOBW lists: they
+    hold LDNOOBW's words and more (English: 796 entries, some with a common inoffensive sense such
+    as `hell`, `balls`, `abortion`), so this stage removes more than C4's did, and languages that
+    LDNOOBW covers but badwords-py does not (zh, ar, fa, hi, ...) keep every document. The language
+    is `doc.language` (set by the `language` stage) or `default_language`. Words match
+    case-insensitively between non-word characters (anywhere for ja/th/zh). Languages without a
+    list keep their documents. `keep_fraction` keeps that share of matching documents,
     chosen by a seeded hash of the document id (deterministic whatever the worker order).
     Reasons: `badwords`.
     """
