@@ -16,7 +16,7 @@ import signal
 
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from synthesis.mutation import UNPARSEABLE, mutants
-from synthesis.sandbox import RunResult, SandboxPool
+from synthesis.sandbox import RunResult, SandboxPool, signal_name
 
 CODE_REASONS = (
     "no_solution",
@@ -154,7 +154,7 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
             return reject("timeout", over_time)
         if result.signal == signal.SIGXFSZ:
             return reject("crashed", "file size limit (SIGXFSZ)")
-        return reject("crashed", f"killed by {signal.Signals(result.signal).name}")
+        return reject("crashed", f"killed by {signal_name(result.signal)}")
     status = result.status
     if status is None:
         return reject("crashed", f"exited with status {result.exit_code} before the tests finished")

@@ -77,6 +77,15 @@ SAMPLE_KILLED_RUNNER = ("runner_died", "runner_hung")
 INFRASTRUCTURE = (*SAMPLE_KILLED_RUNNER, "backstop")  # outcomes retried once on a fresh runner
 
 
+def signal_name(number: int) -> str:
+    """`SIGKILL` and the like; a signal without a name (a real-time one, 34 to 64) by its number:
+    `signal.Signals(40)` raised, and the verify stage with it."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 class SandboxError(RuntimeError):
     """The sandbox cannot run samples (bubblewrap missing or refused, or a fault that persists)."""
 
@@ -324,7 +333,7 @@ class Runner:
         except subprocess.TimeoutExpired:
             return f"{what}; its output closed but it did not exit"
         if code < 0 or code > 128:  # bubblewrap reports its child's death by signal N as 128 + N
-            ended = f"killed by {signal.Signals(abs(code) % 128).name}"
+            ended = f"killed by {signal_name(abs(code) % 128)}"
         else:
             ended = f"exit status {code}"
         detail = self.proc.stderr.read(2000).decode("utf-8", "replace").strip() if self.proc.stderr else ""

@@ -7,7 +7,7 @@ import time
 
 from pipeline.document import Document
 from synthesis.code_verifier import classify, defines, has_tests, program, render_code, syntax_tree
-from synthesis.sandbox import RunResult
+from synthesis.sandbox import RunResult, signal_name
 
 
 def status(phase: str, error: str = "") -> dict:
@@ -32,6 +32,9 @@ def test_classify_maps_every_outcome_to_its_reason():
     ]
     for result, reason in cases:
         assert classify(result, 1.0).reason == reason, result
+    # a real-time signal has no name in `signal.Signals`: `Signals(40)` raised out of the stage
+    assert classify(RunResult("finished", signal=40), 1.0).detail == "killed by signal 40"
+    assert (signal_name(9), signal_name(40)) == ("SIGKILL", "signal 40")  # the runner's death, too
 
 
 def test_a_timeout_detail_does_not_depend_on_machine_load():
