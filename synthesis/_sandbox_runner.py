@@ -248,7 +248,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
             ):  # not the tests ending (unittest.main()): skipped asserts
                 raise SystemExit(f"the solution raised SystemExit({exit_.code!r}) during the tests") from None
         entry = req.get("entry_point")
-        if entry and callable(namespace.get("check")):
+        if entry and _tests_check(namespace.get("check"), before.get("check")):
             phase = "check"
             if entry not in namespace:
                 raise NameError(f"entry point {entry!r} is not defined by the solution")
@@ -272,6 +272,16 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
             report(phase, type(reported).__name__, str(reported))
         finally:
             leave(1)
+
+
+def _tests_check(check, before_tests) -> bool:
+    """Whether the tests defined a HumanEval `check(candidate)`: one the solution defined (a
+    helper named check), or a `check()` of the tests' own that takes no candidate, is not called."""
+    code = getattr(check, "__code__", None)
+    if not callable(check) or check is before_tests or code is None:
+        return False
+    required = code.co_argcount - len(getattr(check, "__defaults__", None) or ())
+    return required <= 1 <= code.co_argcount
 
 
 def _kill_everything_else(child, in_pid_namespace):

@@ -207,6 +207,23 @@ def test_tests_may_end_the_run_themselves(stage):
 
 
 @needs_bwrap
+def test_only_a_check_of_the_tests_taking_the_candidate_is_called(stage):
+    """With an entry point, any callable `check` was called on it: the solution's own helper named
+    check (MBPP+'s Mbpp/56) or a tests' `check()` that takes no candidate failed correct code."""
+    positives = "def check(x):\n    return x > 0\ndef positives(xs):\n    return [x for x in xs if check(x)]"
+    add = "def add(a, b):\n    return a + b"
+    docs = [
+        code("solution_check", positives, "assert positives([-1, 2, 3]) == [2, 3]", entry_point="positives"),
+        code("own_check", add, "def check():\n    assert add(1, 2) == 3\n\ncheck()", entry_point="add"),
+        code("helper_check", add, "def check(args, want):\n    assert add(*args) == want\n\ncheck((1, 2), 3)",
+             entry_point="add"),
+        code("humaneval", add, "def check(candidate):\n    assert candidate(1, 2) == 3", entry_point="add"),
+        code("humaneval_wrong", add, "def check(candidate):\n    assert candidate(1, 2) == 4", entry_point="add"),
+    ]  # fmt: skip
+    assert [v.reason for v in stage.check_batch(docs)] == [None, None, None, None, "tests_failed"]
+
+
+@needs_bwrap
 def test_admitted_code_gets_its_training_rendering_and_keeps_kind(stage):
     prompt = 'def inc(x):\n    """Add one."""\n'
     humaneval_style = code(
