@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import signal
+from collections.abc import Iterator
 
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from synthesis.mutation import UNPARSEABLE, mutants
@@ -31,7 +32,8 @@ CODE_REASONS = (
     "weak_tests",
     "unsupported",
 )
-IMPORT_LINE = re.compile(r"^(?:import [\w., ]+|from [\w.]+ import [\w., ]+)$", re.MULTILINE)
+IMPORTS = (ast.Import, ast.ImportFrom)
+BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.For, ast.AsyncFor, ast.While)  # with body and orelse
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError", "ValueError")
 MAX_SOURCE_CHARS = 1 << 20  # solution + tests; parsed outside the sandbox, at ~300 bytes a character
 MUTANT_SLOWDOWN = 10.0
@@ -61,9 +63,31 @@ def complete_solution(prompt: str, solution: str, entry_point: str | None) -> st
     if entry_point and not defines(solution, entry_point) and defines(prompt, entry_point):
         return prompt.rstrip("\n") + "\n" + solution
     # A full solution written for a code prompt may rely on the prompt's imports (`List`), as it
-    # would in the HumanEval harness, where the prompt is part of the program.
-    missing = [line for line in IMPORT_LINE.findall(prompt) if line not in solution]
-    return "\n".join(missing + [solution]) if missing else solution
+    # would in the HumanEval harness, where the prompt is part of the program. Only a prompt that is
+    # code has them (a prose prompt's `from mypkg import helper` is an example), and they go after
+    # the solution's `from __future__` imports, which must come first.
+    tree = syntax_tree(solution) if len(solution) <= MAX_SOURCE_CHARS else None
+    present = {ast.unparse(node) for node in tree.body if isinstance(node, IMPORTS)} if tree else set()
+    missing = [line for line in prompt_imports(prompt) if line not in present]
+    if not missing:
+        return solution
+    future = (
+        [n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"] if tree else []
+    )
+    lines = solution.splitlines(keepends=True)
+    at = future[-1].end_lineno if future else 0
+    return "".join(lines[:at]) + "\n".join(missing) + "\n" + "".join(lines[at:])
+
+
+def prompt_imports(prompt: str) -> list[str]:
+    """The top-level imports of a prompt that is Python code (none of a prose one), `__future__` aside."""
+    tree = syntax_tree(prompt) if len(prompt) <= MAX_SOURCE_CHARS else None
+    if tree is None:
+        return []
+    imports = [n for n in tree.body if isinstance(n, IMPORTS)]
+    return [
+        ast.unparse(n) for n in imports if not (isinstance(n, ast.ImportFrom) and n.module == "__future__")
+    ]
 
 
 def program(doc: Document) -> str:
@@ -102,8 +126,9 @@ def has_tests(tests: ast.Module | None) -> bool:
 def untested_names(
     program: ast.Module | None, tests: ast.Module | None, entry_point: str | None
 ) -> list[str] | None:
-    """The names the program defines at top level when the tests use none of them, else None
-    (both parsed).
+    """The names the program defines at top level (in `if`, `try`, `with` and loop blocks too: a
+    fallback `def lcm` under `except ImportError`) when the tests use none of them, else None (both
+    parsed).
 
     Tests that call nothing of the solution (`assert True`) verify nothing. A `check` run on
     `entry_point`, or source that does not parse (the sandbox reports it), counts as using it.
@@ -111,7 +136,7 @@ def untested_names(
     if program is None or tests is None:
         return None
     defined: set[str] = set()
-    for node in program.body:
+    for node in run_at_import(program.body):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             defined.add(node.name)
         elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
@@ -127,6 +152,20 @@ def untested_names(
     if not defined or defined & used or "solution" in used or checked:  # `import solution` works too
         return None
     return sorted(defined)
+
+
+def run_at_import(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of `body` and of the blocks inside it that run with it (not function or
+    class bodies)."""
+    for node in body:
+        yield node
+        if isinstance(node, BLOCKS):
+            for block in (node.body, node.orelse, getattr(node, "finalbody", [])):
+                yield from run_at_import(block)
+            for handler in getattr(node, "handlers", []):
+                yield from run_at_import(handler.body)
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            yield from run_at_import(node.body)
 
 
 def classify(result: RunResult, timeout_s: float) -> Verdict:

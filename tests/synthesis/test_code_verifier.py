@@ -6,7 +6,16 @@ import signal
 import time
 
 from pipeline.document import Document
-from synthesis.code_verifier import classify, defines, has_tests, program, render_code, syntax_tree
+from synthesis.code_verifier import (
+    classify,
+    complete_solution,
+    defines,
+    has_tests,
+    program,
+    render_code,
+    syntax_tree,
+    untested_names,
+)
 from synthesis.sandbox import RunResult, signal_name
 
 
@@ -99,6 +108,17 @@ def test_full_solutions_get_the_prompt_imports_they_lack():
     assert program(doc) == "from typing import List\n" + solution
     plain = Document("b", "", kind="code", metadata={"prompt": "Sum a list.", "solution": solution})
     assert program(plain) == solution
+    # after the solution's `from __future__` imports (before them: a syntax error)
+    future = "from __future__ import annotations\n\ndef total(xs: List[int]) -> int:\n    return sum(xs)\n"
+    assert complete_solution(prompt, future, "total") == future.replace(
+        "\n\n", "\nfrom typing import List\nimport math\n\n", 1
+    )
+    # a prose prompt's import-like lines are examples (`No module named 'mypkg'`) or prose (a syntax error)
+    prose = "Parse lines such as:\nfrom mypkg.utils import helper\nimport the values from a list\n"
+    assert complete_solution(prose, "def parse(s):\n    return s.split()\n", "parse").startswith("def parse")
+    # an import inside a function is not one at the top: `math` was missing in `area`
+    nested = "def helper():\n    import math\n\ndef total(xs):\n    return math.fsum(xs)\n"
+    assert complete_solution(prompt, nested, "total") == "from typing import List\nimport math\n" + nested
 
 
 def test_defines_finds_def_lines_in_time_linear_in_blank_lines():
@@ -108,3 +128,16 @@ def test_defines_finds_def_lines_in_time_linear_in_blank_lines():
     started = time.process_time()
     assert not defines("x = 1" + "\n" * 50_000 + "y", "f")
     assert time.process_time() - started < 5
+
+
+def test_definitions_in_blocks_that_run_at_import_count_as_the_solutions():
+    """`def lcm` under `except ImportError` (or `if sys.version_info ...`) was not seen: tests
+    calling it were taken for tests that use nothing of the solution (`no_tests`)."""
+    solution = syntax_tree(
+        "def _gcd(a, b):\n    return a\ntry:\n    from math import lcm\nexcept ImportError:\n"
+        "    def lcm(a, b):\n        return a * b // _gcd(a, b)\n"
+    )
+    assert untested_names(solution, syntax_tree("assert lcm(4, 6) == 12"), None) is None
+    assert untested_names(solution, syntax_tree("assert max(4, 6) == 6"), None) == ["_gcd", "lcm"]
+    inner = syntax_tree("def outer():\n    def inner():\n        pass\n")  # a function's body is not run
+    assert untested_names(inner, syntax_tree("assert inner()"), None) == ["outer"]
