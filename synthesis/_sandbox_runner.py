@@ -16,6 +16,7 @@ host treats that as an infrastructure fault, not a verdict. The first line writt
 
 import builtins
 import json
+import linecache
 import os
 import resource
 import select
@@ -224,6 +225,13 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
     sys.argv = ["tests.py"]
     try:
         solution = compile(req["solution"], "<solution>", "exec")
+        # its source for `inspect.getsource` (tests that check how a function is written)
+        linecache.cache["<solution>"] = (
+            len(req["solution"]),
+            None,
+            req["solution"].splitlines(True),
+            "<solution>",
+        )
         phase = "compile_tests"
         tests = _test_guard.compile_tests(req["tests"])
         phase = "solution"

@@ -33,6 +33,7 @@ CODE_REASONS = (
     "unsupported",
 )
 IMPORTS = (ast.Import, ast.ImportFrom)
+EXITS = ("exit", "_exit", "quit")  # sys.exit, os._exit, the builtins
 BLOCKS = (ast.If, ast.Try, ast.TryStar, ast.For, ast.AsyncFor, ast.While)  # with body and orelse
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError", "ValueError")
 MAX_SOURCE_CHARS = 1 << 20  # solution + tests; parsed outside the sandbox, at ~300 bytes a character
@@ -107,7 +108,8 @@ def syntax_tree(source: str) -> ast.Module | None:
 
 
 def has_tests(tests: ast.Module | None) -> bool:
-    """True when the tests (parsed) can fail: an `assert`, an `assert*` call or a `raise` somewhere.
+    """True when the tests (parsed) can fail: an `assert`, an `assert*` call, a `raise` or an exit
+    with a status that is not 0 (`sys.exit(1)`) somewhere.
 
     Tests that cannot parse (None) count as present: the sandbox reports them as `syntax_error`.
     """
@@ -118,9 +120,14 @@ def has_tests(tests: ast.Module | None) -> bool:
             return True
         if isinstance(node, ast.Call):
             name = getattr(node.func, "attr", None) or getattr(node.func, "id", "")
-            if name.startswith(("assert", "fail")):
+            if name.startswith(("assert", "fail")) or name in EXITS and not _exits_ok(node):
                 return True
     return False
+
+
+def _exits_ok(call: ast.Call) -> bool:
+    """`exit()`, `sys.exit(0)` or `exit(None)`: an exit that reports success (any other can fail)."""
+    return not call.args or (isinstance(call.args[0], ast.Constant) and call.args[0].value in (0, None))
 
 
 def untested_names(

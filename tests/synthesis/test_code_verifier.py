@@ -65,6 +65,9 @@ def test_has_tests_needs_something_that_can_fail():
     assert has_tests(syntax_tree("def check(c):\n    assert c(1)"))
     assert has_tests(syntax_tree("class T:\n    def test(self):\n        self.assertEqual(f(), 1)"))
     assert has_tests(syntax_tree("if f() != 1:\n    raise ValueError"))
+    assert has_tests(syntax_tree("import sys\nif f(1) != 2:\n    sys.exit(1)"))  # was `no_tests`
+    assert not has_tests(syntax_tree("import sys\nf(1)\nsys.exit(0)"))
+    assert not has_tests(syntax_tree("f(1)\nexit()"))
     assert not has_tests(syntax_tree(""))
     assert not has_tests(syntax_tree("print(f(1))"))
     assert has_tests(syntax_tree("assert f(")) and syntax_tree("x = " + "not " * 100_000 + "1") is None

@@ -224,6 +224,26 @@ def test_only_a_check_of_the_tests_taking_the_candidate_is_called(stage):
 
 
 @needs_bwrap
+def test_tests_may_read_the_solutions_source_and_end_with_a_failing_status(stage):
+    """`inspect.getsource` on a solution function raised OSError (no source for `<solution>`), and
+    tests that report failure by `sys.exit(1)` were taken for tests without an assertion."""
+    bubble = "def my_sort(xs):\n    out = list(xs)\n    out.sort()\n    return out\n"
+    reads_source = (
+        "import inspect\nassert 'sorted(' not in inspect.getsource(my_sort)\nassert my_sort([2, 1]) == [1, 2]"
+    )
+    exits = "import sys\nif my_sort([2, 1]) != [1, 2]:\n    sys.exit(1)"
+    docs = [
+        code("source", bubble, reads_source),
+        code(
+            "source_wrong", bubble.replace("out.sort()\n    return out", "return sorted(out)"), reads_source
+        ),
+        code("exits", bubble, exits),
+        code("exits_wrong", bubble.replace("out.sort()", "pass"), exits),
+    ]
+    assert [v.reason for v in stage.check_batch(docs)] == [None, "tests_failed", None, "tests_failed"]
+
+
+@needs_bwrap
 def test_admitted_code_gets_its_training_rendering_and_keeps_kind(stage):
     prompt = 'def inc(x):\n    """Add one."""\n'
     humaneval_style = code(
