@@ -98,6 +98,8 @@ def test_ambiguous_entries_count_only_when_asked():
     assert terms(text) == {}
     assert terms(text, count_ambiguous=True) == {"smut": 1, "big black": 1, "hell": 1}
     assert terms("damn, crap", exclude=["Damn"]) == {"crap": 1}
+    # clinical anatomy, as penis and vagina already were: a urology note was rejected as toxic
+    assert terms("no abnormality of the scrotum; the clitoris, labia and vulva were normal") == {}
     romanian = Document("d", "cum se numește orașul?", language="ro")
     assert Toxicity("t").counts(romanian).terms == ()
     assert dict(Toxicity("t").counts(Document("d", "cum se numește orașul?")).terms) == {"cum": 1}
