@@ -212,6 +212,8 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
         return reject("memory_limit", detail)
     if phase.startswith("compile") and error in SYNTAX_ERRORS:
         return reject("syntax_error", detail)
+    if "can't start new thread" in detail:  # RLIMIT_NPROC counts threads
+        detail += " (the sandbox allows max_processes processes and threads per sample: 1 by default)"
     if phase in ("tests", "check"):
         return reject("tests_failed", detail)
     return reject("crashed", detail)

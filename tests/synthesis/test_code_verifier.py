@@ -44,6 +44,10 @@ def test_classify_maps_every_outcome_to_its_reason():
     # a real-time signal has no name in `signal.Signals`: `Signals(40)` raised out of the stage
     assert classify(RunResult("finished", signal=40), 1.0).detail == "killed by signal 40"
     assert (signal_name(9), signal_name(40)) == ("SIGKILL", "signal 40")  # the runner's death, too
+    threads = {"phase": "tests", "error": "RuntimeError", "message": "can't start new thread"}
+    assert classify(RunResult("finished", threads, exit_code=1), 1.0).detail.endswith(
+        "(the sandbox allows max_processes processes and threads per sample: 1 by default)"
+    )
 
 
 def test_a_timeout_detail_does_not_depend_on_machine_load():
