@@ -28,6 +28,8 @@ import types
 
 import _test_guard  # loaded by synthesis.sandbox ahead of this file
 
+XUNIT_HOOKS = ("setup_module", "teardown_module", "setup_function", "teardown_function")
+
 del sys.modules["_test_guard"]  # not for samples to import (the runner's own globals are not either)
 
 MiB = 1024 * 1024
@@ -144,6 +146,24 @@ def _call_hook(instance, name, method):
             hook(instance)
 
 
+def _call_xunit(hook, argument) -> bool:
+    """pytest's module and function hooks: given what they set up when they take it. True."""
+    if hook is not None and hook.__code__.co_argcount:
+        hook(argument)
+    elif hook is not None:
+        hook()
+    return True
+
+
+def _call_class_hook(cls, name):
+    """`setup_class`/`teardown_class`, a classmethod or a function taking the class, as pytest."""
+    hook = getattr(cls, name, None)
+    if isinstance(hook, types.MethodType):
+        hook()
+    elif isinstance(hook, types.FunctionType):
+        hook(cls)
+
+
 def _referenced_names(tests):
     """Every name and attribute the tests' source mentions (a `def` or `class` line mentions none)."""
     import ast
@@ -158,7 +178,8 @@ def _run_defined_tests(namespace, before, tests):
     """Run the tests that the tests' code only defined, as pytest and unittest would collect them.
 
     Top-level `test*` functions, `test*` methods of `Test*` classes (no `__init__`; a fresh
-    instance per test, with `setup_method`), and unittest.TestCase subclasses, in definition order;
+    instance per test, with `setup_method`), and unittest.TestCase subclasses, in definition order,
+    with pytest's xunit hooks (`setup_module`, `setup_function`, `setup_class` and their teardowns);
     one that needs arguments fails. Without this, a wrong solution passed tests that were defined
     and never called. What the tests' source mentions (`test1()` at the end,
     `unittest.main(exit=False)`) is theirs to run: running a test twice can fail when tests share
@@ -167,22 +188,46 @@ def _run_defined_tests(namespace, before, tests):
     if "def test" not in tests and "class " not in tests:
         return
     mentioned = _referenced_names(tests)
-    cases = []
-    for name, value in namespace.items():
+    hooks = {
+        name: hook
+        for name in XUNIT_HOOKS
+        if isinstance(hook := namespace.get(name), types.FunctionType)
+        and hook.__code__.co_filename == "<tests>"
+        and name not in mentioned
+    }
+    module = sys.modules["__main__"]
+    cases, started = [], False
+    for name, value in list(namespace.items()):
         if before.get(name) is value or name in mentioned:
             continue
+        unittest = sys.modules.get("unittest")
         if isinstance(value, types.FunctionType):
-            if name.startswith("test") and value.__code__.co_filename == "<tests>":
-                _call_test(value)
-        elif isinstance(value, type) and value.__module__ == "__main__":
-            unittest = sys.modules.get("unittest")
-            if unittest is not None and issubclass(value, unittest.TestCase):
-                cases.append(value)
-            elif name.startswith("Test") and "__init__" not in vars(value):
-                for method_name, method in vars(value).items():
-                    test = method_name.startswith("test") and method_name not in mentioned
-                    if test and isinstance(method, types.FunctionType):
-                        _run_test_method(value(), method)  # a fresh instance per test, as pytest
+            if not name.startswith("test") or value.__code__.co_filename != "<tests>":
+                continue
+            started = started or _call_xunit(hooks.get("setup_module"), module)
+            _call_xunit(hooks.get("setup_function"), value)
+            _call_test(value)
+            _call_xunit(hooks.get("teardown_function"), value)
+        elif not isinstance(value, type) or value.__module__ != "__main__":
+            continue
+        elif unittest is not None and issubclass(value, unittest.TestCase):
+            cases.append(value)
+        elif name.startswith("Test") and "__init__" not in vars(value):
+            methods = [
+                method
+                for method_name, method in vars(value).items()
+                if method_name.startswith("test")
+                and method_name not in mentioned
+                and isinstance(method, types.FunctionType)
+            ]
+            if methods:
+                started = started or _call_xunit(hooks.get("setup_module"), module)
+                _call_class_hook(value, "setup_class")
+                for method in methods:
+                    _run_test_method(value(), method)  # a fresh instance per test, as pytest
+                _call_class_hook(value, "teardown_class")
+    if started:
+        _call_xunit(hooks.get("teardown_module"), module)
     if cases and "main" not in mentioned:
         unittest = sys.modules["unittest"]
         suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(case) for case in cases)

@@ -244,6 +244,27 @@ def test_tests_may_read_the_solutions_source_and_end_with_a_failing_status(stage
 
 
 @needs_bwrap
+def test_pytest_xunit_hooks_run_around_the_collected_tests(stage):
+    """Only `setup_method` ran: tests set up by `setup_class`, `setup_module` or `setup_function`
+    failed correct code (AttributeError, empty data)."""
+    right, wrong = "def my_sort(xs):\n    return sorted(xs)", "def my_sort(xs):\n    return list(xs)"
+    by_class = (
+        "class TestSort:\n    @classmethod\n    def setup_class(cls):\n        cls.data = [3, 1, 2]\n"
+        "    def test_sorted(self):\n        assert my_sort(self.data) == [1, 2, 3]\n"
+        "    @classmethod\n    def teardown_class(cls):\n        del cls.data"
+    )
+    by_module = (
+        "DATA = []\ndef setup_module(module):\n    DATA.extend([3, 1, 2])\n"
+        "def setup_function(function):\n    DATA.append(0)\ndef teardown_function():\n    DATA.pop()\n"
+        "def test_sorted():\n    assert my_sort(DATA) == [0, 1, 2, 3]\n"
+        "def test_again():\n    assert my_sort(DATA) == [0, 1, 2, 3]"
+    )
+    docs = [code(f"{n}{i}", solution, tests) for i, solution in enumerate((right, wrong)) for n, tests in
+            (("class", by_class), ("module", by_module))]  # fmt: skip
+    assert [v.reason for v in stage.check_batch(docs)] == [None, None, "tests_failed", "tests_failed"]
+
+
+@needs_bwrap
 def test_admitted_code_gets_its_training_rendering_and_keeps_kind(stage):
     prompt = 'def inc(x):\n    """Add one."""\n'
     humaneval_style = code(
