@@ -262,6 +262,9 @@ def test_pytest_xunit_hooks_run_around_the_collected_tests(stage):
     docs = [code(f"{n}{i}", solution, tests) for i, solution in enumerate((right, wrong)) for n, tests in
             (("class", by_class), ("module", by_module))]  # fmt: skip
     assert [v.reason for v in stage.check_batch(docs)] == [None, None, "tests_failed", "tests_failed"]
+    # a collected test that sets a global changed the namespace being walked: RuntimeError
+    sets_global = "def test_a():\n    global SEEN\n    SEEN = my_sort([2, 1])\n\ndef test_b():\n    assert SEEN == [1, 2]"
+    assert stage.check_batch([code("global", right, sets_global)])[0].keep
 
 
 @needs_bwrap
