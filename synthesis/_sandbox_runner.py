@@ -146,13 +146,12 @@ def _call_hook(instance, name, method):
             hook(instance)
 
 
-def _call_xunit(hook, argument) -> bool:
-    """pytest's module and function hooks: given what they set up when they take it. True."""
+def _call_xunit(hook, argument):
+    """A pytest module or function hook (None: none), given the module or test when it takes one."""
     if hook is not None and hook.__code__.co_argcount:
         hook(argument)
     elif hook is not None:
         hook()
-    return True
 
 
 def _call_class_hook(cls, name):
@@ -177,8 +176,8 @@ def _referenced_names(tests):
 def _run_defined_tests(namespace, before, tests):
     """Run the tests that the tests' code only defined, as pytest and unittest would collect them.
 
-    Top-level `test*` functions, `test*` methods of `Test*` classes (no `__init__`; a fresh
-    instance per test, with `setup_method`), and unittest.TestCase subclasses, in definition order,
+    Top-level `test*` functions and `test*` methods of `Test*` classes (no `__init__`; a fresh
+    instance per test, with `setup_method`) in definition order, then unittest.TestCase subclasses,
     with pytest's xunit hooks (`setup_module`, `setup_function`, `setup_class` and their teardowns);
     one that needs arguments fails. Without this, a wrong solution passed tests that were defined
     and never called. What the tests' source mentions (`test1()` at the end,
@@ -195,19 +194,14 @@ def _run_defined_tests(namespace, before, tests):
         and hook.__code__.co_filename == "<tests>"
         and name not in mentioned
     }
-    module = sys.modules["__main__"]
-    cases, started = [], False
+    collected, cases = [], []  # test functions and (Test class, its tests), in definition order
     for name, value in list(namespace.items()):
         if before.get(name) is value or name in mentioned:
             continue
         unittest = sys.modules.get("unittest")
         if isinstance(value, types.FunctionType):
-            if not name.startswith("test") or value.__code__.co_filename != "<tests>":
-                continue
-            started = started or _call_xunit(hooks.get("setup_module"), module)
-            _call_xunit(hooks.get("setup_function"), value)
-            _call_test(value)
-            _call_xunit(hooks.get("teardown_function"), value)
+            if name.startswith("test") and value.__code__.co_filename == "<tests>":
+                collected.append(value)
         elif not isinstance(value, type) or value.__module__ != "__main__":
             continue
         elif unittest is not None and issubclass(value, unittest.TestCase):
@@ -221,20 +215,31 @@ def _run_defined_tests(namespace, before, tests):
                 and isinstance(method, types.FunctionType)
             ]
             if methods:
-                started = started or _call_xunit(hooks.get("setup_module"), module)
-                _call_class_hook(value, "setup_class")
-                for method in methods:
-                    _run_test_method(value(), method)  # a fresh instance per test, as pytest
-                _call_class_hook(value, "teardown_class")
-    if started:
-        _call_xunit(hooks.get("teardown_module"), module)
-    if cases and "main" not in mentioned:
+                collected.append((value, methods))
+    cases = cases if "main" not in mentioned else []
+    if not (collected or cases):
+        return
+    module = sys.modules["__main__"]
+    _call_xunit(hooks.get("setup_module"), module)
+    for item in collected:
+        if isinstance(item, tuple):
+            cls, methods = item
+            _call_class_hook(cls, "setup_class")
+            for method in methods:
+                _run_test_method(cls(), method)  # a fresh instance per test, as pytest
+            _call_class_hook(cls, "teardown_class")
+        else:
+            _call_xunit(hooks.get("setup_function"), item)
+            _call_test(item)
+            _call_xunit(hooks.get("teardown_function"), item)
+    if cases:
         unittest = sys.modules["unittest"]
         suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(case) for case in cases)
         result = unittest.TextTestRunner(stream=sys.stderr, verbosity=0).run(suite)
         if not result.wasSuccessful():
             test, trace = (result.errors + result.failures)[0]
             raise AssertionError(f"{test.id()}: {trace.strip().splitlines()[-1]}")
+    _call_xunit(hooks.get("teardown_module"), module)
 
 
 def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards):

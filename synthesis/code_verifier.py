@@ -120,7 +120,7 @@ def has_tests(tests: ast.Module | None) -> bool:
             return True
         if isinstance(node, ast.Call):
             name = getattr(node.func, "attr", None) or getattr(node.func, "id", "")
-            if name.startswith(("assert", "fail")) or name in EXITS and not _exits_ok(node):
+            if name.startswith(("assert", "fail")) or (name in EXITS and not _exits_ok(node)):
                 return True
     return False
 
