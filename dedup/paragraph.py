@@ -143,7 +143,7 @@ class ParagraphDedup(PrefersScore, CollectionStage):
         yield (REJECTED if isinstance(result, Rejection) else KEPT), result
 
     def edit(
-        self, doc: Document, removed: list[tuple[int, str]], keeps_for_others: bool = False
+        self, doc: Document, removed: list[tuple[int, str]], keeps_for_others: bool
     ) -> Document | Rejection:
         """The document without the `removed` (index, survivor id) paragraphs, or its Rejection; a
         document that keeps a paragraph for the others is never rejected (that copy is the last)."""

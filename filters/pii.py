@@ -41,7 +41,10 @@ IP_REPLACEMENTS = [
 
 def is_public_ip(text: str) -> bool:
     """True for a globally routable address; private, loopback, reserved ranges are not PII."""
-    return is_ip_address(text) and ipaddress.ip_address(text).is_global
+    try:
+        return ipaddress.ip_address(text).is_global
+    except ValueError:
+        return False
 
 
 def is_ip_address(text: str) -> bool:
