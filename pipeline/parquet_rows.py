@@ -50,8 +50,8 @@ def _row_group_records(
 
 def _batch_rows(batch: Any, path: str, first_row: int) -> Iterator[dict | Failure]:
     """A batch's rows as dicts; a row whose string column holds bytes that are not UTF-8 (a writer
-    that does not validate, as Spark's, can write them) is an `InvalidUtf8` failure. Converting
-    the whole batch raised for the one row, which lost the rest of the file."""
+    that does not validate them can leave them there) is an `InvalidUtf8` failure. Converting the
+    whole batch raised for the one row, which lost the rest of the file."""
     try:
         rows = batch.to_pylist()
     except UnicodeDecodeError:

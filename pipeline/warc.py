@@ -12,7 +12,6 @@ import io
 import re
 import zlib
 from collections.abc import Iterator
-from contextlib import suppress
 
 from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.members import damage_failures, members_of
@@ -381,11 +380,12 @@ def extract_html_text(html: bytes | str, content_type: str, extractor: str) -> s
         markup = html if isinstance(html, str) else html.decode("utf-8")
     except UnicodeDecodeError:
         charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
-        with suppress(LookupError):
-            try:  # bytes that are not in the declared charset (often "utf-8") were decoded as cp1252
-                html.decode(charset)
-            except UnicodeDecodeError:
-                charset = detect_encoding(html)
+        try:  # bytes that are not in the declared charset (often "utf-8") were decoded as cp1252
+            html.decode(charset)
+        except UnicodeDecodeError:
+            charset = detect_encoding(html)
+        except LookupError:  # a name Python does not know: resiliparse may
+            pass
         try:
             markup = bytes_to_str(html, charset)
         except (LookupError, ValueError):
