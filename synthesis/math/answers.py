@@ -130,6 +130,7 @@ _UNIT_TAIL = re.compile(
 _TEXT_UNIT = re.compile(
     r"(?<=[\d}\s])\\(?:text|mbox|mathrm|textrm)\s*\{\s*([A-Za-z][A-Za-z.' ]*)\}(?:\s*\^\s*\{?[23]\}?)?$"
 )
+_VARIABLE = re.compile(r"(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])")  # a lone letter: `x^2`, `2y`, not `cm`
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")
 _BASE_SUBSCRIPT = re.compile(r"([+-]?[0-9][0-9A-Z]*)_\{?(\d+)\}?")  # `101_2`, `-2112_{6}`: digits in a base
@@ -186,8 +187,8 @@ def normalize_answer(raw: str) -> Answer:
     m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in\b)\s*([^=]+)$", s)
     if m:
         s = m.group(1).strip()
-    elif s.count("=") == 1 and _is_arithmetic(s.split("=")[0]):  # `2+3=5`: the computed value
-        s = s.split("=")[1].strip()
+    elif s.count("=") == 1 and _is_arithmetic(s.split("=")[0]) and not _VARIABLE.search(s.split("=")[1]):
+        s = s.split("=")[1].strip()  # `2+3=5`: the computed value (`4=x^2+y^2` is an equation)
     if ", " not in s and not re.search(r"[(\[]", s):  # `5,525` (not a list or interval): thousands
         s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
     if re.search(r"\d", s):

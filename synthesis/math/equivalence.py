@@ -305,6 +305,10 @@ def sympy_equal(a: str, b: str) -> bool | str:
     diff = sympy.simplify(x - y)
     if diff == 0:
         return True
+    if "=" in a and y != 0:  # one equation with its sides swapped or scaled: 4=x^2+y^2, 2y=4x+2
+        ratio = sympy.simplify(x / y)
+        if ratio.is_number and ratio.is_finite and ratio != 0:
+            return True
     if diff.free_symbols or y.free_symbols or diff.has(*not_finite) or y.has(*not_finite):
         return False  # not a small difference: oo - 5 is oo, and -oo - oo is -oo
     if not x.has(sympy.Float) and not y.has(sympy.Float):

@@ -175,6 +175,14 @@ def test_an_equation_only_matches_an_equation(verifier):
     assert not verifier.equivalent("x^2-4", "x^2=4")
     assert verifier.equivalent("x^2=4", "x^2-4=0")
     assert verifier.equivalent("y=2x+1", "2x+1")  # a named value, as before
+    # `4=` was read as the `2+3=5` form (a computed value) and dropped: an expression matched
+    assert not verifier.equivalent("4=x^2+y^2", "x^2+y^2")
+    assert verifier.equivalent("2+3=5", "5")
+    # the same equation with its sides swapped or scaled
+    assert verifier.equivalent("x^2+y^2=4", "4=x^2+y^2")
+    assert verifier.equivalent("2y-4x=2", "4x+2=2y")
+    assert not verifier.equivalent("x^2+y^2=4", "x^2+y^2=5")
+    assert not verifier.equivalent("x+y=1", "x-y=1")
 
 
 def test_a_latex_space_does_not_end_a_stated_answer():
