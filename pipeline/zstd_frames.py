@@ -116,10 +116,10 @@ class _CheckedSource:
                 self.damage = CorruptZstd(str(error))
                 self.held = b""
                 return pending[: self.frames.fed - len(self.frames.header) - passed]
-            held = 0 if self.frames.in_frame else len(self.frames.header)
-            self.held = pending[len(pending) - held :] if held else b""
-            if len(pending) > held:
-                return pending[: len(pending) - held]
+            cut = len(pending) - (0 if self.frames.in_frame else len(self.frames.header))
+            self.held = pending[cut:]
+            if cut:
+                return pending[:cut]
         return b""
 
     def _end_damage(self) -> Exception | None:

@@ -301,9 +301,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
         except SystemExit as exit_:
             if exit_.code not in (0, None):
                 raise
-            if _test_guard.raised_in_solution(
-                exit_
-            ):  # not the tests ending (unittest.main()): skipped asserts
+            # raised by the solution, not the tests ending (unittest.main()): asserts were skipped
+            if _test_guard.raised_in_solution(exit_):
                 raise SystemExit(f"the solution raised SystemExit({exit_.code!r}) during the tests") from None
         entry = req.get("entry_point")
         if entry and _tests_check(namespace.get("check"), before.get("check")):

@@ -131,8 +131,8 @@ class RunResult:
     `outcome`: `finished` (the child exited; see `status`, `exit_code`, `signal`), `timeout` (its own
     time ran out), `output_limit`, `file_limit` (it created more than `max_files` files and
     folders: each costs the kernel memory that no rlimit bounds), or, from `Runner.run`, the
-    infrastructure outcomes `runner_died`, `runner_hung` and `backstop`; `SandboxPool.run` retries those once, so it returns `runner_died`
-    only for a sample that killed a fresh runner too. `status` is the runner's report:
+    infrastructure outcomes `runner_died`, `runner_hung` and `backstop`; `SandboxPool.run` retries
+    those once, so it returns `runner_died` only for a sample that killed a fresh runner too. `status` is the runner's report:
     `{"phase": "ok"}` only when solution, tests and check all completed; otherwise the phase that
     failed and the exception's type and message. `attempts` describes earlier attempts that hit an
     infrastructure fault.

@@ -106,8 +106,9 @@ _WORD_SCALES = {
 }
 # Words that change the value of a number next to them: never dropped as prose or a unit around it
 # (`less than 5`, `5 squared`, `half of 10`). A sign or a scale is read instead (`_read_value_words`).
+_SCALE_WORD = "|".join(_WORD_SCALES)
 _VALUE_WORD = re.compile(
-    r"\b(?:negative|minus|(?:dozen|hundred|thousand|million|billion|trillion)s?|squared|cubed|roots?"
+    rf"\b(?:negative|minus|(?:{_SCALE_WORD})s?|squared|cubed|roots?"
     r"|sqrt|factorial|reciprocal|inverse|log|ln|exp|sin|cos|tan|not|than|least|most|half|halves|twice"
     r"|double|triple|thrice|(?:third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|hundredth"
     r"|thousandth)s?|percent(?:age)?)\b"
@@ -116,9 +117,7 @@ _VALUE_WORD = re.compile(
 )
 _LIST_OR_VALUE_WORD = re.compile(rf"\b(?:or|and)\b|{_VALUE_WORD.pattern}", re.I)
 _SIGN_WORD = re.compile(r"\b(?:negative|minus)\s+(?=\.?\d)", re.I)
-_SCALED = re.compile(
-    r"(?<![\d.])(\d+(?:\.\d+)?)((?:\s+(?:dozen|hundred|thousand|million|billion|trillion)\b)+)", re.I
-)
+_SCALED = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)((?:\s+(?:{_SCALE_WORD})\b)+)", re.I)
 # Unit words after a number (`12 cm^2`, `5 square feet`), maybe a power: `^2`, or a digit written
 # onto the last word (one after a space is another number; `3 or 4` is a list by then). Each word
 # is matched possessively (`*+`) and words are separated by spaces, so a long run of letters is
@@ -185,10 +184,11 @@ def normalize_answer(raw: str) -> Answer:
         s = re.sub(r"\\?%|\bpercent(age)?\b", "", s).strip()
     s = s.rstrip(".").strip()
     m = re.match(r"^[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in\b)\s*([^=]+)$", s)
+    left, _, right = s.partition("=")
     if m:
         s = m.group(1).strip()
-    elif s.count("=") == 1 and _is_arithmetic(s.split("=")[0]) and not _VARIABLE.search(s.split("=")[1]):
-        s = s.split("=")[1].strip()  # `2+3=5`: the computed value (`4=x^2+y^2` is an equation)
+    elif s.count("=") == 1 and _is_arithmetic(left) and not _VARIABLE.search(right):
+        s = right.strip()  # `2+3=5`: the computed value (`4=x^2+y^2` is an equation)
     if ", " not in s and not re.search(r"[(\[]", s):  # `5,525` (not a list or interval): thousands
         s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
     if re.search(r"\d", s):

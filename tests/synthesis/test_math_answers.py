@@ -4,9 +4,9 @@ import time
 
 import pytest
 
-from pipeline.document import Document
 from synthesis.math.answers import extract_answer, last_number
 from synthesis.math.verifier import MathVerifier
+from tests.synthesis.test_math_verifier import math_doc
 
 
 @pytest.fixture(scope="module")
@@ -14,15 +14,6 @@ def verifier():
     v = MathVerifier(sympy_timeout_s=2.0)
     yield v
     v.close()
-
-
-def math_doc(solution: str, answer: str | None = None) -> Document:
-    return Document(
-        id="m",
-        text="",
-        kind="math",
-        metadata={"problem": "A problem.", "solution": solution, "answer": answer},
-    )
 
 
 @pytest.mark.parametrize(
