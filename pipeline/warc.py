@@ -186,14 +186,18 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             buffer.fill(HEAD_BYTES)
             head = buffer.data[buffer.pos : buffer.pos + HEAD_BYTES]
             length = 0 if buffer.pass_over(length) else -1
-        # A record is well formed when its block is followed by two line ends and the next record (or EOF).
-        gap = 0
+        # A record is well formed when its block is followed by two line ends and the next record,
+        # or ends the file (the last record's closing line ends are sometimes cut off).
+        well_formed = False
         if length >= 0:
             buffer.fill(length + 4 + len(WARC_MAGIC))
             after = buffer.data[buffer.pos + length : buffer.pos + length + 4 + len(WARC_MAGIC)]
             rest = after.lstrip(b"\r\n")
             gap = len(after) - len(rest)
-        if length < 0 or gap < 2 or not (rest.startswith(WARC_MAGIC) or (not rest and buffer.eof)):
+            block_held = buffer.pos + length <= len(buffer.data)
+            ends_file = block_held and not rest and buffer.eof
+            well_formed = ends_file or (gap >= 2 and rest.startswith(WARC_MAGIC))
+        if not well_formed:
             found = buffer.pass_over_to_next_record()
             if not found and buffer.error is not None:
                 return  # the record runs into where the stream broke off: TruncatedInput says so

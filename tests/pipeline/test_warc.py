@@ -152,6 +152,22 @@ def test_warc_wrong_content_length_is_one_failure_and_the_rest_is_read(tmp_path,
     assert [r.text for r in records if isinstance(r, Document)] == ["first text", "fourth text"]
 
 
+@pytest.mark.parametrize("cut", [1, 2, 4])
+def test_a_last_record_whose_closing_line_ends_are_cut_off_is_read(tmp_path, cut):
+    """Its block is whole: it was a BadContentLength failure."""
+    path = tmp_path / "cut.wet"
+    path.write_bytes((_warc_record("conversion", b"first") + _warc_record("conversion", b"last"))[:-cut])
+    assert [r.text for r in read_all(path)] == ["first", "last"]
+
+
+def test_a_last_record_whose_block_is_cut_short_is_still_a_failure(tmp_path):
+    path = tmp_path / "short.wet"
+    path.write_bytes((_warc_record("conversion", b"first") + _warc_record("conversion", b"last"))[:-5])
+    records = read_all(path)
+    assert [type(r).__name__ for r in records] == ["Document", "Failure"]
+    assert records[1].error == "BadContentLength"
+
+
 def test_a_wet_file_whose_headers_end_in_crlf_and_texts_hold_no_blank_line_reads_in_linear_time(tmp_path):
     """Common Crawl's WET layout. Each record's header search looked for LF LF, found only in a
     later record or nowhere, and so scanned the rest of the file: 8,000 records took 193 CPU-s."""
