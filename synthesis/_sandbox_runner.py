@@ -1,8 +1,9 @@
 """The zygote that runs inside the sandbox: one persistent interpreter, one fresh forked child per sample.
 
 Stdlib-only: `synthesis.sandbox` passes this file's source to `python -I -S -c`, after code that
-loads `_test_guard.py` (the checks against gamed tests) as the module it imports, so nothing from
-the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON reply per
+loads `_test_guard.py` (the checks against gamed tests), `_frame_guard.py` (the verifier's state
+out of the sample's reach) and `_test_run.py` (tests only defined) as the modules it imports, so
+nothing from the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON reply per
 line on fd 1. Each sample runs in a child forked from this warm interpreter (no start-up
 cost), in its own fresh scratch folder, with rlimits, an empty environment and no inherited
 descriptors except its stdout/stderr pipes and a status pipe. After every sample, everything but
@@ -26,17 +27,19 @@ import sys
 import time
 import types
 
-import _test_guard  # loaded by synthesis.sandbox ahead of this file
+import _frame_guard  # loaded by synthesis.sandbox ahead of this file, as the two below
+import _test_guard
+import _test_run
 
-XUNIT_HOOKS = ("setup_module", "teardown_module", "setup_function", "teardown_function")
-
-del sys.modules["_test_guard"]  # not for samples to import (the runner's own globals are not either)
+# not for samples to import (the runner's own globals are not either)
+del sys.modules["_test_guard"], sys.modules["_frame_guard"], sys.modules["_test_run"]
 
 MiB = 1024 * 1024
 CHUNK = 65536
 STATUS_BYTES = 4096  # of the child's report pipe kept (a report is one line of 2 KB at most)
 # Address space kept above the limit so the child can still report a MemoryError.
 REPORT_RESERVE = 32 * MiB
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36  # prctl options (linux/prctl.h)
 # Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Modules that tests commonly import, loaded once here so forked children get them for free; what
@@ -112,136 +115,6 @@ def _read_status(data, nonce):
     return report
 
 
-def _call_test(function, *bound):
-    """Call a collected test; one that needs arguments (pytest fixtures) cannot run, so it fails.
-
-    An `async def` test is run to its end (calling it only made a coroutine: nothing ran).
-    """
-    code = function.__code__
-    required = code.co_argcount - len(bound) - len(function.__defaults__ or ())
-    if required > 0 or code.co_kwonlyargcount > len(function.__kwdefaults__ or {}):
-        raise TypeError(
-            f"{function.__qualname__} takes arguments (pytest fixtures?) and the tests never call it"
-        )
-    result = function(*bound)
-    if isinstance(result, types.CoroutineType):
-        import asyncio
-
-        asyncio.run(result)
-
-
-def _run_test_method(instance, method):
-    """One test method between its class's `setup_method` and `teardown_method` (pytest's hooks)."""
-    _call_hook(instance, "setup_method", method)
-    _call_test(method, instance)
-    _call_hook(instance, "teardown_method", method)
-
-
-def _call_hook(instance, name, method):
-    hook = getattr(type(instance), name, None)
-    if isinstance(hook, types.FunctionType):  # pytest passes the test method when the hook takes it
-        if hook.__code__.co_argcount > 1:
-            hook(instance, method)
-        else:
-            hook(instance)
-
-
-def _call_xunit(hook, argument):
-    """A pytest module or function hook (None: none), given the module or test when it takes one."""
-    if hook is not None and hook.__code__.co_argcount:
-        hook(argument)
-    elif hook is not None:
-        hook()
-
-
-def _call_class_hook(cls, name):
-    """`setup_class`/`teardown_class`, a classmethod or a function taking the class, as pytest."""
-    hook = getattr(cls, name, None)
-    if isinstance(hook, types.MethodType):
-        hook()
-    elif isinstance(hook, types.FunctionType):
-        hook(cls)
-
-
-def _referenced_names(tests):
-    """Every name and attribute the tests' source mentions (a `def` or `class` line mentions none)."""
-    import ast
-
-    nodes = list(ast.walk(ast.parse(tests)))
-    return {n.id for n in nodes if isinstance(n, ast.Name)} | {
-        n.attr for n in nodes if isinstance(n, ast.Attribute)
-    }
-
-
-def _run_defined_tests(namespace, before, tests):
-    """Run the tests that the tests' code only defined, as pytest and unittest would collect them.
-
-    Top-level `test*` functions and `test*` methods of `Test*` classes (no `__init__`; a fresh
-    instance per test, with `setup_method`) in definition order, then unittest.TestCase subclasses,
-    with pytest's xunit hooks (`setup_module`, `setup_function`, `setup_class` and their teardowns);
-    one that needs arguments fails. Without this, a wrong solution passed tests that were defined
-    and never called. What the tests' source mentions (`test1()` at the end,
-    `unittest.main(exit=False)`) is theirs to run: running a test twice can fail when tests share
-    state. Tests that end themselves (SystemExit) never get here.
-    """
-    if "def test" not in tests and "class " not in tests:
-        return
-    mentioned = _referenced_names(tests)
-    hooks = {
-        name: hook
-        for name in XUNIT_HOOKS
-        if isinstance(hook := namespace.get(name), types.FunctionType)
-        and hook.__code__.co_filename == "<tests>"
-        and name not in mentioned
-    }
-    collected, cases = [], []  # test functions and (Test class, its tests), in definition order
-    for name, value in list(namespace.items()):
-        if before.get(name) is value or name in mentioned:
-            continue
-        unittest = sys.modules.get("unittest")
-        if isinstance(value, types.FunctionType):
-            if name.startswith("test") and value.__code__.co_filename == "<tests>":
-                collected.append(value)
-        elif not isinstance(value, type) or value.__module__ != "__main__":
-            continue
-        elif unittest is not None and issubclass(value, unittest.TestCase):
-            cases.append(value)
-        elif name.startswith("Test") and "__init__" not in vars(value):
-            methods = [
-                method
-                for method_name, method in vars(value).items()
-                if method_name.startswith("test")
-                and method_name not in mentioned
-                and isinstance(method, types.FunctionType)
-            ]
-            if methods:
-                collected.append((value, methods))
-    cases = cases if "main" not in mentioned else []
-    if not (collected or cases):
-        return
-    module = sys.modules["__main__"]
-    _call_xunit(hooks.get("setup_module"), module)
-    for item in collected:
-        if isinstance(item, tuple):
-            cls, methods = item
-            _call_class_hook(cls, "setup_class")
-            for method in methods:
-                _run_test_method(cls(), method)  # a fresh instance per test, as pytest
-            _call_class_hook(cls, "teardown_class")
-        else:
-            _call_xunit(hooks.get("setup_function"), item)
-            _call_test(item)
-            _call_xunit(hooks.get("teardown_function"), item)
-    if cases:
-        unittest = sys.modules["unittest"]
-        suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(case) for case in cases)
-        result = unittest.TextTestRunner(stream=sys.stderr, verbosity=0).run(suite)
-        if not result.wasSuccessful():
-            test, trace = (result.errors + result.failures)[0]
-            raise AssertionError(f"{test.id()}: {trace.strip().splitlines()[-1]}")
-    _call_xunit(hooks.get("teardown_module"), module)
-
-
 def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards):
     """In the forked child: isolate, limit, then run solution, tests and check(entry_point). What
     ends it and reports is taken before the sample runs (it may replace `os._exit`, `json`)."""
@@ -252,7 +125,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
     os.dup2(devnull, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
-    report = _reporter(os.dup2(status_fd, 1000), nonce)
+    report = _reporter(os.dup2(status_fd, 1000, inheritable=False), nonce)  # not a program it execs
     os.closerange(3, 1000)
     os.environ.clear()
     os.environ.update({"PATH": "/usr/bin:/bin", "TMPDIR": scratch, "LANG": "C.UTF-8"})
@@ -263,7 +136,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
     sys.stderr = open(2, "w", closefd=False)
     sys.stdin = open(0, closefd=False)
     _set_limits(req, base_tasks)
-    _test_guard.guard_introspection(frame_users)
+    _frame_guard.guard_introspection(frame_users)
     phase = "compile_solution"
     # The solution runs as a module (its `if __name__ == "__main__":` demo or input() block does not
     # run, as in the HumanEval/MBPP harnesses); the tests run as the main program (unittest.main()).
@@ -289,23 +162,31 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
         exec(solution, namespace)
         phase = "tests"
         # the builtins, the modules loaded, how modules are found, and unittest as the solution's
-        # own code left them
+        # own code left them (unittest.main() takes its tests from a `load_tests` of the module's,
+        # its options, as `-k`, from sys.argv)
         _test_guard.refuse_tampering(watched[0], imports)
+        if "load_tests" in namespace:
+            raise gamed("the solution defines load_tests, which chooses the tests unittest.main() runs")
+        sys.argv = ["tests.py"]
         namespace["__name__"] = "__main__"
         namespace.update(_test_guard.HELPERS)
         sys.modules["__main__"] = module  # what unittest.main() and pickle look up
         before = dict(namespace)
         try:
             exec(tests, namespace)
-            _run_defined_tests(namespace, before, req["tests"])
         except SystemExit as exit_:
+            # The tests' own `sys.exit()` ends them (unittest.main() returns here); from anywhere
+            # else, asserts were skipped.
             if exit_.code not in (0, None):
                 raise
-            # raised by the solution, not the tests ending (unittest.main()): asserts were skipped
-            if _test_guard.raised_in_solution(exit_):
-                raise SystemExit(f"the solution raised SystemExit({exit_.code!r}) during the tests") from None
+            if not _test_guard.raised_by_tests(exit_):
+                raise SystemExit(
+                    f"SystemExit({exit_.code!r}) ended the tests early, not raised by the tests' own code"
+                ) from None
+        _test_run.run_defined_tests(namespace, before, req["tests"], bool(_test_guard.UNITTEST_RUNS))
+        _test_guard.refuse_failed_unittest()
         entry = req.get("entry_point")
-        if entry and _tests_check(namespace.get("check"), before.get("check")):
+        if entry and _test_run.tests_check(namespace.get("check"), before.get("check")):
             phase = "check"
             if entry not in namespace:
                 raise NameError(f"entry point {entry!r} is not defined by the solution")
@@ -331,16 +212,6 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
             leave(1)
 
 
-def _tests_check(check, before_tests) -> bool:
-    """Whether the tests defined a HumanEval `check(candidate)`: one the solution defined (a
-    helper named check), or a `check()` of the tests' own that takes no candidate, is not called."""
-    code = getattr(check, "__code__", None)
-    if not callable(check) or check is before_tests or code is None:
-        return False
-    required = code.co_argcount - len(getattr(check, "__defaults__", None) or ())
-    return required <= 1 <= code.co_argcount
-
-
 def _kill_everything_else(child, in_pid_namespace):
     """Kill the sample's child and every process it left behind."""
     if in_pid_namespace:
@@ -355,12 +226,36 @@ def _kill_everything_else(child, in_pid_namespace):
                 return
             time.sleep(0.001)
     else:
-        for target in (lambda: os.killpg(child, signal.SIGKILL), lambda: os.kill(child, signal.SIGKILL)):
-            try:
-                target()
-            except (ProcessLookupError, PermissionError):
-                pass
-        _reap()
+        try:
+            os.killpg(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        # What the sample detached (setsid, a double fork) was reparented to this subreaper.
+        for _ in range(100):
+            _reap()
+            children = _children()
+            if not children:
+                return
+            for pid in children:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.001)
+
+
+def _children():
+    """Ids of this process's children, from /proc."""
+    me, found = os.getpid(), []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.isdigit() and int(fields[1]) == me:
+            found.append(int(entry))
+    return found
 
 
 def _reap():
@@ -545,13 +440,29 @@ def _count_tasks(uid):
     return count
 
 
+def _protect_runner():
+    """Keep samples away from this process, run as the same user: not dumpable (a sample that
+    leaves its audit hook behind by exec may not read or write this process's memory, where its
+    nonce is, through /proc), and the subreaper of what a sample detaches (to kill it after)."""
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    for option, value in ((PR_SET_DUMPABLE, 0), (PR_SET_CHILD_SUBREAPER, 1)):
+        if prctl(option, value, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
+
+
 def main():
     for name in WARM_MODULES:
         __import__(name)
     # (unittest and builtins as they are, code that may take frames, the runner's and guard's names)
     watched = _test_guard.guard_unittest([m for m in WARM_MODULES if m != "typing"])  # it compares nothing
-    frame_users = _test_guard.frame_users()
-    guards = (watched, frame_users, _test_guard.intact_check([globals(), vars(_test_guard)]))
+    frame_users = _frame_guard.frame_users()
+    guards = (
+        watched,
+        frame_users,
+        _frame_guard.intact_check([globals(), *map(vars, (_test_guard, _frame_guard, _test_run))]),
+    )
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
     other_writable = sys.argv[3:]  # emptied after every sample too (the sandbox's /dev/shm)
@@ -563,6 +474,7 @@ def main():
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # Tasks already counted against this uid in the sandbox (init + us), so the child's limit is relative.
     base_tasks = _count_tasks(os.getuid()) if in_pid_namespace or os.getuid() != 0 else None
+    _protect_runner()
     replies.write("ready\n")
     replies.flush()
     for seq, line in enumerate(requests):

@@ -4,19 +4,18 @@ Runs inside the sandbox: `synthesis.sandbox` loads this source as the module `_t
 `_sandbox_runner.py`, which imports it. `guard_unittest()` is called once in the warm interpreter;
 per sample, the runner compiles the tests with `compile_tests` (every single comparison becomes a
 call of one of HELPERS, which it puts in the tests' namespace) and calls `refuse_tampering` after
-the solution's module code and after the tests. What is found is kept in `FOUND`, so tests that catch a guard's exception do not hide it.
-Before the sample runs, the child calls `guard_introspection` (with `frame_users()`, taken once in
-the warm interpreter), which keeps the verifier's frames and memory, and so its report, out of the
-sample's reach.
+the solution's module code and after the tests. What is found is kept in `FOUND`, so tests that
+catch a guard's exception do not hide it. `_frame_guard` keeps the sample away from the
+verifier's own state.
 """
 
-import _thread
 import ast
 import builtins
 import contextlib
 import functools
 import itertools
-import os
+import opcode
+import operator
 import sys
 import types
 
@@ -27,32 +26,25 @@ CONTAINERS = (list, tuple, set, frozenset, dict)
 HASHED_CONTAINERS = (set, frozenset, dict)
 # Values inside a compared container checked for an always-equal object, at most.
 GAMING_CHECK_BUDGET = 1_000
-# Pairs of values of one type that differ in value, truth, length and remainder: no honest value
-# equals both.
-UNEQUAL_PAIRS = ((0, 1), (0.0, 2.5), ("", "gristmill"), ((), (None,)), ([], [None]))
+# Pairs of values of one type that differ in value (in truth and length too, then both true): no
+# honest value equals both.
+UNEQUAL_PAIRS = (
+    (0, 1),
+    (0.0, 2.5),
+    ("", "gristmill"),
+    ((), (None,)),
+    ([], [None]),
+    (1, 2),
+    ("a", "b"),
+    ((1,), (2,)),
+)
 FOUND = []  # what a guard found; kept even if the tests catch the exception it raised
+UNITTEST_RUNS, UNITTEST_FAILURES = [], []  # a None per test unittest started; what failed (`_record_results`)
+TRUSTED_CODE = set()  # ids of unittest's and this module's code (`raised_through_other_code`)
+TESTS_CODE = set()  # ids of the tests' code (`compile_tests`)
+RAISE_VARARGS = opcode.opmap["RAISE_VARARGS"]
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code, not a builtin type
 _type_flags = type.__dict__["__flags__"].__get__  # a class's real flags, whatever its metaclass says
-# What `guard_introspection` refuses a sample: ways to the verifier's frames, objects and memory.
-FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-REFUSED_EVENTS = frozenset(
-    {
-        "sys._current_frames",
-        "sys.addaudithook",  # a later hook is given the frames the allowed callers take
-        "sys.settrace",
-        "sys.setprofile",
-        "gc.get_objects",
-        "gc.get_referrers",
-        "gc.get_referents",
-        # ctypes may load libraries (numpy does), not call C functions or read memory by address
-        "ctypes.call_function",
-        "ctypes.cdata",
-        "ctypes.string_at",
-        "ctypes.wstring_at",
-    }
-)
-PATH_EVENTS = frozenset({"open", "os.chdir", "os.symlink"})
-PROCESS_FOLDERS = frozenset({"proc", "fd"})  # /proc/self/mem; /dev/fd/.. is /proc/self
 
 
 class GamedTests(AssertionError):
@@ -60,9 +52,11 @@ class GamedTests(AssertionError):
 
 
 def compile_tests(tests):
-    """The tests compiled with every single `==`, `!=`, `in` and `not in` made a call of the
-    helper for its operator (HELPERS), which refuses always-equal objects (a walk, not a
-    NodeTransformer: 3x cheaper)."""
+    """The tests compiled with every single `==`, `!=`, `in`, `not in`, `<`, `<=`, `>` and `>=`
+    made a call of the helper for its operator (HELPERS), which refuses objects that answer any
+    comparison alike, and each `sys.exit(...)` statement made `raise SystemExit(...)` (how the
+    tests' own end is told from a SystemExit raised by the solution: `raised_by_tests`). A walk,
+    not a NodeTransformer: 3x cheaper."""
     tree = ast.parse(tests, "<tests>")
     for node in ast.walk(tree):
         for field, value in ast.iter_fields(node):
@@ -70,9 +64,32 @@ def compile_tests(tests):
                 for index, item in enumerate(value):
                     if type(item) is ast.Compare and (call := _guarded_comparison(item)):
                         value[index] = call
+                    elif type(item) is ast.Expr and _is_sys_exit(item.value):
+                        value[index] = _raise_system_exit(item)
             elif type(value) is ast.Compare and (call := _guarded_comparison(value)):
                 setattr(node, field, call)
-    return compile(tree, "<tests>", "exec")
+    code = compile(tree, "<tests>", "exec")
+    TESTS_CODE.update(nested_code_ids([code]))
+    return code
+
+
+def _is_sys_exit(node):
+    function = getattr(node, "func", None)
+    return (
+        type(node) is ast.Call
+        and type(function) is ast.Attribute
+        and function.attr == "exit"
+        and type(function.value) is ast.Name
+        and function.value.id == "sys"
+    )
+
+
+def _raise_system_exit(statement):
+    """`raise SystemExit(...)` for the statement `sys.exit(...)` (the real class: the name is the tests')."""
+    call = statement.value
+    exit_class = ast.copy_location(ast.Name(EXIT_NAME, ast.Load()), call.func)
+    raised = ast.copy_location(ast.Call(exit_class, call.args, call.keywords), call)
+    return ast.copy_location(ast.Raise(raised, None), statement)
 
 
 def _guarded_comparison(node):
@@ -105,6 +122,7 @@ def _member(left, right):
     result = left in right
     if result:
         _check_operands(left, right, type(right) in HASHED_CONTAINERS)
+        _refuse_holds_anything(right)
     return result
 
 
@@ -112,7 +130,63 @@ def _not_member(left, right):
     result = left not in right
     if not result:
         _check_operands(left, right, type(right) in HASHED_CONTAINERS)
+        _refuse_holds_anything(right)
     return result
+
+
+def _ordering(compare):
+    """The helper for an ordering operator: when it holds, neither operand may be an object that
+    says it is ordered against anything (`_refuse_fake_number`)."""
+
+    def ordered(left, right):
+        result = compare(left, right)
+        if result:
+            for value in (left, right):
+                _refuse_fake_number(value)
+        return result
+
+    return ordered
+
+
+def _refuse_holds_anything(container):
+    """Raise GamedTests if a container of a class made by Python code says it holds a fresh object()."""
+    kind = type(container)
+    if _type_flags(kind) & HEAP_TYPE and _claims(lambda: object() in container):
+        _gamed(f"{kind.__module__}.{kind.__qualname__} says it holds any object")
+
+
+def _refuse_fake_number(value):
+    """Raise GamedTests if `value`, of a class made by Python code, says it is ordered against a
+    fresh object() (`abs(area(1) - 3.14) < 1e-3` passed by an object that is less than anything), or
+    its difference from a number does not depend on the number (`assertAlmostEqual`)."""
+    kind = type(value)
+    if kind in PLAIN_SET or not _type_flags(kind) & HEAP_TYPE:
+        return
+    probe = object()
+    if any(_claims(lambda order=order: order(value, probe)) for order in ORDERS) or _same_difference(value):
+        _gamed(f"{kind.__module__}.{kind.__qualname__} says it is ordered against any object")
+
+
+def _same_difference(value):
+    try:
+        differences = (value - 0, value - 1), (0 - value, 1 - value)
+    except Exception:
+        return False
+    return any(type(a) is type(b) and (a is b or (type(a) in PLAIN_SET and a == b)) for a, b in differences)
+
+
+def _claims(question):
+    """Whether `question()` answers true (an error or NotImplemented: it does not)."""
+    try:
+        answer = question()
+        return answer is not NotImplemented and bool(answer)
+    except Exception:
+        return False
+
+
+def _gamed(found):
+    FOUND.append(found)
+    raise GamedTests(found)
 
 
 def _check_operands(left, right, by_hash):
@@ -122,13 +196,29 @@ def _check_operands(left, right, by_hash):
         _refuse_always_equal(right)
 
 
+ORDERED_ASSERTS = ("assertAlmostEqual", "assertNotAlmostEqual", "assertLess", "assertGreater")
+ORDERS = (operator.lt, operator.le, operator.gt, operator.ge)
 HELPER_NAMES = {
     ast.Eq: "__gristmill_eq__",
     ast.NotEq: "__gristmill_ne__",
     ast.In: "__gristmill_in__",
     ast.NotIn: "__gristmill_not_in__",
+    ast.Lt: "__gristmill_lt__",
+    ast.LtE: "__gristmill_le__",
+    ast.Gt: "__gristmill_gt__",
+    ast.GtE: "__gristmill_ge__",
 }
-HELPERS = dict(zip(HELPER_NAMES.values(), (_equal, _not_equal, _member, _not_member)))  # for the namespace
+EXIT_NAME = "__gristmill_exit__"
+# for the tests' namespace
+HELPERS = {
+    **dict(
+        zip(
+            HELPER_NAMES.values(),
+            (_equal, _not_equal, _member, _not_member, *(_ordering(order) for order in ORDERS)),
+        )
+    ),
+    EXIT_NAME: SystemExit,
+}
 
 
 def _refuse_always_equal(value):
@@ -161,28 +251,21 @@ def _check_equality(item, kind):
     `unittest.mock.ANY`'s; however its `__eq__` was made), says it equals a fresh `object()`, or
     both values of a pair no honest value equals at once (an `__eq__` that only answers True to
     numbers, strings, tuples or lists). A builtin type's own equality (numpy's too) is trusted."""
-    if _claims_equal(item, object()) or any(
-        _claims_equal(item, a) and _claims_equal(item, b) for a, b in UNEQUAL_PAIRS
+    if _claims(lambda: item == object()) or any(
+        _claims(lambda a=a: item == a) and _claims(lambda b=b: item == b) for a, b in UNEQUAL_PAIRS
     ):
-        FOUND.append(f"{kind.__module__}.{kind.__qualname__} says it equals any object")
-        raise GamedTests(FOUND[-1])
-
-
-def _claims_equal(item, other):
-    try:
-        claims = item == other
-        return claims is not NotImplemented and bool(claims)
-    except Exception:
-        return False
+        _gamed(f"{kind.__module__}.{kind.__qualname__} says it equals any object")
 
 
 def guard_unittest(watched_modules):
     """Check the arguments of every TestCase assert method, and where every skip or stop that a
-    test part ends with comes from. Return what the sample may not replace, as it is now, to tell
-    afterwards whether it did: (before the tests: the builtins, and the functions, classes and
-    `sys.modules` entries of `watched_modules`, as `math.isclose`; after them too: unittest's
-    modules and classes). (Every loaded module would cost 1.5 ms a sample: reading a forked
-    child's objects copies their memory pages.)"""
+    test part ends with comes from; record every unittest test run and failure, whoever runs it
+    (`refuse_failed_unittest`); make `unittest.main()` return instead of exiting. Return what the
+    sample may not replace, as it is now, to tell afterwards whether it did: (before the tests:
+    the builtins, the functions, classes and `sys.modules` entries of `watched_modules`, as
+    `math.isclose`, and every attribute of unittest's classes and default loader, as
+    `testMethodPrefix`; after them too: unittest's modules' and classes' functions). (Every loaded
+    module would cost 1.5 ms a sample: reading a forked child's objects copies their memory pages.)"""
     import unittest
     import unittest.case
 
@@ -192,26 +275,116 @@ def guard_unittest(watched_modules):
     outcome = unittest.case._Outcome
     ends = (unittest.SkipTest, getattr(unittest.case, "_ShouldStop", unittest.SkipTest))
     outcome.testPartExecutor = _part_executor(outcome.testPartExecutor, ends)
-    modules = [m for n, m in sys.modules.items() if n == "unittest" or n.startswith("unittest.")]
-    owners = modules + [
+    _record_results(unittest.TestResult)
+    unittest.TestProgram.runTests = _without_exit(unittest.TestProgram.runTests)
+    modules = [
+        m
+        for n, m in sys.modules.items()
+        if (n == "unittest" or n.startswith("unittest.")) and n != "unittest.mock"
+    ]
+    classes = [
         value
         for module in modules
         for value in vars(module).values()
         if isinstance(value, type) and value.__module__ == module.__name__
     ]
-    after_tests = _behaviour(owners)
+    TRUSTED_CODE.update(nested_code_ids(_codes([*map(vars, modules + classes), globals()])))
+    after_tests = _behaviour(modules + classes)
     loaded = {name: sys.modules[name] for name in [*watched_modules, *(m.__name__ for m in modules)]}
     others = [sys.modules[name] for name in watched_modules]
-    before_tests = [("sys.modules[{!r}]", sys.modules, loaded), *_behaviour([builtins, *others])]
+    settings = [(_qualified(c) + ".{}", vars(c), dict(vars(c)), True) for c in classes]
+    loader = (
+        "unittest.defaultTestLoader.{}",
+        vars(unittest.defaultTestLoader),
+        dict(vars(unittest.defaultTestLoader)),
+        True,
+    )
+    before_tests = [
+        ("sys.modules[{!r}]", sys.modules, loaded, False),
+        *_behaviour([builtins, *others]),
+        *settings,
+        loader,
+    ]
     return before_tests + after_tests, after_tests
 
 
 def _behaviour(owners):
-    """(label, live attributes, attributes now) of each of `owners`: its functions and classes."""
+    """(label, live attributes, attributes now, False: names may be added) of each of `owners`: its
+    functions and classes."""
     return [
-        (_qualified(owner) + ".{}", vars(owner), {k: v for k, v in vars(owner).items() if _is_code(v)})
+        (_qualified(owner) + ".{}", vars(owner), {k: v for k, v in vars(owner).items() if _is_code(v)}, False)
         for owner in owners
     ]
+
+
+def _codes(namespaces):
+    """The code objects of the functions, methods and properties of modules' or classes' namespaces,
+    and of the functions they wrap (`functools.wraps`: a context manager's, a guarded assert's)."""
+    found = []
+    for namespace in namespaces:
+        for value in namespace.values():
+            for function in (value, getattr(value, "__func__", None), getattr(value, "fget", None)):
+                while isinstance(function, types.FunctionType):
+                    found.append(function.__code__)
+                    function = getattr(function, "__wrapped__", None)
+    return found
+
+
+def _record_results(result_class):
+    """Count every test a unittest result starts, and keep every failure one records (the tests'
+    own `unittest.main(exit=False)` or `TextTestRunner().run(...)` report failures, raising none)."""
+    start, add_error, add_failure = result_class.startTest, result_class.addError, result_class.addFailure
+    add_sub_test, add_unexpected_success = result_class.addSubTest, result_class.addUnexpectedSuccess
+
+    def startTest(self, test):
+        UNITTEST_RUNS.append(None)
+        return start(self, test)
+
+    def addError(self, test, err):
+        _note_failure(test, err)
+        return add_error(self, test, err)
+
+    def addFailure(self, test, err):
+        _note_failure(test, err)
+        return add_failure(self, test, err)
+
+    def addSubTest(self, test, subtest, err):
+        if err is not None:
+            _note_failure(subtest, err)
+        return add_sub_test(self, test, subtest, err)
+
+    def addUnexpectedSuccess(self, test):
+        _note_failure(test, (None, "passed, though expected to fail"))
+        return add_unexpected_success(self, test)
+
+    for method in (startTest, addError, addFailure, addSubTest, addUnexpectedSuccess):
+        setattr(result_class, method.__name__, method)
+
+
+def _note_failure(test, err):
+    try:
+        kind = f"{err[0].__name__}: " if err[0] is not None else ""
+        UNITTEST_FAILURES.append(f"{test.id()}: {kind}{err[1]}")
+    except Exception:  # the sample's exception may not convert to a string
+        UNITTEST_FAILURES.append("a unittest test failed")
+
+
+def refuse_failed_unittest():
+    """Raise AssertionError if a unittest run recorded a failure, an error or an unexpected success."""
+    if UNITTEST_FAILURES:
+        raise AssertionError(f"unittest: {UNITTEST_FAILURES[0]}")
+
+
+def _without_exit(run_tests):
+    """`TestProgram.runTests` that returns instead of exiting: failures are the recorded ones, and
+    a SystemExit that ends the tests is their own (`raised_by_tests`)."""
+
+    @functools.wraps(run_tests)
+    def runTests(self):
+        self.exit = False
+        return run_tests(self)
+
+    return runTests
 
 
 def import_machinery():
@@ -232,7 +405,7 @@ def _part_executor(executor, ends):
             try:
                 yield
             except ends as error:
-                if raised_in_solution(error):
+                if raised_through_other_code(error):
                     kind = type(error)
                     FOUND.append(f"the solution ended a test early ({kind.__module__}.{kind.__qualname__})")
                 raise
@@ -240,14 +413,29 @@ def _part_executor(executor, ends):
     return part_executor
 
 
-def raised_in_solution(error):
-    """Whether the solution's own code is on the exception's traceback."""
+def raised_through_other_code(error):
+    """Whether code other than the tests', unittest's and the guard's own is on the exception's
+    traceback: the solution's, or code it compiled (`exec`)."""
     trace = error.__traceback__
     while trace is not None:
-        if trace.tb_frame.f_code.co_filename == "<solution>":
+        code = id(trace.tb_frame.f_code)
+        if code not in TRUSTED_CODE and code not in TESTS_CODE:
             return True
         trace = trace.tb_next
     return False
+
+
+def raised_by_tests(error):
+    """Whether the exception was raised by a `raise` statement of the tests' own code (a
+    `sys.exit(...)` statement of theirs is one: `compile_tests`), not by a call made there of
+    something the solution made (`fib = sys.exit`, then `fib(0)`)."""
+    trace = error.__traceback__
+    while trace is not None and trace.tb_next is not None:
+        trace = trace.tb_next
+    if trace is None:
+        return False
+    code = trace.tb_frame.f_code
+    return id(code) in TESTS_CODE and code.co_code[trace.tb_lasti] == RAISE_VARARGS
 
 
 def _is_code(value):
@@ -256,10 +444,14 @@ def _is_code(value):
 
 
 def _guarded(method):
+    ordered = method.__name__.startswith(ORDERED_ASSERTS)
+
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
         for value in args[:2]:
             _refuse_always_equal(value)
+            if ordered:
+                _refuse_fake_number(value)
         return method(self, *args, **kwargs)
 
     return guarded
@@ -273,178 +465,31 @@ def _qualified(owner):
 
 def refuse_tampering(watched, imports=None):
     """Raise GamedTests if a guard found something, or the sample replaced something `watched`
-    ((label, live mapping, what it held) each) or changed the `import_machinery` from `imports`."""
-    for label, live, held in watched:
+    ((label, live mapping, what it held, whether it held every name) each), added a name to one
+    that held every name, or changed the `import_machinery` from `imports`."""
+    for label, live, held, complete in watched:
         for name, value in held.items():
             if live.get(name) is not value:
                 FOUND.append("the sample replaced " + label.format(name))
+        if complete and len(live) != len(held):
+            added = sorted(str(name) for name in live.keys() - held.keys())
+            FOUND.append("the sample set " + label.format(added[0] if added else "?"))
     if imports is not None:
         lists, finders = imports
         for name, items in lists:
             now = getattr(sys, name)
             if len(now) != len(items) or any(a is not b for a, b in zip(now, items)):
                 FOUND.append(f"the sample changed sys.{name}")
-        refuse_tampering([("sys.path_importer_cache[{!r}]", sys.path_importer_cache, finders)])
+        refuse_tampering([("sys.path_importer_cache[{!r}]", sys.path_importer_cache, finders, False)])
     if FOUND:
         raise GamedTests(FOUND[0])
 
 
-def intact_check(namespaces):
-    """A check, made before any sample runs, that every name of `namespaces` (the verifier's module
-    dicts) still holds the object it held: a sample that replaced the verifier's own functions or
-    lists (reachable from a guarded unittest method's `__globals__`) to skip its checks is found.
-    It calls nothing a sample could replace."""
-    snapshots = [(namespace, dict(namespace)) for namespace in namespaces]
-    get, items = dict.get, dict.items
-
-    def intact():
-        for namespace, snapshot in snapshots:
-            for name, value in items(snapshot):
-                if get(namespace, name, snapshots) is not value:
-                    return False
-        return True
-
-    return intact
-
-
-def frame_users():
-    """Code allowed to take a frame once a sample runs, as ids of code objects (a code object the
-    sample makes under the same name is another object): (code that reads a frame, passes it to
-    nothing the sample could replace, and hands out only names: namedtuple's, an Enum's and typing's
-    module lookups, unittest's frame checks, traceback's clearing, the verifier's traceback check;
-    traceback's frame walks, allowed when they feed its stack summary without local variables; that
-    summary's code). Functions this Python lacks are left out. (logging's caller lookup passes the
-    frame to a module function a sample could replace, and importing logging here would slow every
-    fork: its at-fork hooks.)"""
-    import collections
-    import enum
-    import traceback
-    import typing
-    import unittest.result
-
-    readers = [
-        _lookup(collections, "namedtuple"),
-        _lookup(enum, "EnumType", "_create_"),
-        _lookup(typing, "_caller"),
-        _lookup(traceback, "clear_frames"),
-        _lookup(unittest.result, "TestResult", "_is_relevant_tb_level"),
-        raised_in_solution,
-    ]
-    walks = [_lookup(traceback, name) for name in ("walk_tb", "walk_stack", "_walk_tb_with_full_positions")]
-    extract = _lookup(traceback, "StackSummary", "extract")  # its frame generator is a walk too
-    summary = _lookup(traceback, "StackSummary", "_extract_from_extended_frame_gen")
-    walk_codes = _code_ids(walks) | (_code_ids([extract]) - {id(extract.__code__)} if extract else set())
-    return _code_ids(readers), walk_codes, summary.__code__ if summary else None
-
-
-def _lookup(owner, *names):
-    """A function by its path from a module, or None where this Python has none (another version)."""
-    for name in names:
-        owner = vars(owner).get(name) if isinstance(owner, type) else getattr(owner, name, None)
-        owner = getattr(owner, "__func__", owner)  # a classmethod's function
-    return owner if isinstance(owner, types.FunctionType) else None
-
-
-def _code_ids(functions):
-    """Ids of the code of `functions` (None: left out) and of the functions defined inside them."""
-    ids, pending = set(), [f.__code__ for f in functions if f is not None]
+def nested_code_ids(codes):
+    """Ids of `codes` and of the code defined inside them."""
+    ids, pending = set(), list(codes)
     while pending:
         code = pending.pop()
         ids.add(id(code))
         pending.extend(const for const in code.co_consts if isinstance(const, types.CodeType))
     return frozenset(ids)
-
-
-def guard_introspection(users):
-    """Refuse the sample every way found to the verifier's state, which would let it report passed
-    tests it never ran: frames (sys._getframe, a traceback's, generator's or coroutine's frame)
-    but for `users` (`frame_users`), other threads' frames, audit hooks of its own (they would be
-    given the frames `users` take), the garbage collector's object graph, trace and profile hooks,
-    ctypes' calls and reads by address, and /proc (its memory). An audit hook cannot be removed;
-    this one keeps its state in its closure and calls nothing the sample could replace. The refusal
-    is a PermissionError (a builtin: no code of the sample's runs in raising it)."""
-    readers, walks, summary = users
-    # Everything the hook uses is bound here, before the sample runs: module globals and builtins
-    # (`id`, `type`) are the sample's to rebind.
-    get_frame, thread_id, identity, kind = sys._getframe, _thread.get_ident, id, type
-    split, decode, text, raw_bytes, denied = str.split, bytes.decode, str, bytes, PermissionError
-    exact_text, is_subclass, dir_entry, entry_path = (
-        str.__str__,
-        issubclass,
-        os.DirEntry,
-        os.DirEntry.path.__get__,
-    )
-    frame_attributes, refused, path_events, process_folders = (
-        FRAME_ATTRIBUTES,
-        REFUSED_EVENTS,
-        PATH_EVENTS,
-        PROCESS_FOLDERS,
-    )
-    inside = set()  # threads running the hook (its own get_frame raises the event again)
-
-    def refuse(what):
-        raise denied(f"a sample may not use {what} (the verifier's state is out of its reach)")
-
-    def hook(event, args):
-        if event == "object.__getattr__":
-            if args[1] not in frame_attributes:
-                return
-        elif event != "sys._getframe":
-            if event in refused:
-                refuse(event)
-            if event in path_events:
-                path = args[0]
-                if kind(path) is dir_entry:
-                    path = entry_path(path)
-                # The path as the call used it: a str or bytes subclass is read as its exact value
-                # (its own methods could say otherwise); any other object converted itself to a
-                # path, and converting it again here could give another.
-                if is_subclass(kind(path), raw_bytes):
-                    path = decode(path, "utf-8", "replace")
-                elif is_subclass(kind(path), text):
-                    path = exact_text(path)
-                elif kind(path) is not int:  # a file descriptor already open
-                    refuse(f"a path object in {event} (give it the path as a str)")
-                if kind(path) is text and not process_folders.isdisjoint(split(path, "/")):
-                    refuse(f"{path!r} ({event})")
-            return
-        thread = thread_id()
-        if thread in inside:
-            return
-        inside.add(thread)
-        try:
-            accessor = get_frame(1)
-        finally:
-            inside.discard(thread)
-        code = identity(accessor.f_code)
-        if code in readers:
-            return
-        consumer = accessor.f_back
-        if code in walks:
-            while consumer is not None and identity(consumer.f_code) in walks:
-                consumer = consumer.f_back
-            if (
-                consumer is not None
-                and consumer.f_code is summary
-                and not consumer.f_locals["capture_locals"]
-            ):
-                return
-        refuse(f"frames ({event} in {accessor.f_code.co_qualname})")
-
-    sys.addaudithook(hook)
-    _refuse_signal_handlers()
-
-
-def _refuse_signal_handlers():
-    """A signal handler is called with the frame the signal interrupted: `signal.signal` keeps only
-    SIG_DFL and SIG_IGN. SIGINT is set to SIG_DFL, so asyncio.run installs no handler of its own."""
-    raw = sys.modules["_signal"]
-    set_handler, is_callable, denied = raw.signal, callable, PermissionError
-    set_handler(raw.SIGINT, raw.SIG_DFL)
-
-    def signal(signalnum, handler):
-        if is_callable(handler):
-            raise denied("a sample may not install a signal handler (it is given the verifier's frame)")
-        return set_handler(signalnum, handler)
-
-    sys.modules["signal"].signal = raw.signal = signal

@@ -57,14 +57,15 @@ SANDBOXES = ("bubblewrap", "process")
 
 
 def _runner_source() -> str:
-    """`_sandbox_runner.py` preceded by code that loads `_test_guard.py` as the module it imports:
-    the sandbox's `python -I -S -c` sees no files of ours."""
-    guard = Path(__file__).with_name("_test_guard.py").read_text(encoding="utf-8")
-    preload = (
-        "import sys as _sys, types as _types\n"
-        "_sys.modules['_test_guard'] = _types.ModuleType('_test_guard')\n"
-        f"exec(compile({guard!r}, '_test_guard.py', 'exec'), _sys.modules['_test_guard'].__dict__)\n"
-    )
+    """`_sandbox_runner.py` preceded by code that loads `_test_guard.py`, `_frame_guard.py` and
+    `_test_run.py` as the modules it imports: the sandbox's `python -I -S -c` sees no files of ours."""
+    preload = "import sys as _sys, types as _types\n"
+    for name in ("_test_guard", "_frame_guard", "_test_run"):
+        source = Path(__file__).with_name(f"{name}.py").read_text(encoding="utf-8")
+        preload += (
+            f"_sys.modules[{name!r}] = _types.ModuleType({name!r})\n"
+            f"exec(compile({source!r}, '{name}.py', 'exec'), _sys.modules[{name!r}].__dict__)\n"
+        )
     return preload + Path(__file__).with_name("_sandbox_runner.py").read_text(encoding="utf-8")
 
 

@@ -136,7 +136,10 @@ def test_what_the_standard_library_does_with_frames_still_works(stage):
     failing = tests.replace("add(1, 2), 3", "add(1, 2), 4")
     right, wrong = stage.check_batch([code("stdlib", solution, tests), code("failing", solution, failing)])
     assert (right.keep, right.reason, right.detail) == (True, None, None)
-    assert (wrong.reason, wrong.detail) == ("tests_failed", "tests: SystemExit: True")
+    assert (wrong.reason, wrong.detail) == (
+        "tests_failed",
+        "tests: AssertionError: unittest: __main__.T.test_add: AssertionError: 3 != 4",
+    )
 
 
 @needs_bwrap
@@ -187,7 +190,7 @@ def test_a_solution_that_replaces_the_verifiers_own_functions_is_gamed(stage):
     )
     runner = (
         "clock = next(c for c in object.__subclasses__() if c.__name__ == 'Clock')\n"
-        "clock.left.__globals__['_run_defined_tests'] = lambda *args: None\n" + WRONG_ADD
+        "clock.left.__globals__['_test_run'].run_defined_tests = lambda *args: None\n" + WRONG_ADD
     )
     verdicts = stage.check_batch(
         [code("guard", guard, TESTS), code("runner", runner, "def test_add():\n    assert add(1, 2) == 3\n")]

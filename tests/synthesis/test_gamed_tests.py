@@ -239,3 +239,127 @@ def test_the_equality_guard_costs_little_when_tests_compare_big_values_many_time
         "big = list(range(10_000))\nfor _ in range(2_000):\n    assert list(big) == big\n",
     )
     assert stage.check_batch([heavy])[0].reason is None  # the stage's time limit is 1 s
+
+
+WRONG_ADD = "def add(a, b):\n    return 0\n"
+# Each a wrong solution that the tests' own way of running, or code other than a replaced
+# function, would have let pass.
+ENDED_OR_UNCOUNTED = {
+    # tests whose own run reports failures without raising
+    "main_without_exit": (WRONG_ADD, UNITTEST_ADD + "unittest.main(argv=['x'], exit=False)\n"),
+    "runner_run": (
+        WRONG_ADD,
+        UNITTEST_ADD + "unittest.TextTestRunner().run(unittest.defaultTestLoader.loadTestsFromTestCase(T))\n",
+    ),
+    # unittest.main() finds no TestCase and exits 0 before the test functions ran
+    "functions_and_main": (
+        WRONG_ADD,
+        "import unittest\ndef test_add():\n    assert add(1, 2) == 3\nunittest.main()\n",
+    ),
+    # a solution function named `main` kept the TestCase from running
+    "named_main": ("def main(x):\n    return 0\n", UNITTEST_ADD.replace("add(1, 2), 3", "main(2), 4")),
+    # a SystemExit(0) or a skip raised by something the solution made, with no frame of its own
+    "exit_as_the_function": (
+        "import sys\nadd = lambda a, b: sys.exit(0)\nfib = sys.exit\n",
+        "assert fib(0) == 0\n",
+    ),
+    "exit_compiled_by_exec": (
+        "exec('def add(a, b):\\n    raise SystemExit\\n')\n",
+        "assert add(1, 2) == 3\n",
+    ),
+    "skip_compiled_by_exec": (
+        "import unittest\nexec('def add(a, b):\\n    raise unittest.SkipTest(\"x\")\\n')\n",
+        UNITTEST_ADD + "unittest.main()\n",
+    ),
+    # unittest's settings, hooks and options set by the solution
+    "skip_every_test": (
+        "import unittest\nunittest.TestCase.__unittest_skip__ = True\n" + WRONG_ADD,
+        UNITTEST_ADD,
+    ),
+    "no_test_prefix": (
+        "import unittest\nunittest.TestLoader.testMethodPrefix = 'zzz'\n" + WRONG_ADD,
+        UNITTEST_ADD,
+    ),
+    "load_tests": (
+        WRONG_ADD
+        + "import unittest\ndef load_tests(loader, tests, pattern):\n    return unittest.TestSuite()\n",
+        UNITTEST_ADD + "unittest.main()\n",
+    ),
+    "argv_filter": (
+        "import sys\nsys.argv += ['-k', 'nomatch']\n" + WRONG_ADD,
+        UNITTEST_ADD + "unittest.main()\n",
+    ),
+    # values that answer every comparison of one kind alike
+    "equal_to_every_true_value": (
+        "class A:\n    __hash__ = None\n    def __eq__(self, o):\n        return bool(o) and type(o) is not object\n"
+        "def add(a, b):\n    return A()\n",
+        "assert add(1, 2) == 3\nassert add(2, 2) == 4\n",
+    ),
+    "less_than_anything": (
+        "class Z:\n    def __sub__(self, o):\n        return self\n    __rsub__ = __sub__\n"
+        "    def __abs__(self):\n        return self\n    def __lt__(self, o):\n        return True\n"
+        "def area(r):\n    return Z()\n",
+        "assert abs(area(1.0) - 3.14159) < 1e-3\n",
+    ),
+    "difference_always_zero": (
+        "class Z:\n    def __sub__(self, o):\n        return 0\n    __rsub__ = __sub__\ndef area(r):\n    return Z()\n",
+        "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n"
+        "        self.assertAlmostEqual(area(1.0), 3.14159)\nunittest.main()\n",
+    ),
+    "holds_anything": (
+        "class C:\n    def __contains__(self, x):\n        return True\ndef factors(n):\n    return C()\n",
+        "assert 2 in factors(6)\n",
+    ),
+}
+
+
+@needs_bwrap
+def test_wrong_solutions_that_tests_ending_early_or_unittest_settings_would_admit_are_rejected(stage):
+    docs = [code(name, solution, tests) for name, (solution, tests) in ENDED_OR_UNCOUNTED.items()]
+    verdicts = stage.check_batch(docs)
+    assert [(d.id, v.reason) for d, v in zip(docs, verdicts)] == [(d.id, "tests_failed") for d in docs]
+    details = {d.id: v.detail for d, v in zip(docs, verdicts)}
+    assert details["main_without_exit"] == (
+        "tests: AssertionError: unittest: __main__.T.test_add: AssertionError: 0 != 3"
+    )
+    assert details["exit_as_the_function"] == (
+        "tests: SystemExit: SystemExit(0) ended the tests early, not raised by the tests' own code"
+    )
+    assert (
+        details["skip_every_test"]
+        == "tests: GamedTests: the sample set unittest.case.TestCase.__unittest_skip__"
+    )
+    assert details["holds_anything"] == "tests: GamedTests: solution.C says it holds any object"
+
+
+@needs_bwrap
+def test_right_solutions_with_tests_that_end_or_run_themselves_or_compare_by_order_are_admitted(stage):
+    right = "def add(a, b):\n    return a + b\n"
+    honest = {
+        "tests_exit": (right, "import sys\nassert add(1, 2) == 3\nsys.exit(0)\n"),
+        "tests_raise_exit": (right, "assert add(1, 2) == 3\nraise SystemExit\n"),
+        "main_without_exit": (right, UNITTEST_ADD + "unittest.main(exit=False)\nassert add(2, 2) == 4\n"),
+        "functions_and_main": (
+            right,
+            "import unittest\ndef test_add():\n    assert add(1, 2) == 3\nunittest.main()\n",
+        ),
+        "named_main": (
+            "def main(x):\n    return 2 * x\n",
+            UNITTEST_ADD.replace("add(1, 2), 3", "main(2), 4"),
+        ),
+        "numbers_by_order": (
+            "import decimal, fractions\ndef third():\n    return fractions.Fraction(1, 3)\n"
+            "def tenth():\n    return decimal.Decimal('0.1')\n",
+            "import unittest\nassert abs(third() - 0.3333) < 1e-3\nassert third() > 0 and tenth() <= 1\n"
+            "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertAlmostEqual(third(), 1 / 3)\n"
+            "        self.assertLess(tenth(), 1)\n",
+        ),
+        "container": (
+            "class Bag:\n    def __init__(self, items):\n        self.items = list(items)\n"
+            "    def __contains__(self, x):\n        return x in self.items\n"
+            "def evens(n):\n    return Bag(range(0, n, 2))\n",
+            "assert 2 in evens(6)\nassert 3 not in evens(6)\n",
+        ),
+    }
+    docs = [code(name, solution, tests) for name, (solution, tests) in honest.items()]
+    assert [(d.id, v.reason) for d, v in zip(docs, stage.check_batch(docs))] == [(d.id, None) for d in docs]

@@ -180,6 +180,32 @@ def test_time_limits_count_the_samples_own_time_not_the_machines_load():
     assert classify(looping, 0.8).reason == "timeout"
 
 
+# Run by a program the sample execs (no audit hook there), as the sandbox's user: each access
+# prints what it got. The report's nonce is in the runner's memory and in the sample's.
+EXECED_PROGRAM = (
+    "import os\n"
+    "def attempt(name, action):\n"
+    "    try:\n        action()\n        print(name, 'reached', flush=True)\n"
+    "    except OSError as error:\n        print(name, type(error).__name__, flush=True)\n"
+    "attempt('report_pipe', lambda: os.write(1000, b'forged'))\n"
+    "attempt('parent_memory', lambda: open('/proc/%d/mem' % os.getppid(), 'rb'))\n"
+)
+EXEC_IT = "import os, sys, time\nos.execv(sys.executable, [sys.executable, '-I', '-S', '-c', PROGRAM])\n"
+# The same from a fork: its parent, the sample's process, holds the pipe and the nonce.
+FORK_AND_EXEC_IT = (
+    "import os, sys, time\nif os.fork() == 0:\n"
+    "    os.execv(sys.executable, [sys.executable, '-I', '-S', '-c', PROGRAM])\ntime.sleep(1)\n"
+)
+
+
+@needs_bwrap
+@pytest.mark.parametrize("launch", [EXEC_IT, FORK_AND_EXEC_IT], ids=["from_runner", "from_sample"])
+def test_a_program_the_sample_execs_cannot_reach_the_report_pipe_or_the_verifiers_memory(launch):
+    with SandboxPool("bubblewrap", 1, Limits(timeout_s=2.0, max_processes=4)) as sandbox:
+        result = sandbox.run(f"PROGRAM = {EXECED_PROGRAM!r}\n" + launch, "assert True")
+    assert result.stdout.split("\n")[:2] == ["report_pipe OSError", "parent_memory PermissionError"]
+
+
 def test_process_sandbox_only_by_name_and_with_a_warning(caplog):
     with caplog.at_level(logging.WARNING), SandboxPool("process", 1, Limits(timeout_s=0.5)) as weak:
         assert weak.run("def f():\n    return 2", "assert f() == 2").passed
@@ -188,6 +214,18 @@ def test_process_sandbox_only_by_name_and_with_a_warning(caplog):
     assert any("rlimits only" in record.getMessage() for record in caplog.records)
     with pytest.raises(SandboxError, match="unknown sandbox"):
         SandboxPool("none")
+
+
+def test_the_process_sandbox_kills_what_a_sample_detached_before_the_next_sample():
+    detach = (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+        "        print(os.getpid(), flush=True)\n        time.sleep(60)\n    os._exit(0)\ntime.sleep(0.2)\n"
+    )
+    with SandboxPool("process", 1, Limits(timeout_s=2.0, max_processes=4)) as weak:
+        result = weak.run(detach, "assert True")
+        assert result.passed
+        detached = int(result.stdout.split()[0])
+        assert not Path(f"/proc/{detached}").exists()
 
 
 def _sandbox_processes() -> set[int]:

@@ -179,7 +179,9 @@ def test_reason_codes_for_wrong_code(stage):
     ]
     assert stage.check_batch([docs[13]])[0].detail == "the tests use nothing the solution defines (f)"
     exited = stage.check_batch([docs[8]])[0]
-    assert exited.detail == "tests: SystemExit: the solution raised SystemExit(None) during the tests"
+    assert exited.detail == (
+        "tests: SystemExit: SystemExit(None) ended the tests early, not raised by the tests' own code"
+    )
 
 
 def test_source_too_large_or_nested_too_deep_to_parse_gets_a_verdict_not_an_error(stage):

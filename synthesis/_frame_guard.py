@@ -1,0 +1,191 @@
+"""Keeps the verifier's frames and memory, and so its report, out of a sample's reach (stdlib only).
+
+Loaded into the sandbox as `_test_guard.py` is. Before the sample runs, the child calls
+`guard_introspection` (with `frame_users()`, taken once in the warm interpreter); at the end it
+asks `intact_check`'s check whether the verifier's own names still hold what they held.
+"""
+
+import _thread
+import os
+import sys
+import types
+
+import _test_guard
+
+# What `guard_introspection` refuses a sample: ways to the verifier's frames, objects and memory.
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+REFUSED_EVENTS = frozenset(
+    {
+        "sys._current_frames",
+        "sys.addaudithook",  # a later hook is given the frames the allowed callers take
+        "sys.settrace",
+        "sys.setprofile",
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        # ctypes may load libraries (numpy does), not call C functions or read memory by address
+        "ctypes.call_function",
+        "ctypes.cdata",
+        "ctypes.string_at",
+        "ctypes.wstring_at",
+    }
+)
+PATH_EVENTS = frozenset({"open", "os.chdir", "os.symlink"})
+PROCESS_FOLDERS = frozenset({"proc", "fd"})  # /proc/self/mem; /dev/fd/.. is /proc/self
+
+
+def intact_check(namespaces):
+    """A check, made before any sample runs, that every name of `namespaces` (the verifier's module
+    dicts) still holds the object it held: a sample that replaced the verifier's own functions or
+    lists (reachable from a guarded unittest method's `__globals__`) to skip its checks is found.
+    It calls nothing a sample could replace."""
+    snapshots = [(namespace, dict(namespace)) for namespace in namespaces]
+    get, items = dict.get, dict.items
+
+    def intact():
+        for namespace, snapshot in snapshots:
+            for name, value in items(snapshot):
+                if get(namespace, name, snapshots) is not value:
+                    return False
+        return True
+
+    return intact
+
+
+def frame_users():
+    """Code allowed to take a frame once a sample runs, as ids of code objects (a code object the
+    sample makes under the same name is another object): (code that reads a frame, passes it to
+    nothing the sample could replace, and hands out only names: namedtuple's, an Enum's and typing's
+    module lookups, unittest's frame checks, traceback's clearing, the verifier's traceback check;
+    traceback's frame walks, allowed when they feed its stack summary without local variables; that
+    summary's code). Functions this Python lacks are left out. (logging's caller lookup passes the
+    frame to a module function a sample could replace, and importing logging here would slow every
+    fork: its at-fork hooks.)"""
+    import collections
+    import enum
+    import traceback
+    import typing
+    import unittest.result
+
+    readers = [
+        _lookup(collections, "namedtuple"),
+        _lookup(enum, "EnumType", "_create_"),
+        _lookup(typing, "_caller"),
+        _lookup(traceback, "clear_frames"),
+        _lookup(unittest.result, "TestResult", "_is_relevant_tb_level"),
+        _test_guard.raised_through_other_code,
+        _test_guard.raised_by_tests,
+    ]
+    walks = [_lookup(traceback, name) for name in ("walk_tb", "walk_stack", "_walk_tb_with_full_positions")]
+    extract = _lookup(traceback, "StackSummary", "extract")  # its frame generator is a walk too
+    summary = _lookup(traceback, "StackSummary", "_extract_from_extended_frame_gen")
+    walk_codes = _code_ids(walks) | (_code_ids([extract]) - {id(extract.__code__)} if extract else set())
+    return _code_ids(readers), walk_codes, summary.__code__ if summary else None
+
+
+def _lookup(owner, *names):
+    """A function by its path from a module, or None where this Python has none (another version)."""
+    for name in names:
+        owner = vars(owner).get(name) if isinstance(owner, type) else getattr(owner, name, None)
+        owner = getattr(owner, "__func__", owner)  # a classmethod's function
+    return owner if isinstance(owner, types.FunctionType) else None
+
+
+def _code_ids(functions):
+    """Ids of the code of `functions` (None: left out) and of the functions defined inside them."""
+    return frozenset(_test_guard.nested_code_ids([f.__code__ for f in functions if f is not None]))
+
+
+def guard_introspection(users):
+    """Refuse the sample every way found to the verifier's state, which would let it report passed
+    tests it never ran: frames (sys._getframe, a traceback's, generator's or coroutine's frame)
+    but for `users` (`frame_users`), other threads' frames, audit hooks of its own (they would be
+    given the frames `users` take), the garbage collector's object graph, trace and profile hooks,
+    ctypes' calls and reads by address, and /proc (its memory). An audit hook cannot be removed;
+    this one keeps its state in its closure and calls nothing the sample could replace. The refusal
+    is a PermissionError (a builtin: no code of the sample's runs in raising it)."""
+    readers, walks, summary = users
+    # Everything the hook uses is bound here, before the sample runs: module globals and builtins
+    # (`id`, `type`) are the sample's to rebind.
+    get_frame, thread_id, identity, kind = sys._getframe, _thread.get_ident, id, type
+    split, decode, text, raw_bytes, denied = str.split, bytes.decode, str, bytes, PermissionError
+    exact_text, is_subclass, dir_entry, entry_path = (
+        str.__str__,
+        issubclass,
+        os.DirEntry,
+        os.DirEntry.path.__get__,
+    )
+    frame_attributes, refused, path_events, process_folders = (
+        FRAME_ATTRIBUTES,
+        REFUSED_EVENTS,
+        PATH_EVENTS,
+        PROCESS_FOLDERS,
+    )
+    inside = set()  # threads running the hook (its own get_frame raises the event again)
+
+    def refuse(what):
+        raise denied(f"a sample may not use {what} (the verifier's state is out of its reach)")
+
+    def hook(event, args):
+        if event == "object.__getattr__":
+            if args[1] not in frame_attributes:
+                return
+        elif event != "sys._getframe":
+            if event in refused:
+                refuse(event)
+            if event in path_events:
+                path = args[0]
+                if kind(path) is dir_entry:
+                    path = entry_path(path)
+                # The path as the call used it: a str or bytes subclass is read as its exact value
+                # (its own methods could say otherwise); any other object converted itself to a
+                # path, and converting it again here could give another.
+                if is_subclass(kind(path), raw_bytes):
+                    path = decode(path, "utf-8", "replace")
+                elif is_subclass(kind(path), text):
+                    path = exact_text(path)
+                elif kind(path) is not int:  # a file descriptor already open
+                    refuse(f"a path object in {event} (give it the path as a str)")
+                if kind(path) is text and not process_folders.isdisjoint(split(path, "/")):
+                    refuse(f"{path!r} ({event})")
+            return
+        thread = thread_id()
+        if thread in inside:
+            return
+        inside.add(thread)
+        try:
+            accessor = get_frame(1)
+        finally:
+            inside.discard(thread)
+        code = identity(accessor.f_code)
+        if code in readers:
+            return
+        consumer = accessor.f_back
+        if code in walks:
+            while consumer is not None and identity(consumer.f_code) in walks:
+                consumer = consumer.f_back
+            if (
+                consumer is not None
+                and consumer.f_code is summary
+                and not consumer.f_locals["capture_locals"]
+            ):
+                return
+        refuse(f"frames ({event} in {accessor.f_code.co_qualname})")
+
+    sys.addaudithook(hook)
+    _refuse_signal_handlers()
+
+
+def _refuse_signal_handlers():
+    """A signal handler is called with the frame the signal interrupted: `signal.signal` keeps only
+    SIG_DFL and SIG_IGN. SIGINT is set to SIG_DFL, so asyncio.run installs no handler of its own."""
+    raw = sys.modules["_signal"]
+    set_handler, is_callable, denied = raw.signal, callable, PermissionError
+    set_handler(raw.SIGINT, raw.SIG_DFL)
+
+    def signal(signalnum, handler):
+        if is_callable(handler):
+            raise denied("a sample may not install a signal handler (it is given the verifier's frame)")
+        return set_handler(signalnum, handler)
+
+    sys.modules["signal"].signal = raw.signal = signal
