@@ -115,7 +115,9 @@ def _parser() -> argparse.ArgumentParser:
     listing.add_argument("stage", nargs="?", help="show only this stage or generator")
     inspect = commands.add_parser("inspect", help="what an output folder holds, and why", epilog=storage)
     inspect.add_argument("directory", type=user_path)
-    inspect.add_argument("--reason", help="show rejected documents with this reason code")
+    inspect.add_argument(
+        "--reason", help="show rejected documents with this reason code (with --failed: this error)"
+    )
     inspect.add_argument("--stage", help="show rejected documents from this stage")
     inspect.add_argument("--failed", action="store_true", help="show failed records")
     inspect.add_argument("--kept", action="store_true", help="show kept documents")
@@ -229,7 +231,14 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from pipeline.checkpoints import CheckpointSettings
     from pipeline.decisions import SpillOptions
     from pipeline.output_folder import remove_if_empty
-    from pipeline.preflight import check_beam_options, check_folder, check_inputs, check_mixture, check_output
+    from pipeline.preflight import (
+        check_beam_options,
+        check_folder,
+        check_inputs,
+        check_mixture,
+        check_output,
+        check_tokenizer,
+    )
     from pipeline.progress import console_progress
     from pipeline.recipe import language_notes, load_recipe
     from pipeline.run import PipelineFailed, RunFailed, pipeline_options, run_recipe
@@ -260,6 +269,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     for note in notes:
         print(note, file=sys.stderr)
     check_mixture(recipe, inputs)
+    check_tokenizer(recipe)
     for option, folder in (("--work-dir", args.work_dir), ("--spill_dir", spill_dir)):
         if folder:
             check_folder(folder, option)
@@ -310,9 +320,11 @@ def _disk_space_notes(recipe, inputs, output: str, options, checkpoints) -> list
 
 
 def _validate(path: str) -> int:
+    from pipeline.preflight import check_tokenizer
     from pipeline.recipe import language_notes, load_recipe
 
     recipe = load_recipe(path)
+    check_tokenizer(recipe)
     print(json.dumps(recipe.resolved(), indent=2, default=str))
     for stage in recipe.stages:
         extra = stage.manifest_extra()

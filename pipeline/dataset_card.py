@@ -27,12 +27,12 @@ def _rate(part: int, whole: int | None) -> str:
     return f"{part / whole:.1%}" if whole else "-"
 
 
-def _schema_table(score_names: list[str]) -> str:
-    from pipeline.writers import SCHEMAS, shard_schema
+def _schema_table(score_names: list[str], token_ids: bool) -> str:
+    from pipeline.writers import SCHEMAS, full_schema
 
     lines = []
     for part in SCHEMAS:
-        schema = shard_schema(part, score_names)
+        schema = full_schema(part, score_names, token_ids and part == "kept")
         columns = ", ".join(f"`{f.name}` {f.type}" for f in schema)
         lines.append(f"- `{part}/`: {columns}")
     return "\n".join(lines)
@@ -99,7 +99,7 @@ Every part is sharded Parquet (`part-SSSSS-of-NNNNN.parquet`); `scores` is a str
 float field per score of this run (null where a document has none), `metadata` a JSON string of
 the other input fields.
 
-{_schema_table(manifest.get("score_names", []))}
+{_schema_table(manifest.get("score_names", []), bool(recipe.get("output", {}).get("token_ids")))}
 
 ## Loading
 

@@ -345,18 +345,25 @@ def _short_path(path: str) -> str:
 
 
 def _decoded(row: dict[str, Any]) -> dict[str, Any]:
-    """A Parquet row for display: scores as a dict, metadata parsed."""
+    """A Parquet row for display: scores as a dict, metadata parsed, a NaN or infinite score as
+    the string "nan", "inf" or "-inf" (strict JSON has no such number)."""
     scores = row.get("scores")
     if isinstance(scores, list):  # a map column (older outputs)
         scores = dict(scores)
     if isinstance(scores, dict):
-        row["scores"] = {k: v for k, v in scores.items() if v is not None}
+        row["scores"] = {k: _json_number(v) for k, v in scores.items() if v is not None}
+    if isinstance(row.get("language_score"), float):
+        row["language_score"] = _json_number(row["language_score"])
     if isinstance(row.get("metadata"), str):
         try:
             row["metadata"] = json.loads(row["metadata"])
         except ValueError:
             pass
     return row
+
+
+def _json_number(value: float) -> float | str:
+    return value if math.isfinite(value) else repr(value)
 
 
 def _rows_with_id(parquet, doc_id: str) -> list[dict[str, Any]]:
@@ -430,9 +437,13 @@ def inspect_command(args) -> int:
     """`gristmill inspect DIR [--reason R] [--stage S] [--failed | --kept] [--id ID] [--sample N] [--json]`."""
     directory = args.directory.rstrip("/") or "."
     manifest = read_manifest(directory)
+    if args.kept and (args.reason or args.stage):
+        raise UsageError("--kept lists kept documents: they have no --reason or --stage")
     _check_choice("stage", args.stage, {s["name"] for s in manifest["stages"]})
-    reasons = {key.split("/", 1)[1] for key in manifest["rejected_by_reason"]}
-    _check_choice("rejection reason", args.reason, reasons)
+    # a failed record's reason is its error (`--failed --reason MalformedJson`)
+    by_reason = manifest["failed_by_error" if args.failed else "rejected_by_reason"]
+    reasons = {key.split("/", 1)[1] for key in by_reason}
+    _check_choice("failure error" if args.failed else "rejection reason", args.reason, reasons)
     if args.doc_id is not None:
         found = find_document(directory, args.doc_id)
         if args.json:
@@ -450,7 +461,8 @@ def inspect_command(args) -> int:
         return 0 if found else 1
     if args.reason or args.stage or args.failed or args.kept:
         part = "failed" if args.failed else "kept" if args.kept else "rejected"
-        equal = {k: v for k, v in (("reason", args.reason), ("stage", args.stage)) if v and part != "kept"}
+        reason_column = "error" if part == "failed" else "reason"
+        equal = {k: v for k, v in ((reason_column, args.reason), ("stage", args.stage)) if v}
         total, rows = sample_rows(directory, part, args.sample, **equal)
         if args.json:
             print(

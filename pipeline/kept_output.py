@@ -22,13 +22,12 @@ import xxhash
 from pipeline.decisions import spill_dir
 from pipeline.document import Document, Rejection
 from pipeline.outcomes import KEPT, REJECTED, SplitByTag
-from pipeline.recipe import OutputConfig
+from pipeline.recipe import MIXTURE_STAGE, OutputConfig
 from pipeline.spill import SpillGroups
 from pipeline.tokenizer import RowTokenizer, tokenizer_path
 from pipeline.writers import MB, WriteShards, id_bucket, kept_row, row_sort_key
 
 BUCKETS = 1024
-MIXTURE_STAGE = "mixture"
 
 
 def unit_hash(text: str, seed: int, salt: str) -> float:

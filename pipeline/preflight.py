@@ -135,6 +135,15 @@ def check_mixture(recipe: Recipe, inputs: dict[str, fileio.FileInfo]) -> None:
         )
 
 
+def check_tokenizer(recipe: Recipe) -> None:
+    """Load a tokenizer the recipe names by path once, so a wrong path or file stops the run
+    before anything runs (the workers load it only when the first kept rows reach them)."""
+    from pipeline.tokenizer import BUNDLED, load_tokenizer, tokenizer_path
+
+    if recipe.output.tokenizer not in ("none", BUNDLED):
+        load_tokenizer(tokenizer_path(recipe.output.tokenizer))
+
+
 def check_output(folder: str) -> None:
     """A local output folder can be created and written (an object store is checked by the run)."""
     if not fileio.is_local(folder):

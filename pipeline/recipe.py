@@ -24,6 +24,8 @@ from pipeline.stages import (
     load_plugins,
 )
 
+MIXTURE_STAGE = "mixture"  # the stage name of rows the output mixture leaves out
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RECIPE = REPO_ROOT / "recipes" / "default.toml"
 HTML_EXTRACTORS = ("resiliparse", "trafilatura")
@@ -254,8 +256,12 @@ def build_recipe(
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise ConfigError(f"{path}: two stages are named {duplicated[0]!r}; give one a `name`")
-    if "read" in names:
-        raise ConfigError(f"{path}: the stage name 'read' is reserved for the readers")
+    for name, owner in (("read", "the readers"), (MIXTURE_STAGE, "the output mixture's rejections")):
+        if name in names:
+            raise ConfigError(f"{path}: the stage name {name!r} is reserved for {owner}")
+    slashed = [name for name in names if "/" in name]
+    if slashed:  # a run's figures are keyed 'stage/reason'
+        raise ConfigError(f"{path}: stage name {slashed[0]!r}: a stage name may not hold '/'")
     _check_score_names(stages, path, input_config)
     if not input_config.paths and not generators:
         raise ConfigError(

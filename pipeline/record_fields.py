@@ -62,7 +62,12 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
             return Failure(doc_id, source, READ_STAGE, "RecordTooLarge", why)
     elif not isinstance(text, str):
         text = ""
-    from pipeline.writers import RECOMPUTED_COLUMNS, is_output_row, restore_output_columns  # imports Beam
+    from pipeline.writers import (  # imports Beam
+        OUTPUT_COLUMNS,
+        RECOMPUTED_COLUMNS,
+        is_output_row,
+        restore_output_columns,
+    )
 
     url = field_value(record, config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
@@ -78,8 +83,9 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
             rest = without_field(rest, name)
     if not own_kind:
         skip.add("kind")
-    if is_output_row(record):
+    if is_output_row(record):  # and its empty output columns are none of the document's metadata
         skip.update(RECOMPUTED_COLUMNS)
+        skip.update(column for column in OUTPUT_COLUMNS if record.get(column) is None)
     if isinstance(rest.get("metadata"), dict):  # a record's own metadata object (Dolma's), unpacked
         restored.setdefault("metadata", rest["metadata"])
         skip.add("metadata")

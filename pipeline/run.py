@@ -553,7 +553,10 @@ def _empty_shards(
     present = {s["shard"] for s in shards if s["kind"] == part}
     infos = []
     for index in sorted(set(range(count)) - present):
-        data = encode_shard(part, [], recipe.output.compression, recipe.output.row_group_mb, score_names)
+        token_ids = part == "kept" and recipe.output.token_ids
+        data = encode_shard(
+            part, [], recipe.output.compression, recipe.output.row_group_mb, score_names, token_ids=token_ids
+        )
         name = shard_name(index, count)
         fileio.write_bytes(f"{staging}/{part}/{name}", data)
         infos.append(

@@ -229,13 +229,18 @@ def shard_name(index: int, shards: int) -> str:
     return f"part-{index:05d}-of-{shards:05d}.parquet"
 
 
+SORTED_FIRST = ("id", "source", "stage", "reason", "text", "metadata")
+
+
 def row_sort_key(row: dict[str, Any]) -> tuple:
-    """Total order inside a shard, stable even when ids repeat (the metadata settles rows that
-    share id, source and text)."""
-    return tuple(
-        "" if row.get(k) is None else str(row[k])
-        for k in ("id", "source", "stage", "reason", "text", "metadata")
+    """Total order inside a shard, stable even when ids repeat: rows that share id, source and text
+    (or have none, `keep_rejected_text = false`) are settled by every other column in turn (the
+    token ids follow from the text)."""
+    first = tuple("" if row.get(k) is None else str(row[k]) for k in SORTED_FIRST)
+    rest = tuple(
+        (row[k] is None, str(row[k])) for k in sorted(row) if k not in SORTED_FIRST and k != "token_ids"
     )
+    return first + rest
 
 
 MAX_ROW_GROUP_ROWS = 64 * 1024 * 1024  # pyarrow's cap on the rows of one row group
@@ -349,6 +354,7 @@ def write_parquet(
     time (`nbytes`: the whole table's Arrow size, which sets the rows per group). The bytes are
     those `pq.write_table` writes for the whole table; every page carries a CRC, so a reader can
     check what it reads (a flipped byte in a zstd page otherwise decoded to other text, silently).
+    No rows: the schema and no row group (Hugging Face `datasets` refuses a row group of 0 rows).
     Returns (bytes written, sha256, rows of each row group)."""
     group = rows_per_group(nbytes, count, row_group_mb)
     sink = _HashingSink(handle)
@@ -359,8 +365,6 @@ def write_parquet(
         write_statistics=True,
         write_page_checksum=True,
     )
-    if count == 0:
-        writer.write_table(pa.Table.from_pylist([], schema=schema), row_group_size=group)
     batch: list[dict] = []
     row_groups: list[int] = []
     for row in rows:

@@ -68,6 +68,20 @@ def test_errors_are_one_clear_line_and_non_zero(tmp_path, capsys):
     assert main(["inspect", str(tmp_path)]) == 2
 
 
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_a_tokenizer_that_does_not_load_stops_the_run_before_it_starts(tmp_path, capsys, command):
+    """It was loaded by the workers only: the run read and filtered everything, then failed."""
+    data = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": "some text"}])
+    not_one = tmp_path / "not_a_tokenizer.json"
+    not_one.write_text('{"a": 1}')
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], STAGES)
+    recipe.write_text(recipe.read_text().replace("[output]", f'[output]\ntokenizer = "{not_one}"'))
+    args = ["--recipe", str(recipe), "--output", str(tmp_path / "o")] if command == "run" else [str(recipe)]
+    assert main([command, *args]) == 2
+    assert f"[output] tokenizer: cannot load '{not_one}'" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

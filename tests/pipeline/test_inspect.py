@@ -6,7 +6,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.cli import main
-from pipeline.inspect import BATCH_ROWS, FORMAT, BoundedSample, row_group_batches, summary
+from pipeline.inspect import BATCH_ROWS, FORMAT, BoundedSample, _decoded, row_group_batches, summary
 
 
 def _inspect(capsys, *args) -> tuple[int, str, str]:
@@ -96,6 +96,22 @@ def test_samples_by_reason_and_kept(curated_output, capsys):
 def test_unknown_stage_or_reason_lists_the_existing_ones(curated_output, capsys, option, value, listed):
     code, _, err = _inspect(capsys, curated_output, option, value)
     assert code == 2 and repr(value) in err and listed in err
+
+
+def test_failed_records_are_sampled_by_their_error_and_kept_documents_take_no_reason(curated_output, capsys):
+    """`--failed --reason` stopped with a KeyError; `--kept --stage` was ignored."""
+    code, out, _ = _inspect(capsys, curated_output, "--failed", "--reason", "MalformedJson", "--json")
+    sample = json.loads(out)
+    assert code == 0 and sample["matching"] == 1 and sample["rows"][0]["error"] == "MalformedJson"
+    code, _, err = _inspect(capsys, curated_output, "--failed", "--reason", "too_few_words")
+    assert code == 2 and "no failure error 'too_few_words' in this output (there are: MalformedJson)" in err
+    code, _, err = _inspect(capsys, curated_output, "--kept", "--stage", "length")
+    assert code == 2 and "--kept lists kept documents: they have no --reason or --stage" in err
+
+
+def test_a_nan_or_infinite_score_is_shown_as_a_string_in_strict_json():
+    row = {"scores": {"q": float("nan"), "r": float("-inf"), "s": 0.5}, "language_score": float("inf")}
+    assert _decoded(row) == {"scores": {"q": "nan", "r": "-inf", "s": 0.5}, "language_score": "inf"}
 
 
 def test_bounded_sample_is_exact_below_capacity_and_bounded_above():

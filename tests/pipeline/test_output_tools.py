@@ -73,3 +73,43 @@ def test_an_output_folder_read_back_keeps_scores_language_and_metadata(curated_o
         metadata = json.loads(row["metadata"])
         assert metadata["lang_hint"] == json.loads(before[doc_id]["metadata"])["lang_hint"]
         assert "metadata" not in metadata and "scores" not in metadata and "n_tokens" not in metadata
+
+
+def test_an_output_with_empty_shards_and_token_ids_loads_in_datasets_and_duckdb(tmp_path, monkeypatch):
+    """Empty shards had a row group of 0 rows (`datasets` stopped: "BatchSize must be greater than
+    0") and, with `token_ids = true`, no `token_ids` column (DuckDB's glob stopped)."""
+    import duckdb
+
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    from datasets import load_dataset
+
+    docs = [{"id": f"d{i}", "text": LONG_TEXT if i % 2 else "too short"} for i in range(4)]
+    data = write_jsonl(tmp_path / "in.jsonl", docs)
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        f'[output]\nshards = 4\ntokenizer = "gristmill-bpe-32k"\ntoken_ids = true\n\n'
+        f'[input]\npaths = ["{data}"]\n\n[[stage]]\nuse = "length"\n'
+    )
+    out = tmp_path / "o"
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out), *IN_PROCESS]) == 0
+    kept_files = sorted((out / "kept").glob("*.parquet"))
+    assert any(pq.ParquetFile(f).metadata.num_rows == 0 for f in kept_files)
+    assert len({pq.read_schema(f) for f in kept_files}) == 1
+    assert duckdb.sql(f"SELECT count(*), sum(len(token_ids)) > 0 FROM '{out}/kept/*.parquet'").fetchall() == [
+        (2, True)
+    ]
+    for config, rows in (("default", 2), ("rejected", 2)):
+        loaded = load_dataset(str(out), config, split="train", cache_dir=str(tmp_path / "cache"))
+        assert loaded.num_rows == rows
+    assert "`token_ids` list<item: int32>" in (out / "README.md").read_text()
+
+
+def test_an_output_read_back_puts_no_empty_output_column_into_metadata(tmp_path):
+    data = write_jsonl(tmp_path / "in.jsonl", [{"id": "a", "text": LONG_TEXT, "extra": 1}])
+    first, again = tmp_path / "first", tmp_path / "again"
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], "")
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(first), *IN_PROCESS]) == 0
+    recipe = write_recipe(tmp_path / "r2.toml", [f"{first}/kept/*.parquet"], "")
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(again), *IN_PROCESS]) == 0
+    (row,) = _kept(again)
+    assert json.loads(row["metadata"]) == {"extra": 1, "source": str(data)}

@@ -56,6 +56,21 @@ def test_duplicate_stage_names_need_a_name():
 
 
 @pytest.mark.parametrize(
+    "name, message",
+    [
+        ("read", "the stage name 'read' is reserved for the readers"),
+        ("mixture", "the stage name 'mixture' is reserved for the output mixture's rejections"),
+        ("length/strict", "stage name 'length/strict': a stage name may not hold '/'"),
+    ],
+)
+def test_stage_names_that_the_run_figures_would_mix_up_are_refused(name, message):
+    """Figures are keyed 'stage/reason': `length` and `length/strict` shared counts, and a stage
+    named `mixture` gave the funnel a negative kept count."""
+    with pytest.raises(ConfigError, match=message):
+        build_recipe(recipe([{"use": "length"}, {"use": "length", "name": name}]))
+
+
+@pytest.mark.parametrize(
     "tables, message",
     [
         ({"run": {"max_failed_fraction": 2.0}}, "max_failed_fraction"),

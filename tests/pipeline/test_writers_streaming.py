@@ -123,8 +123,17 @@ def test_encode_shard_writes_the_whole_tables_bytes(kind, compression, row_group
     assert pq.ParquetFile(io.BytesIO(data)).num_row_groups > 3
 
 
-def test_empty_shard_is_the_whole_tables_bytes():
-    assert encode_shard("failed", [], "zstd", 32.0) == whole_table_bytes("failed", [], "zstd", 32.0)
+def test_an_empty_shard_has_the_schema_and_no_row_group():
+    """A row group of 0 rows (what `pq.write_table` writes for no rows) stops Hugging Face `datasets`."""
+    empty = pq.ParquetFile(io.BytesIO(encode_shard("kept", [], "zstd", 32.0, ["a"], token_ids=True)))
+    assert empty.num_row_groups == 0 and empty.schema_arrow.equals(full_schema("kept", ["a"], True))
+
+
+def test_rows_that_tie_on_the_first_columns_are_ordered_by_the_rest():
+    """Two rejections of one id with no text (`keep_rejected_text = false`) came in arrival order."""
+    (row,) = rejected_rows(1, 1)
+    rows = [{**row, "id": "dup", "text": None, "detail": detail} for detail in ("words=2<50", "words=1<50")]
+    assert encode_shard("rejected", rows, "zstd", 32.0) == encode_shard("rejected", rows[::-1], "zstd", 32.0)
 
 
 @pytest.mark.parametrize("token_ids", [False, True])
