@@ -12,10 +12,22 @@ import warnings
 from pathlib import Path
 
 from pipeline.document import Document, Verdict, keep, reject
-from pipeline.stages import ConfigError, DocumentStage, Param, is_language_code, register
+from pipeline.stages import ConfigError, DocumentStage, Param, closest_name, is_language_code, register
 
 # True: the stage predicts through fastText's binding (parity checks and before/after benchmarks).
 REFERENCE = False
+# The labels lid.176 predicts (`__label__` dropped); a test checks them against the model.
+LID176_LANGUAGES = frozenset(
+    """af als am an ar arz as ast av az azb ba bar bcl be bg bh bn bo bpy br bs bxr ca cbk ce ceb ckb
+    co cs cv cy da de diq dsb dty dv el eml en eo es et eu fa fi fr frr fy ga gd gl gn gom gu gv he
+    hi hif hr hsb ht hu hy ia id ie ilo io is it ja jbo jv ka kk km kn ko krc ku kv kw ky la lb lez
+    li lmo lo lrc lt lv mai mg mhr min mk ml mn mr mrj ms mt mwl my myv mzn nah nap nds ne new nl nn
+    no oc or os pa pam pfl pl pms pnb ps pt qu rm ro ru rue sa sah sc scn sco sd sh si sk sl so sq sr
+    su sv sw ta te tg th tk tl tr tt tyv ug uk ur uz vec vep vi vls vo wa war wuu xal xmf yi yo yue
+    zh""".split()
+)
+# Codes lid.176 writes otherwise: Norwegian Bokmål as `no`, and ISO 639-1's older codes.
+LID176_ALIASES = {"nb": "no", "iw": "he", "in": "id", "ji": "yi", "fil": "tl"}
 
 
 def lid176_path() -> Path:
@@ -88,6 +100,15 @@ class LanguageFilter(DocumentStage):
         bad = [code for code in self.languages if not is_language_code(code)]
         if bad:
             raise ConfigError(f"languages: {bad[0]!r} is not a language code")
+        unknown = [code for code in self.languages if code not in LID176_LANGUAGES]
+        if unknown:  # no document would ever be kept as it
+            code = unknown[0]
+            near = LID176_ALIASES.get(code.lower()) or closest_name(code.lower(), LID176_LANGUAGES)
+            hint = f"did you mean {near!r}? " if near else ""
+            raise ConfigError(
+                f"languages: lid.176 has no label {code!r} ({hint}its labels are ISO 639 codes in "
+                "lower case, such as en, de, zh, and no for Norwegian Bokmål)"
+            )
         self._wanted = frozenset(self.languages)
         self._k = 1 if self.threshold >= 0.5 else -1
         self._model = None

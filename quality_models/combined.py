@@ -26,7 +26,13 @@ import numpy as np
 
 from pipeline.document import Document, Verdict, keep
 from pipeline.stages import ConfigError, DocumentStage, Param, register
-from quality_models._paths import MODELS_DIR, PROJECT_DIR, resolve_model_path
+from quality_models._paths import (
+    MODELS_DIR,
+    PROJECT_DIR,
+    english_model_caveat,
+    is_shipped,
+    resolve_model_path,
+)
 
 DEFAULT_WEIGHTS = MODELS_DIR / "quality-combined" / "weights.json"
 STATS = (
@@ -246,6 +252,10 @@ class CombinedQuality(DocumentStage):
     def required_scores(self) -> dict[str, list[str]]:
         """Scores earlier stages must write, by parameter (checked when the recipe loads)."""
         return {"model": [name for name in self._model["features"] if name not in STATS]}
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        """Its shipped weights were fit on English pages (English stop words among its features)."""
+        return english_model_caveat(languages) if is_shipped(resolve_model_path(self.model)) else ""
 
     def check(self, doc: Document) -> Verdict:
         return self.check_batch([doc])[0]

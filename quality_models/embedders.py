@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 
 STATIC_MODEL_DIR = MODELS_DIR / "static-minilm"
 MINILM_MAX_TOKENS = 256
+# Batch widths, in word pieces (a text is padded to the first that holds it): see MiniLMEmbedder._encode.
+MINILM_WIDTHS = (32, 64, 128, MINILM_MAX_TOKENS)
 STATIC_MAX_TOKENS = 512
 EMBEDDER_NAMES = ("minilm", "minilm-bf16", "static")
 WORD_CACHE_SIZE = 500_000
@@ -188,14 +190,30 @@ class MiniLMEmbedder(Embedder):
         self.dim = int(self._model.get_embedding_dimension())
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        torch = self._torch
+        """Every batch has a shape set by its texts alone: `batch_size` rows (empty texts fill the
+        last) of the first of MINILM_WIDTHS word pieces that holds each text. A matmul's rounding
+        depends on its shape, so padding a batch to its longest text, as sentence-transformers
+        does, made a document's embedding depend on the documents beside it, and so on the input
+        order (minilm-bf16: scores up to 0.002 apart)."""
+        torch, model = self._torch, self._model
         autocast = self.bf16 and self.device == "cpu"
         texts = [minilm_opening(text) for text in texts]
+        pieces = model.tokenizer(texts, truncation=True, max_length=self.max_tokens)["input_ids"]
+        by_width: dict[int, list[int]] = {}
+        for index, ids in enumerate(pieces):
+            by_width.setdefault(next(w for w in MINILM_WIDTHS if w >= len(ids)), []).append(index)
+        vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-            out = self._model.encode(
-                texts, batch_size=batch_size, convert_to_tensor=True, show_progress_bar=False
-            )
-        return out.float().cpu().numpy()
+            for width, indices in sorted(by_width.items()):
+                for start in range(0, len(indices), batch_size):
+                    chunk = indices[start : start + batch_size]
+                    batch = [texts[i] for i in chunk] + [""] * (batch_size - len(chunk))
+                    features = model.tokenizer(
+                        batch, padding="max_length", truncation=True, max_length=width, return_tensors="pt"
+                    ).to(self.device)
+                    embedded = model(dict(features))["sentence_embedding"][: len(chunk)]
+                    vectors[chunk] = embedded.float().cpu().numpy()
+        return vectors
 
 
 class StaticEmbedder(Embedder):

@@ -169,14 +169,20 @@ class EmbeddingQuality(DocumentStage):
     def configure(self) -> None:
         paths = {self.name: resolve_model_path(self.model)} if self.model else {}
         for value in self.heads:
-            paths[f"{self.name}.{Path(value).name.removesuffix('.safetensors')}"] = head_path(value)
+            key = f"{self.name}.{Path(value).name.removesuffix('.safetensors')}"
+            if key in paths:  # the second would replace the first's score
+                raise ConfigError(f"heads: two heads would both write scores[{key!r}]; rename one file")
+            paths[key] = head_path(value)
         if not paths:
             raise ConfigError("model: give a main head or at least one of `heads`")
+        embedders = set()
         for key, path in paths.items():
-            if not path.is_file():
-                raise ConfigError(
-                    f"{'model' if key == self.name else 'heads'}: embedding head file not found: {path}"
-                )
+            try:  # a few KB each: a wrong file stops the recipe, not the run
+                embedders.add(LinearHead.load(path).embedder)
+            except RuntimeError as error:
+                raise ConfigError(f"{'model' if key == self.name else 'heads'}: {error}") from None
+        if len(embedders) > 1 and not self.embedder:
+            raise ConfigError(f"heads: the heads name different embedders: {sorted(embedders)}")
         self._paths = paths
         self._heads: HeadStack | None = None
         self._embedder = None
@@ -190,12 +196,7 @@ class EmbeddingQuality(DocumentStage):
 
     def setup(self) -> None:
         heads = {key: LinearHead.load(path) for key, path in self._paths.items()}
-        embedders = {head.embedder for head in heads.values()}
-        if len(embedders) > 1 and not self.embedder:
-            raise RuntimeError(
-                f"embedding heads of {self.name} name different embedders: {sorted(embedders)}"
-            )
-        embedder = load_embedder(self.embedder or embedders.pop())
+        embedder = load_embedder(self.embedder or next(iter(heads.values())).embedder)
         for key, head in heads.items():
             if head.embedding_dim != embedder.dim:
                 raise RuntimeError(

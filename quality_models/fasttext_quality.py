@@ -52,10 +52,10 @@ def load_fasttext_model(path: Path) -> Any:
         model = fasttext.load_model(str(path))
     except (ValueError, RuntimeError, MemoryError) as exc:
         raise RuntimeError(f"fastText model file {path} is corrupt or not a fastText model: {exc}") from exc
-    if POSITIVE_LABEL not in model.get_labels():
-        raise RuntimeError(
-            f"fastText model {path} has no {POSITIVE_LABEL} label (labels: {model.get_labels()})"
-        )
+    labels = model.get_labels()
+    if POSITIVE_LABEL not in labels:
+        shown = ", ".join(labels[:4]) + (f" and {len(labels) - 4:,} more" if len(labels) > 4 else "")
+        raise RuntimeError(f"fastText model {path} has no {POSITIVE_LABEL} label (labels: {shown})")
     return model
 
 
@@ -88,8 +88,14 @@ class FastTextQuality(DocumentStage):
     }
 
     def configure(self) -> None:
-        if not resolve_model_path(self.model).is_file():
+        path = resolve_model_path(self.model)
+        if not path.is_file():
             raise ConfigError(f"model: fastText model file not found: {self.model}")
+        if not is_shipped(path):  # loaded once now, so a wrong file stops the recipe, not the run
+            try:
+                load_fasttext_model(path)
+            except RuntimeError as error:
+                raise ConfigError(f"model: {error}") from None
         self._model = None
 
     def language_caveat(self, languages: frozenset[str] | None) -> str:

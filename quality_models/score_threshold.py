@@ -155,6 +155,8 @@ class ScoreThreshold(CollectionStage):
         if self.expr:
             if self.keep_fraction is not None or self.min is not None or self.max is not None:
                 raise ConfigError("expr: cannot be combined with min, max or keep_fraction")
+            if self.score != self.params["score"].default:  # it would be ignored
+                raise ConfigError(f"expr: cannot be combined with score ({self.score!r}); name it in expr")
             try:
                 self._expr = score_expr.parse(self.expr)
             except score_expr.ExprError as exc:

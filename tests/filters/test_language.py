@@ -1,4 +1,5 @@
 import importlib.util
+import re
 
 import pytest
 
@@ -69,6 +70,26 @@ def test_low_threshold_scores_every_label():
 def test_bad_language_code():
     with pytest.raises(ConfigError, match="languages"):
         ready(LanguageFilter("language", languages=["e n"]))
+
+
+@pytest.mark.parametrize(
+    ("code", "hint"),
+    [("nb", "did you mean 'no'? "), ("EN", "did you mean 'en'? "), ("zu", ""), ("english", "")],
+)
+def test_a_code_lid176_never_predicts_is_refused(code, hint):
+    """It was accepted, and no document was ever kept as it (`nb`: every Norwegian page rejected)."""
+    with pytest.raises(
+        ConfigError, match=re.escape(f"languages: lid.176 has no label {code!r} ({hint}its labels")
+    ):
+        LanguageFilter("language", languages=["de", code])
+
+
+def test_the_known_labels_are_lid176s():
+    from filters.language import LID176_LANGUAGES, FastTextReference, lid176_path
+
+    assert LID176_LANGUAGES == {
+        label.removeprefix("__label__") for label in FastTextReference(lid176_path()).labels
+    }
 
 
 @pytest.mark.parametrize(

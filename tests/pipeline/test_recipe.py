@@ -178,6 +178,14 @@ def test_notes_name_the_stages_that_misjudge_the_languages_kept():
         "note: r.toml: stage 3 (fasttext_quality): its shipped model was trained on English"
     )
     assert "in languages other than English" in notes_of([{"use": "language", "languages": []}, scorer])[0]
+    combined = [{"use": "embedding_quality", "model": "", "heads": ["informative", "depth", "toxic"]}]
+    combined += [{"use": "quality"}]
+    notes = notes_of([{"use": "language", "languages": ["de"]}, scorer, *combined])
+    assert [note.split(": ")[2] for note in notes] == [
+        "stage 2 (fasttext_quality)",
+        "stage 3 (embedding_quality)",
+        "stage 4 (quality)",
+    ]
 
 
 def test_a_note_when_only_languages_comes_before_any_language_stage():

@@ -42,12 +42,25 @@ def test_missing_head_is_a_config_error_naming_the_file(tmp_path):
         EmbeddingQuality("emb", model=str(tmp_path / "absent.safetensors"))
 
 
-def test_corrupt_head_fails_at_setup_naming_the_file(tmp_path):
+def test_a_corrupt_head_is_a_config_error_naming_the_file(tmp_path):
+    """It passed `validate` and stopped the run in its workers, naming neither stage nor key."""
     path = tmp_path / "head.safetensors"
     path.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{garbage" + b"\x00" * 64)
-    stage = EmbeddingQuality("emb", model=str(path))
-    with pytest.raises(RuntimeError, match=str(path)):
-        stage.setup()
+    with pytest.raises(ConfigError, match=f"heads: embedding head file {path} is corrupt"):
+        EmbeddingQuality("emb", model="", heads=[str(path)])
+
+
+def test_heads_that_would_write_one_score_or_need_two_embedders_are_config_errors(tmp_path):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        LinearHead("static", np.zeros(256, dtype=np.float32), 0.0).save(tmp_path / folder / "h.safetensors")
+    same_name = [str(tmp_path / "a" / "h.safetensors"), str(tmp_path / "b" / "h.safetensors")]
+    with pytest.raises(ConfigError, match=r"two heads would both write scores\['emb.h'\]"):
+        EmbeddingQuality("emb", model="", heads=same_name)
+    with pytest.raises(
+        ConfigError, match="the heads name different embedders: \\['minilm-bf16', 'static'\\]"
+    ):
+        EmbeddingQuality("emb", heads=[same_name[0]])
 
 
 def test_head_for_other_dims_fails_at_setup(tmp_path):

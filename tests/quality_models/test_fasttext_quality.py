@@ -53,12 +53,16 @@ def test_missing_model_is_a_config_error_naming_the_file(tmp_path):
         FastTextQuality("ft", model=str(tmp_path / "nope.bin"))
 
 
-def test_corrupt_model_fails_at_setup_naming_the_file(tmp_path):
+def test_a_corrupt_model_or_one_without_the_quality_label_is_a_config_error(tmp_path):
+    """Both passed `validate` and stopped the run in its workers, naming neither stage nor key."""
+    from filters.language import lid176_path
+
     path = tmp_path / "model.bin"
     path.write_bytes(b"not a fasttext model" * 100)
-    stage = FastTextQuality("ft", model=str(path))
-    with pytest.raises(RuntimeError, match=str(path)):
-        stage.setup()
+    with pytest.raises(ConfigError, match=f"model: fastText model file {path} is corrupt"):
+        FastTextQuality("ft", model=str(path))
+    with pytest.raises(ConfigError, match="model: fastText model .*lid.176.ftz has no __label__hq label"):
+        FastTextQuality("ft", model=str(lid176_path()))
 
 
 def test_stage_pickles_without_its_model():

@@ -92,6 +92,10 @@ def test_threshold_expression_mode_in_a_pipeline():
 def test_expression_excludes_other_modes_and_reports_syntax_with_the_key():
     with pytest.raises(ConfigError, match="expr: cannot be combined"):
         ScoreThreshold("thr", expr="q > 1", min=0.5)
+    with pytest.raises(
+        ConfigError, match="expr: cannot be combined with score \\('toxic'\\); name it in expr"
+    ):
+        ScoreThreshold("thr", expr="q > 1", score="toxic")  # it was ignored
     with pytest.raises(ConfigError, match=r"expr: missing '\)' in '\(q > 1'"):
         ScoreThreshold("thr", expr="(q > 1")
 
