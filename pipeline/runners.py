@@ -16,7 +16,7 @@ around them in its own graph or in a subclass of the runner, never by patching B
    graph pickles each side input's whole upstream graph into its readers' tasks (side inputs of
    side inputs: minutes to hours before anything runs). On Dask, `_SideInputsAsJoin` rewrites
    every step that reads side inputs into a join: its input spread over `SIDE_INPUT_GROUPS`
-   keys, each side input copied to every key, one GroupByKey, then the step's own DoFn per
+   keys by content (the same key when a lost worker's part is computed again), each side input copied to every key, one GroupByKey, then the step's own DoFn per
    element with the side inputs built from the group. Steps with side effects must still give
    the same result when run again (a lost Dask worker's tasks are rerun): collection stages send
    their spill files' names through the graph and, on Dask, keep the files until the run ends
@@ -36,9 +36,11 @@ around them in its own graph or in a subclass of the runner, never by patching B
 
 from __future__ import annotations
 
+import pickle
 from collections import defaultdict
 
 import apache_beam as beam
+import xxhash
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 from apache_beam.pipeline import PipelineVisitor, PTransformOverride
 from apache_beam.pvalue import AsSideInput
@@ -132,18 +134,14 @@ class _TopAsCombine(PTransformOverride):
         return beam.CombineGlobally(beam.combiners.TopCombineFn(top._n, top._key, top._reverse))
 
 
-class _KeyByCount(beam.DoFn):
-    """element → (group, (MAIN, element)), groups taken in turn (no element is inspected)."""
-
-    def __init__(self, groups: int) -> None:
-        self.groups = groups
-
-    def start_bundle(self) -> None:
-        self._count = 0
-
-    def process(self, element):
-        self._count += 1
-        yield self._count % self.groups, (MAIN, element)
+def _key_by_content(element, groups: int):
+    """element → (group, (MAIN, element)), the group a hash of the element's pickle. When a lost
+    worker's part of the input is computed again, its elements may come in another order (spill
+    files are read in name order, and their names are random); keyed by their place in that order
+    (they were), some then joined a group twice and others none: documents duplicated and lost,
+    with the counts still balanced."""
+    digest = xxhash.xxh64_intdigest(pickle.dumps(element, protocol=pickle.HIGHEST_PROTOCOL))
+    return digest % groups, (MAIN, element)
 
 
 def _to_every_group(value, index: int, groups: int):
@@ -209,7 +207,7 @@ class _JoinedSideInputs(beam.PTransform):
         raw_args, raw_kwargs = self.pardo.raw_side_inputs  # the arguments as given, side inputs included
         args = [place(arg) for arg in raw_args]
         kwargs = {key: place(arg) for key, arg in raw_kwargs.items()}
-        parts = [pcoll | "SpreadInput" >> beam.ParDo(_KeyByCount(SIDE_INPUT_GROUPS))]
+        parts = [pcoll | "SpreadInput" >> beam.Map(_key_by_content, SIDE_INPUT_GROUPS)]
         parts += [
             view.pvalue
             | f"SideInput{index}ToEveryGroup" >> beam.FlatMap(_to_every_group, index, SIDE_INPUT_GROUPS)
