@@ -227,6 +227,8 @@ def _use_filesystem_options(
 def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from dataclasses import replace
 
+    from apache_beam.options.pipeline_options import StandardOptions
+
     from pipeline import fileio
     from pipeline.checkpoints import CheckpointSettings
     from pipeline.decisions import SpillOptions
@@ -241,7 +243,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     )
     from pipeline.progress import console_progress
     from pipeline.recipe import language_notes, load_recipe
-    from pipeline.run import PipelineFailed, RunFailed, pipeline_options, run_recipe
+    from pipeline.run import LOCAL_RUNNERS, PipelineFailed, RunFailed, pipeline_options, run_recipe
 
     check_beam_options(beam_args, own_options)
     # Object stores (s3://, gs://) take their credentials and endpoint from the Beam options, and
@@ -256,6 +258,13 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         "format": args.input_format,
     }
     recipe.input = replace(recipe.input, **{k: v for k, v in fields.items() if v})
+    if (options.view_as(StandardOptions).runner or "") not in LOCAL_RUNNERS:
+        # A cluster's workers run in folders of their own, where a relative path names other files.
+        recipe.input = replace(recipe.input, paths=tuple(map(_absolute, recipe.input.paths)))
+        args.output = _absolute(args.output)
+        args.work_dir = args.work_dir and _absolute(args.work_dir)
+        beam_args = _absolute_spill_dir(beam_args)
+        options = fileio.set_options(pipeline_options(beam_args))
     for note in language_notes(recipe):
         print(note, file=sys.stderr)
     spill_dir = options.view_as(SpillOptions).spill_dir
@@ -301,6 +310,24 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         raise
     print(summary(result.manifest, args.output))
     return EXIT_OK
+
+
+def _absolute(path: str) -> str:
+    """A local path made absolute (`~` expanded); any other path as it is."""
+    from pipeline import fileio
+
+    return os.path.abspath(fileio.user_path(path)) if fileio.is_local(path) else path
+
+
+def _absolute_spill_dir(beam_args: list[str]) -> list[str]:
+    """`--spill_dir=DIR` or `--spill_dir DIR` with DIR made absolute."""
+    args = list(beam_args)
+    for index, arg in enumerate(args):
+        if arg.startswith("--spill_dir="):
+            args[index] = "--spill_dir=" + _absolute(arg.split("=", 1)[1])
+        elif arg == "--spill_dir" and index + 1 < len(args):
+            args[index + 1] = _absolute(args[index + 1])
+    return args
 
 
 def _disk_space_notes(recipe, inputs, output: str, options, checkpoints) -> list[str]:

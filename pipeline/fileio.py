@@ -225,6 +225,8 @@ def listing(pattern: str) -> dict[str, FileInfo]:
             found[meta.path[2:] if here else meta.path] = FileInfo(meta.size_in_bytes, modified)
     if is_local(pattern):
         found = {path: info for path, info in found.items() if os.path.isfile(path)}
+    else:  # an object store's "folder" (a key ending in "/", as its console makes one) is none
+        found = {path: info for path, info in found.items() if not path.endswith("/")}
     return dict(sorted(found.items()))
 
 

@@ -160,26 +160,47 @@ def check_inputs_outside(output: str, files: list[str]) -> None:
 
 
 def earlier_outputs(files: list[str]) -> dict[str, list[str]]:
-    """The local files among `files` that belong to a gristmill output folder (one with
-    OUTPUT_MARKER: the file's folder, or its parent for kept/, rejected/, failed/ shards), by folder."""
+    """The files among `files`, local or on an object store, that belong to a gristmill output
+    folder (one with OUTPUT_MARKER: the file's folder, or its parent for kept/, rejected/, failed/
+    shards), by folder."""
     marked: dict[str, bool] = {}
     found: dict[str, list[str]] = {}
     for path in files:
-        if not fileio.is_local(path):
-            continue
-        folder = os.path.dirname(path)
-        for candidate in (folder, os.path.dirname(folder)):
+        folder = _parent(path)
+        for candidate in (folder, None if folder is None else _parent(folder)):
+            if candidate is None:
+                break
             if candidate not in marked:
-                marked[candidate] = os.path.exists(os.path.join(candidate, OUTPUT_MARKER))
+                marked[candidate] = fileio.exists(
+                    fileio.join(candidate, OUTPUT_MARKER) if candidate else OUTPUT_MARKER
+                )
             if marked[candidate]:
                 found.setdefault(candidate or ".", []).append(path)
                 break
     return found
 
 
+def _parent(path: str) -> str | None:
+    """The folder holding `path` (None above a bucket: `s3://bucket` has none)."""
+    if fileio.is_local(path):
+        return os.path.dirname(path)
+    scheme, rest = path.split("://", 1)
+    return f"{scheme}://{rest.rsplit('/', 1)[0]}" if "/" in rest else None
+
+
 def is_shard_of(path: str, output: str) -> bool:
     """Whether `path` lies in the kept/, rejected/ or failed/ part of the output folder `output`."""
+    if not fileio.is_local(path):
+        return (
+            path.startswith(output.rstrip("/") + "/")
+            and path[len(output) :].lstrip("/").split("/")[0] in OUTPUT_PARTS
+        )
     return os.path.relpath(path, output).split(os.sep)[0] in OUTPUT_PARTS
+
+
+def is_output_file(path: str) -> bool:
+    """Whether `path` is one an output folder's run writes beside its parts (manifest, report, ...)."""
+    return path.replace(os.sep, "/").rsplit("/", 1)[-1] in (OUTPUT_MARKER, *REPLACED_FILES)
 
 
 def _first_of(names: list[str]) -> str:

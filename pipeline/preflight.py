@@ -14,7 +14,13 @@ from itertools import islice
 from pipeline import fileio
 from pipeline.document import Document
 from pipeline.file_start import WHOLE_FILE_ERRORS
-from pipeline.output_folder import OTHER_DISK_ADVICE, earlier_outputs, folders_by_disk, is_shard_of
+from pipeline.output_folder import (
+    OTHER_DISK_ADVICE,
+    earlier_outputs,
+    folders_by_disk,
+    is_output_file,
+    is_shard_of,
+)
 from pipeline.readers import (
     STREAM_ADVICE,
     InputConfig,
@@ -101,14 +107,15 @@ def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[st
             notes.append(note)
         files.update(matched)
     for output, paths in earlier_outputs(list(files)).items():
-        if own := [path for path in paths if not is_shard_of(path, output)]:
+        if own := [path for path in paths if not is_shard_of(path, output) and is_output_file(path)]:
             raise UsageError(
                 f"{own[0]}: --input matches the files of an earlier gristmill output ({output}: its "
                 "manifest, report and marker are not input); narrow the glob"
             )
-        if notes is not None:
+        shards = [path for path in paths if is_shard_of(path, output)]
+        if shards and notes is not None:
             notes.append(
-                f"gristmill: note: {len(paths)} input files are shards of an earlier gristmill output "
+                f"gristmill: note: {len(shards)} input files are shards of an earlier gristmill output "
                 f"({output}: kept/, rejected/, failed/); they are read as input like any other file"
             )
     return dict(sorted(one_name_per_file(files).items()))

@@ -12,7 +12,7 @@ import apache_beam as beam
 import pytest
 from apache_beam.options.pipeline_options import PipelineOptions
 
-from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT
+from pipeline.cli import QUIET_OFFLINE_ENVIRONMENT, main
 from pipeline.recipe import load_recipe
 from pipeline.run import build_pipeline, run_recipe
 from pipeline.runners import DASK_RUNNER, dask_overrides
@@ -319,6 +319,17 @@ def test_bad_input_is_handled_the_same_on_dask(tmp_path, dask_cluster):
     assert {"InvalidUtf8", "MalformedJson", "MissingText"} <= errors
     failed = lambda out: sorted((f["id"], f["error"]) for f in read_part(out, "failed"))  # noqa: E731
     assert failed(tmp_path / "dask") == failed(tmp_path / "default")
+
+
+def test_relative_paths_name_the_drivers_files_on_the_cluster(tmp_path, dask_cluster, monkeypatch):
+    """The workers run in a folder of their own: a relative --output, --input or --spill_dir was
+    sent to them as written (the run failed, its spill files left in the workers' folder)."""
+    monkeypatch.chdir(tmp_path)
+    write_jsonl(tmp_path / "in.jsonl", corpus(20))
+    recipe = write_recipe(tmp_path / "r.toml", ["in.jsonl"], DOCUMENT_STAGES)
+    run = ["run", "--quiet", "--recipe", str(recipe), "--output", "out", "--spill_dir", "spill"]
+    assert main([*run, *_dask(dask_cluster)]) == 0
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text())["counts"]["input"] == 20
 
 
 def test_the_cli_knows_dasks_options_once_the_runner_is_dask():

@@ -17,6 +17,8 @@ from apache_beam.io.filesystems import FileSystems
 from pipeline import fileio, s3_objects
 from pipeline.checkpoints import CheckpointSettings
 from pipeline.dataset import GristmillDataset, OutputStream
+from pipeline.preflight import UsageError, check_inputs
+from pipeline.readers import InputConfig
 from pipeline.recipe import load_recipe
 from pipeline.run import run_recipe
 from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
@@ -254,6 +256,31 @@ def test_fileio_deletes_and_sizes_objects_on_s3(s3_server):
     fileio.delete_tree(base)  # everything under fileio/, not the sibling prefix fileio-sibling/
     assert _objects(client, "fileio") == ["fileio-sibling/c.bin"]
     fileio.delete_tree(base)  # an empty prefix is fine too
+
+
+def test_an_s3_glob_lists_no_folder_marker_and_refuses_an_earlier_outputs_own_files(tmp_path, s3_server):
+    """A zero-byte `sub/` key (an S3 console's folder) was listed as a file whose format is
+    unknown; an earlier output's manifest on S3 was read as input (only local ones were refused)."""
+    client, s3_options = s3_server
+    fileio.use_options(s3_options)
+    base = f"s3://{BUCKET}/layout"
+    for key in ("data/a.jsonl", "data/sub/b.jsonl", "out/.gristmill-output", "out/manifest.json"):
+        fileio.write_bytes(f"{base}/{key}", b'{"text": "some text"}\n')
+    fileio.write_bytes(f"{base}/data/sub/", b"")
+    fileio.write_bytes(f"{base}/out/kept/part-00000-of-00001.jsonl", b'{"text": "kept text"}\n')
+    assert list(fileio.listing(f"{base}/data/**")) == [f"{base}/data/a.jsonl", f"{base}/data/sub/b.jsonl"]
+    with pytest.raises(
+        UsageError, match=f"{base}/out/.gristmill-output: --input matches the files of an earlier"
+    ):
+        check_inputs(InputConfig((f"{base}/out/**",), format="jsonl"))
+    notes = []
+    assert list(check_inputs(InputConfig((f"{base}/out/kept/*",)), notes)) == [
+        f"{base}/out/kept/part-00000-of-00001.jsonl"
+    ]
+    assert notes == [
+        f"gristmill: note: 1 input files are shards of an earlier gristmill output ({base}/out: kept/, "
+        "rejected/, failed/); they are read as input like any other file"
+    ]
 
 
 def test_s3_files_are_written_through_one_client_whole_or_not_at_all(s3_server, monkeypatch):
