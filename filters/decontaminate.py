@@ -167,6 +167,9 @@ class Decontaminate(DocumentStage):
         ),
     }
 
+    def data_files(self) -> list[str]:
+        return list(self.paths)
+
     def configure(self) -> None:
         from pipeline.readers import InputError, expand_paths
 

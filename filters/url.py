@@ -103,6 +103,9 @@ class URLFilter(DocumentStage):
         ),
     }
 
+    def data_files(self) -> list[str]:
+        return [*self.domain_files, *self.url_files]
+
     def configure(self) -> None:
         if self.ut1_lists:
             ut1.asset_path()  # a missing wheel stops the recipe here, not in a worker

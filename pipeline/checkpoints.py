@@ -42,7 +42,8 @@ from pipeline.spill import ChunkEncoder
 from pipeline.stages import CollectionStage, Stage
 
 LOG = logging.getLogger("gristmill")
-CHECKPOINT_VERSION = 4  # 2: compressed chunks; 3: documents carry their origin; 4: Parquet split by bytes
+CHECKPOINT_VERSION = 5  # 2: compressed chunks; 3: documents carry their origin; 4: Parquet split by bytes;
+# 5: only_languages and data files in the phases' fingerprints
 CHUNK_RECORDS = 512  # pairs per chunk (the unit read back at once)
 MARKER = ".done.json"
 PHASE_MARKER = f"phase{MARKER}"
@@ -75,6 +76,17 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
+def data_files(component) -> list[tuple[str, int, float]]:
+    """(path, size, modification time) of every file a stage or generator reads besides the input."""
+    found = []
+    for pattern in component.data_files():
+        found += [
+            (path, info.size, info.modified)
+            for path, info in fileio.listing(fileio.user_path(pattern)).items()
+        ]
+    return found
+
+
 def unit_identity(unit, input_meta: dict[str, tuple[int, float]]) -> str:
     """What a phase-0 unit (an input split or a generator) is: for a split its file's path, size
     and modification time and its byte range."""
@@ -95,10 +107,19 @@ class WorkArea:
 
     @classmethod
     def for_recipe(cls, recipe, root: str, units: list, input_meta: dict) -> WorkArea:
-        settings = {f: v for f, v in recipe.resolved()["input"].items() if f != "paths"}
-        generators = recipe.resolved()["synthesis"]
+        described = recipe.resolved()
+        settings = {f: v for f, v in described["input"].items() if f != "paths"}
+        generators = [
+            {**table, "files": data_files(generator)}
+            for table, generator in zip(described["synthesis"], recipe.generators)
+        ]
+        # each stage as the manifest gives it (only_languages too) and the data files it reads
+        stages = {
+            id(stage): {**table, "files": data_files(stage)}
+            for table, stage in zip(described["stages"], recipe.stages)
+        }
         phases = cut_phases(recipe.stages)
-        resolved = [[{"use": s.registry_name, "name": s.name, **s.resolved()} for s in p] for p in phases]
+        resolved = [[stages[id(s)] for s in p] for p in phases]
         base = _digest([CHECKPOINT_VERSION, gristmill_version(), settings, generators, resolved[0]])
         by_key = {_digest([base, unit_identity(unit, input_meta)]): unit for unit in units}
         fingerprints = [base]

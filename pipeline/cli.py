@@ -15,7 +15,7 @@ from pipeline.inspect import read_manifest, summary
 from pipeline.malloc import tune_malloc
 from pipeline.readers import FORMATS
 from pipeline.recipe import DEFAULT_RECIPE
-from pipeline.signals import sigterm_unwinds
+from pipeline.signals import console_outlives_its_reader, sigterm_unwinds
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT = 0, 1, 2  # stopped by a signal: 128 + its number
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that SIGPIPE ended
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         handler.addFilter(lambda record: "apitools not found" not in record.getMessage())
     try:
         if args.command == "run":
-            with sigterm_unwinds():
+            with sigterm_unwinds(), console_outlives_its_reader():
                 return _run(args, extra, _own_options(parser, "run"))
         if args.command == "list":
             return _list(args.stage)

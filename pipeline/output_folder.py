@@ -61,6 +61,14 @@ def check_work_root(work_root: str, output: str) -> None:
     deleted = "the work area is deleted after a successful run and by --fresh"
     if output == root or output.startswith(root + "/"):
         raise WorkDirNotOurs(f"{work_root}: the output folder would be inside the work area; {deleted}")
+    if any(
+        root == f"{output.rstrip('/')}/{part}" or root.startswith(f"{output.rstrip('/')}/{part}/")
+        for part in OUTPUT_PARTS
+    ):
+        raise WorkDirNotOurs(
+            f"{work_root}: inside the output folder's kept/, rejected/ or failed/, which a run replaces "
+            "(the checkpoints would be deleted); give --work-dir another folder"
+        )
     others = [repr(entry) for entry in entries if not entry.startswith("phase-") and entry != LOCK_FILE]
     if others:
         raise WorkDirNotOurs(
@@ -150,7 +158,7 @@ def check_inputs_outside(output: str, files: list[str]) -> None:
     folders and work area (`--input 'data/**/*.parquet' --output data/out` read the last run's
     shards, and replaced them)."""
     folder = fileio.canonical(output).rstrip("/")
-    replaced = tuple(f"{folder}/{name}" for name in (*OUTPUT_PARTS, WORK_FOLDER, ".staging-"))
+    replaced = tuple(f"{folder}/{name}/" for name in (*OUTPUT_PARTS, WORK_FOLDER)) + (f"{folder}/.staging-",)
     inside = [path for path in files if fileio.canonical(path).startswith(replaced)]
     if inside:
         raise InputInsideOutput(

@@ -115,6 +115,12 @@ class Channel:
         self.tap(outputs.rejected, "rejected", f"Progress_{stage}_rejected")
         self.tap(outputs.failed, "failed", f"Progress_{stage}_failed")
 
+    def all_bytes_read(self) -> None:
+        """Say, from the driver, that the input was read (a run resumed after its reading phase)."""
+        fileio.write_whole(
+            f"{self.directory}/restored.json", json.dumps({"bytes": self.total_bytes}).encode()
+        )
+
     @classmethod
     def for_recipe(cls, recipe, staging: str, total_bytes: int) -> Channel:
         """A channel for `recipe`'s stages, whose inputs hold `total_bytes`."""

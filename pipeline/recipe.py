@@ -6,6 +6,7 @@ Every problem is a `ConfigError` whose message names the file and, where it appl
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -104,9 +105,9 @@ def _check_output(output: OutputConfig, where: str) -> None:
     if output.token_ids and output.tokenizer == "none":
         raise ConfigError(f'{where} token_ids needs a tokenizer (tokenizer = "none")')
     for pattern, weight in output.mixture.items():
-        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight <= 0:
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight < math.inf:
             raise ConfigError(
-                f"{where} mixture: weight of {pattern!r} must be a positive number, got {weight!r}"
+                f"{where} mixture: weight of {pattern!r} must be a finite positive number, got {weight!r}"
             )
     if output.mixture_max_repeat < 1:
         raise ConfigError(f"{where} mixture_max_repeat must be at least 1 (1 = never repeat a document)")
@@ -123,6 +124,8 @@ def _typed_table(cls, table: dict[str, Any], where: str, types: dict[str, tuple]
             raise ConfigError(
                 f"{where}: unknown key {key!r} ({did_you_mean(key, known)}known: {', '.join(sorted(known))})"
             )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{where}: {key} must be a finite number, got {value!r}")
         expected = types.get(key)
         if expected and (
             not isinstance(value, expected) or (bool not in expected and isinstance(value, bool))
@@ -248,6 +251,10 @@ def build_recipe(
         _build(GENERATORS, table, f"{path}: synthesis {index}", "generator")
         for index, table in enumerate(_table_list(data, "synthesis", path), start=1)
     ]
+    generator_names = [generator.name for generator in generators]
+    if duplicated := sorted({n for n in generator_names if generator_names.count(n) > 1}):
+        # a generator's candidates are told apart (checkpoints, decisions) by its name
+        raise ConfigError(f"{path}: two generators are named {duplicated[0]!r}; give one a `name`")
     stages = [
         _build_stage(table, f"{path}: stage {index}")
         for index, table in enumerate(_table_list(data, "stage", path), start=1)

@@ -252,6 +252,7 @@ def build_pipeline(
         )
         if channel:
             channel.tap(pairs, "read", "Progress_restored")
+            channel.all_bytes_read()
     read = pairs | "SplitRead" >> SplitOutcomes()
     rejected, failed = [read.rejected], [read.failed]
     if channel:  # taps before any Flatten: the local runner holds a Flatten's output until it ends

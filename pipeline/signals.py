@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import signal
+import sys
 import threading
 from dataclasses import dataclass
 
@@ -51,6 +52,47 @@ def sigterm_unwinds():
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class _OutlivesItsReader:
+    """A console stream that, when whatever reads it goes away (`gristmill run ... | head -1`),
+    points its file descriptor at /dev/null and goes on: the broken pipe stopped the run, which
+    published nothing, or left it waiting forever on a bundle."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._to_devnull()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._to_devnull()
+
+    def _to_devnull(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())
+        os.close(devnull)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def console_outlives_its_reader():
+    """While inside, writes to a closed stdout or stderr pipe go to /dev/null instead of raising."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = map(_OutlivesItsReader, streams)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 def signal_workers(signum: int) -> None:

@@ -107,6 +107,11 @@ class Configurable:
         """Every parameter with its effective value (for `validate` and the manifest)."""
         return {key: getattr(self, key) for key in self.params}
 
+    def data_files(self) -> list[str]:
+        """Paths or globs of the data files it reads besides the run's input (an eval set, lists,
+        candidate files): a rerun resumes from checkpoints only while they are unchanged."""
+        return []
+
 
 class Stage(Configurable):
     """Base of every stage. `reasons` lists every reason code the stage can reject with."""

@@ -54,6 +54,9 @@ class FileGenerator(Generator):
         ),
     }
 
+    def data_files(self) -> list[str]:
+        return list(self.paths)
+
     def configure(self) -> None:
         if not self.paths:
             raise ConfigError("paths: the file generator needs at least one path")

@@ -123,6 +123,9 @@ class OpenAIGenerator(Generator):
         "api_key_env": Param(str, "OPENAI_API_KEY", "environment variable holding the API key (optional)"),
     }
 
+    def data_files(self) -> list[str]:
+        return list(self.prompts)
+
     def configure(self) -> None:
         if not self.model:
             raise ConfigError("model: the openai generator needs a model name")

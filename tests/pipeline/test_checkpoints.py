@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.checkpoints import CheckpointSettings, cut_phases
+from pipeline.checkpoints import CheckpointSettings, WorkArea, cut_phases
 from pipeline.output_folder import LOCK_FILE
 from pipeline.progress import size_text
 from pipeline.recipe import load_recipe
@@ -274,11 +274,33 @@ def test_a_work_dir_holding_anything_but_checkpoints_is_refused_and_kept(setup, 
     assert "the output folder would be inside the work area" in capsys.readouterr().err
     assert main([*run, str(folder / "on_a_file"), "--work-dir", str(scratch / "precious.txt")]) == 2
     assert f"precious.txt: {scratch / 'precious.txt'} is a file, not a folder" in capsys.readouterr().err
+    # inside the output's kept/, which publishing replaces (the checkpoints were deleted, unsaid)
+    assert main([*run, str(folder / "o"), "--work-dir", str(folder / "o" / "kept"), "--keep-work"]) == 2
+    assert "inside the output folder's kept/, rejected/ or failed/" in capsys.readouterr().err
     # A work area an earlier run kept (only its phase folders) is reused, then deleted.
     kept = copy_of_kept_work(folder, "kept-again") / ".gristmill-work"
     assert main([*run, str(folder / "reuse"), "--work-dir", str(kept)]) == 0
     assert json.loads((folder / "reuse" / "manifest.json").read_text())["checkpoints"]["units_reused"] > 0
     assert not kept.exists()
+
+
+def test_the_fingerprints_cover_only_languages_and_the_data_files_a_stage_reads(tmp_path):
+    """A rerun reused checkpoints made with another `only_languages`, or from an eval set (or
+    candidate files) that has changed since: stale decisions, new candidates never read."""
+    evals = write_jsonl(tmp_path / "evals.jsonl", [{"text": "an eval item of some words"}])
+    stages = (
+        '[[stage]]\nuse = "length"\nonly_languages = ["{language}"]\n\n'
+        f'[[stage]]\nuse = "decontaminate"\npaths = ["{evals}"]\n\n[[stage]]\nuse = "exact_dedup"\n'
+    )
+
+    def phase_0(language: str = "en") -> str:
+        recipe = write_recipe(tmp_path / "r.toml", ["x.jsonl"], stages.replace("{language}", language))
+        return WorkArea.for_recipe(load_recipe(recipe), "work", [], {}).fingerprints[0]
+
+    first = phase_0()
+    assert phase_0() == first and phase_0("fr") != first
+    write_jsonl(evals, [{"text": "an eval item of some words"}, {"text": "and one more"}])
+    assert phase_0() != first
 
 
 def test_a_work_dir_in_use_by_another_run_is_refused_and_left_alone(setup, capsys):

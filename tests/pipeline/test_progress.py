@@ -27,6 +27,13 @@ def test_workers_tallies_add_up_in_the_channel(tmp_path):
     assert channel.read() == Counter({"read": 7, "rejected.length": 1})
 
 
+def test_a_run_resumed_after_its_reading_says_everything_was_read(tmp_path):
+    """It showed `0 B of 291.7 KB (0%), ETA ?` to the end: restored documents credit no bytes."""
+    channel = Channel(str(tmp_path / "progress"), ["length"], total_bytes=1000)
+    channel.all_bytes_read()
+    assert "1000 B of 1000 B (100%), all read" in plain_line(snapshot(channel, channel.read(), 1.0))
+
+
 def test_snapshot_derives_kept_per_stage_and_eta():
     channel = Channel("unused", ["a", "b", "dedup"], tapped={"b"}, total_bytes=1000)
     counts = Counter(

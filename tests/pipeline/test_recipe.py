@@ -55,6 +55,14 @@ def test_duplicate_stage_names_need_a_name():
     build_recipe(recipe([{"use": "length"}, {"use": "length", "name": "length_again"}]))
 
 
+def test_duplicate_generator_names_need_a_name():
+    """The second generator's candidates were silently dropped (both had one checkpoint key)."""
+    math = {"use": "math", "count": 4}
+    with pytest.raises(ConfigError, match="two generators are named 'math'; give one a `name`"):
+        build_recipe(recipe([{"use": "length"}], synthesis=[math, {**math, "seed": 1}]))
+    build_recipe(recipe([{"use": "length"}], synthesis=[math, {**math, "seed": 1, "name": "math_1"}]))
+
+
 @pytest.mark.parametrize(
     "name, message",
     [
@@ -77,8 +85,14 @@ def test_stage_names_that_the_run_figures_would_mix_up_are_refused(name, message
         ({"run": {"nam": "x"}}, "[run]: unknown key 'nam' (did you mean 'name'? known: "),
         ({"output": {"shards": 2, "target_shard_mb": 5}}, "not shards and target_shard_mb"),
         ({"output": {"shards": "2"}}, "shards must be int"),
-        ({"output": {"row_group_mb": float("nan")}}, "row_group_mb must be positive"),
-        ({"output": {"target_shard_mb": float("nan")}}, "row_group_mb must be positive"),
+        ({"output": {"row_group_mb": float("nan")}}, "row_group_mb must be a finite number, got nan"),
+        ({"output": {"target_shard_mb": float("nan")}}, "target_shard_mb must be a finite number"),
+        # these passed loading and failed the run after everything was read
+        ({"output": {"row_group_mb": float("inf")}}, "row_group_mb must be a finite number, got inf"),
+        ({"output": {"mixture_max_repeat": float("nan")}}, "mixture_max_repeat must be a finite number"),
+        ({"output": {"mixture": {"*": float("inf")}}}, "weight of '*' must be a finite positive number"),
+        ({"output": {"mixture": {"*": float("nan")}}}, "weight of '*' must be a finite positive number"),
+        ({"run": {"max_failed_fraction": float("nan")}}, "max_failed_fraction must be a finite number"),
         ({"input": {"paths": ["a"], "html_extractor": "lynx"}}, "html_extractor"),
         ({"input": {"paths": ["a"], "split_bytes": 0}}, "[input] split_bytes must be at least 1, got 0"),
         ({"stages": []}, "unknown table [stages] (did you mean 'stage'? known: "),

@@ -243,6 +243,11 @@ def test_input_files_the_run_would_replace_are_refused(tmp_path, shared_run):
     assert shard_hashes(json.loads((out / "manifest.json").read_text())) == shard_hashes(shared_run.manifest)
     kept_back = load_recipe(write_recipe(tmp_path / "k.toml", [str(out / "kept" / "*.parquet")], STAGES))
     assert run_recipe(kept_back, str(tmp_path / "again"), IN_PROCESS).manifest["conservation"]
+    # a folder whose name only starts like a part's is the user's (`kept_2023/` was refused)
+    (out / "kept_2023").mkdir()
+    write_jsonl(out / "kept_2023" / "a.jsonl", corpus(3))
+    beside = load_recipe(write_recipe(tmp_path / "b.toml", [str(out / "kept_2023" / "*.jsonl")], STAGES))
+    assert run_recipe(beside, str(out), IN_PROCESS).manifest["counts"]["input"] == 3
 
 
 def test_failure_budget_fails_the_run_after_writing_everything(tmp_path):

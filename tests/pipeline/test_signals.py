@@ -71,6 +71,28 @@ def test_a_run_stopped_or_losing_a_worker_says_so_in_one_line(tmp_path, kill, st
     assert not (out / ".gristmill-lock").exists()
 
 
+def test_a_run_whose_console_reader_goes_away_still_publishes(tmp_path):
+    """`gristmill run ... 2>&1 | head -1`: the first write after `head` left raised BrokenPipeError,
+    which stopped the run (exit 141, nothing published)."""
+    data = write_jsonl(
+        tmp_path / "in.jsonl", [{"id": str(i), "text": f"text {i} " * 30} for i in range(3000)]
+    )
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], '[[stage]]\nuse = "gopher_repetition"\n')
+    out = tmp_path / "out"
+    run = ["run", "--recipe", str(recipe), "--output", str(out), "--progress-interval", "0.2"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", *run, "--direct_num_workers=1"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    process.stdout.readline()
+    process.stdout.close()  # as `head -1` exits
+    assert process.wait(timeout=120) == 0
+    assert (out / "manifest.json").exists()
+
+
 def test_a_driver_left_waiting_on_a_dead_worker_is_woken(monkeypatch):
     """Beam's runner sometimes waited forever on a dead worker's bundle (4 of 23 runs of the test
     above hung): the driver's main thread, blocked on a lock as it was then, gets WorkerLost."""
