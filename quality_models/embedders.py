@@ -41,8 +41,10 @@ log = logging.getLogger(__name__)
 
 STATIC_MODEL_DIR = MODELS_DIR / "static-minilm"
 MINILM_MAX_TOKENS = 256
-# Batch widths, in word pieces (a text is padded to the first that holds it): see MiniLMEmbedder._encode.
-MINILM_WIDTHS = (32, 64, 128, MINILM_MAX_TOKENS)
+# Batch shapes (see MiniLMEmbedder._encode): widths in word pieces (a text is padded to the first
+# that holds it), and texts per batch on a CPU (on a GPU: the stage's batch_size).
+MINILM_WIDTHS = tuple(range(32, MINILM_MAX_TOKENS + 1, 32))
+MINILM_CPU_ROWS = 16
 STATIC_MAX_TOKENS = 512
 EMBEDDER_NAMES = ("minilm", "minilm-bf16", "static")
 WORD_CACHE_SIZE = 500_000
@@ -190,13 +192,14 @@ class MiniLMEmbedder(Embedder):
         self.dim = int(self._model.get_embedding_dimension())
 
     def _encode(self, texts: list[str], batch_size: int) -> np.ndarray:
-        """Every batch has a shape set by its texts alone: `batch_size` rows (empty texts fill the
-        last) of the first of MINILM_WIDTHS word pieces that holds each text. A matmul's rounding
-        depends on its shape, so padding a batch to its longest text, as sentence-transformers
-        does, made a document's embedding depend on the documents beside it, and so on the input
-        order (minilm-bf16: scores up to 0.002 apart)."""
+        """Every batch has a shape set by its texts alone: a fixed number of rows (empty texts fill
+        the last) of the first of MINILM_WIDTHS word pieces that holds each text. A matmul's
+        rounding depends on its shape, so padding a batch to its longest text, as
+        sentence-transformers does, made a document's embedding depend on the documents beside it,
+        and so on the input order (minilm-bf16: scores up to 0.002 apart)."""
         torch, model = self._torch, self._model
         autocast = self.bf16 and self.device == "cpu"
+        batch_size = MINILM_CPU_ROWS if self.device == "cpu" else batch_size
         texts = [minilm_opening(text) for text in texts]
         pieces = model.tokenizer(texts, truncation=True, max_length=self.max_tokens)["input_ids"]
         by_width: dict[int, list[int]] = {}

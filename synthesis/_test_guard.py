@@ -162,9 +162,11 @@ def _refuse_fake_number(value):
     kind = type(value)
     if kind in PLAIN_SET or not _type_flags(kind) & HEAP_TYPE:
         return
-    probe = object()
-    if any(_claims(lambda order=order: order(value, probe)) for order in ORDERS) or _same_difference(value):
-        _gamed(f"{kind.__module__}.{kind.__qualname__} says it is ordered against any object")
+    probe, name = object(), f"{kind.__module__}.{kind.__qualname__}"
+    if any(_claims(lambda order=order: order(value, probe)) for order in ORDERS):
+        _gamed(f"{name} says it is ordered against any object")
+    if _same_difference(value):
+        _gamed(f"{name} says its difference from 0 and from 1 is the same")
 
 
 def _same_difference(value):

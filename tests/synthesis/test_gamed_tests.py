@@ -330,6 +330,12 @@ def test_wrong_solutions_that_tests_ending_early_or_unittest_settings_would_admi
         == "tests: GamedTests: the sample set unittest.case.TestCase.__unittest_skip__"
     )
     assert details["holds_anything"] == "tests: GamedTests: solution.C says it holds any object"
+    assert (
+        details["less_than_anything"] == "tests: GamedTests: solution.Z says it is ordered against any object"
+    )
+    assert details["difference_always_zero"] == (
+        "tests: GamedTests: solution.Z says its difference from 0 and from 1 is the same"
+    )
 
 
 @needs_bwrap
