@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import psutil
-from distributed_runners import ENV, _port, _start
+from distributed_runners import ENV, start_dask_cluster
 
 ELEMENTS, PER_SEED = 96, 8
 
@@ -67,21 +67,10 @@ def pipeline_main(address: str, out: str, log: str) -> None:
 
 
 def one_run(folder: Path, kill_after: int) -> tuple[list[int], list[int]]:
-    port = _port()
-    address = f"127.0.0.1:{port}"
-    worker = ["-m", "dask", "worker", f"tcp://{address}", "--host", "127.0.0.1", "--nthreads", "1"]
-    services = _start(
-        [["-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]]
-        + [[*worker, "--no-dashboard", "--name", f"w{i}"] for i in (1, 2)],
-        folder,
-    )
+    services, address = start_dask_cluster(folder)
     out, log = folder / "out.json", folder / "applied.log"
     log.write_text("")
     try:
-        from distributed import Client
-
-        with Client(address, timeout=120) as client:
-            client.wait_for_workers(2, timeout=300)
         command = [sys.executable, __file__, "--pipeline", address, str(out), str(log)]
         driver = subprocess.Popen(command, env=ENV)
         while len(log.read_text().splitlines()) < kill_after and driver.poll() is None:

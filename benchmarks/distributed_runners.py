@@ -72,19 +72,27 @@ def _services(runner: str, logs: Path) -> tuple[list[subprocess.Popen], list[str
             "--environment_type=LOOPBACK",
         ]
     if runner == "dask":
-        address = f"127.0.0.1:{port}"
-        worker = ["-m", "dask", "worker", f"tcp://{address}", "--host", "127.0.0.1", "--nthreads", "1"]
-        services = _start(
-            [["-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]]
-            + [[*worker, "--no-dashboard", "--name", f"w{i}"] for i in (1, 2)],
-            logs,
-        )
-        from distributed import Client
-
-        with Client(address, timeout=120) as client:
-            client.wait_for_workers(2, timeout=300)
+        services, address = start_dask_cluster(logs)
         return services, ["--runner=DaskRunner", f"--dask_client_address={address}"]
     return [], []
+
+
+def start_dask_cluster(logs: Path) -> tuple[list[subprocess.Popen], str]:
+    """A scheduler and two one-thread workers (each under its nanny) on loopback, ready; their
+    processes (scheduler first) and the scheduler's address."""
+    port = _port()
+    address = f"127.0.0.1:{port}"
+    worker = ["-m", "dask", "worker", f"tcp://{address}", "--host", "127.0.0.1", "--nthreads", "1"]
+    services = _start(
+        [["-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]]
+        + [[*worker, "--no-dashboard", "--name", f"w{i}"] for i in (1, 2)],
+        logs,
+    )
+    from distributed import Client
+
+    with Client(address, timeout=120) as client:
+        client.wait_for_workers(2, timeout=300)
+    return services, address
 
 
 def run(runner: str, recipe: str, inputs: list[str], folder: Path, beam_args: list[str]) -> dict:
