@@ -163,7 +163,7 @@ def test_no_tokenizer_by_default_leaves_counts_null(tmp_path):
     [
         ("shards = 2\ntarget_shard_tokens = 10", "set one of"),
         ("target_shard_tokens = 10", "needs a tokenizer"),
-        ('mixture = { "a" = 0 }', "must be a positive number"),
+        ('mixture = { "a" = 0 }', "must be a finite positive number"),
         ("mixture_max_repeat = 0.5", "at least 1"),
         ("shuffle_seed = 1.5", "shuffle_seed"),
     ],
