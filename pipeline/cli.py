@@ -244,6 +244,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     from pipeline.progress import console_progress
     from pipeline.recipe import language_notes, load_recipe
     from pipeline.run import LOCAL_RUNNERS, PipelineFailed, RunFailed, pipeline_options, run_recipe
+    from pipeline.runners import map_option
 
     check_beam_options(beam_args, own_options)
     # Object stores (s3://, gs://) take their credentials and endpoint from the Beam options, and
@@ -263,7 +264,7 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         recipe.input = replace(recipe.input, paths=tuple(map(_absolute, recipe.input.paths)))
         args.output = _absolute(args.output)
         args.work_dir = args.work_dir and _absolute(args.work_dir)
-        beam_args = _absolute_spill_dir(beam_args)
+        beam_args = map_option(beam_args, "spill_dir", _absolute)
         options = fileio.set_options(pipeline_options(beam_args))
     for note in language_notes(recipe):
         print(note, file=sys.stderr)
@@ -317,17 +318,6 @@ def _absolute(path: str) -> str:
     from pipeline import fileio
 
     return os.path.abspath(fileio.user_path(path)) if fileio.is_local(path) else path
-
-
-def _absolute_spill_dir(beam_args: list[str]) -> list[str]:
-    """`--spill_dir=DIR` or `--spill_dir DIR` with DIR made absolute."""
-    args = list(beam_args)
-    for index, arg in enumerate(args):
-        if arg.startswith("--spill_dir="):
-            args[index] = "--spill_dir=" + _absolute(arg.split("=", 1)[1])
-        elif arg == "--spill_dir" and index + 1 < len(args):
-            args[index + 1] = _absolute(args[index + 1])
-    return args
 
 
 def _disk_space_notes(recipe, inputs, output: str, options, checkpoints) -> list[str]:

@@ -61,10 +61,7 @@ def check_work_root(work_root: str, output: str) -> None:
     deleted = "the work area is deleted after a successful run and by --fresh"
     if output == root or output.startswith(root + "/"):
         raise WorkDirNotOurs(f"{work_root}: the output folder would be inside the work area; {deleted}")
-    if any(
-        root == f"{output.rstrip('/')}/{part}" or root.startswith(f"{output.rstrip('/')}/{part}/")
-        for part in OUTPUT_PARTS
-    ):
+    if any(f"{root}/".startswith(f"{output.rstrip('/')}/{part}/") for part in OUTPUT_PARTS):
         raise WorkDirNotOurs(
             f"{work_root}: inside the output folder's kept/, rejected/ or failed/, which a run replaces "
             "(the checkpoints would be deleted); give --work-dir another folder"

@@ -113,6 +113,11 @@ def _check_output(output: OutputConfig, where: str) -> None:
         raise ConfigError(f"{where} mixture_max_repeat must be at least 1 (1 = never repeat a document)")
 
 
+def _refuse_repeated_names(names: list[str], kind: str, path: str) -> None:
+    if repeated := sorted({name for name in names if names.count(name) > 1}):
+        raise ConfigError(f"{path}: two {kind} are named {repeated[0]!r}; give one a `name`")
+
+
 def _typed_table(cls, table: dict[str, Any], where: str, types: dict[str, tuple]):
     """Build a frozen config dataclass from a TOML table, rejecting unknown or mistyped keys."""
     if not isinstance(table, dict):
@@ -251,18 +256,14 @@ def build_recipe(
         _build(GENERATORS, table, f"{path}: synthesis {index}", "generator")
         for index, table in enumerate(_table_list(data, "synthesis", path), start=1)
     ]
-    generator_names = [generator.name for generator in generators]
-    if duplicated := sorted({n for n in generator_names if generator_names.count(n) > 1}):
-        # a generator's candidates are told apart (checkpoints, decisions) by its name
-        raise ConfigError(f"{path}: two generators are named {duplicated[0]!r}; give one a `name`")
+    # a generator's candidates are told apart (checkpoints, decisions) by its name
+    _refuse_repeated_names([generator.name for generator in generators], "generators", path)
     stages = [
         _build_stage(table, f"{path}: stage {index}")
         for index, table in enumerate(_table_list(data, "stage", path), start=1)
     ]
     names = [stage.name for stage in stages]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise ConfigError(f"{path}: two stages are named {duplicated[0]!r}; give one a `name`")
+    _refuse_repeated_names(names, "stages", path)
     for name, owner in (("read", "the readers"), (MIXTURE_STAGE, "the output mixture's rejections")):
         if name in names:
             raise ConfigError(f"{path}: the stage name {name!r} is reserved for {owner}")

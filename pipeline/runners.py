@@ -54,13 +54,17 @@ RUNNER_ALIASES = {"DaskRunner": DASK_RUNNER, BEAM_DASK_RUNNER: DASK_RUNNER}
 
 def expand_runner_alias(beam_args: list[str]) -> list[str]:
     """`--runner=DaskRunner` (or `--runner DaskRunner`, or Beam's class path) → gristmill's DaskRunner."""
-    args = list(beam_args)
+    return map_option(beam_args, "runner", lambda name: RUNNER_ALIASES.get(name, name))
+
+
+def map_option(beam_args: list[str], name: str, change) -> list[str]:
+    """The arguments with the value of `--name=VALUE` (or `--name VALUE`) replaced by change(VALUE)."""
+    args, flag = list(beam_args), f"--{name}"
     for index, arg in enumerate(args):
-        if arg.startswith("--runner="):
-            name = arg.split("=", 1)[1]
-            args[index] = f"--runner={RUNNER_ALIASES.get(name, name)}"
-        elif arg == "--runner" and index + 1 < len(args):
-            args[index + 1] = RUNNER_ALIASES.get(args[index + 1], args[index + 1])
+        if arg.startswith(f"{flag}="):
+            args[index] = f"{flag}={change(arg.split('=', 1)[1])}"
+        elif arg == flag and index + 1 < len(args):
+            args[index + 1] = change(args[index + 1])
     return args
 
 

@@ -200,19 +200,24 @@ class MiniLMEmbedder(Embedder):
         torch, model = self._torch, self._model
         autocast = self.bf16 and self.device == "cpu"
         batch_size = MINILM_CPU_ROWS if self.device == "cpu" else batch_size
-        texts = [minilm_opening(text) for text in texts]
-        pieces = model.tokenizer(texts, truncation=True, max_length=self.max_tokens)["input_ids"]
+        encoded = model.tokenizer(
+            [minilm_opening(text) for text in texts], truncation=True, max_length=self.max_tokens
+        )
+        blank = model.tokenizer("")  # what fills a batch's last rows
         by_width: dict[int, list[int]] = {}
-        for index, ids in enumerate(pieces):
+        for index, ids in enumerate(encoded["input_ids"]):
             by_width.setdefault(next(w for w in MINILM_WIDTHS if w >= len(ids)), []).append(index)
         vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
         with torch.inference_mode(), torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
             for width, indices in sorted(by_width.items()):
                 for start in range(0, len(indices), batch_size):
                     chunk = indices[start : start + batch_size]
-                    batch = [texts[i] for i in chunk] + [""] * (batch_size - len(chunk))
-                    features = model.tokenizer(
-                        batch, padding="max_length", truncation=True, max_length=width, return_tensors="pt"
+                    rows = {
+                        key: [values[i] for i in chunk] + [blank[key]] * (batch_size - len(chunk))
+                        for key, values in encoded.items()
+                    }
+                    features = model.tokenizer.pad(
+                        rows, padding="max_length", max_length=width, return_tensors="pt"
                     ).to(self.device)
                     embedded = model(dict(features))["sentence_embedding"][: len(chunk)]
                     vectors[chunk] = embedded.float().cpu().numpy()
