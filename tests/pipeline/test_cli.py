@@ -145,6 +145,7 @@ def test_list_shows_docs_params_and_reasons(capsys):
     assert "min_words (int, default 50)" in listing
     assert "reasons: too_few_words, too_many_words" in listing
     assert "exact_dedup  (collection stage)" in listing
+    assert "Every stage also takes only_languages" in listing
 
 
 def test_output_piped_into_a_reader_that_stops_ends_quietly(cli_run):

@@ -383,6 +383,7 @@ def test_list_one_stage(capsys):
     assert main(["list", "length"]) == 0
     listing = capsys.readouterr().out
     assert listing.startswith("length  (document stage)") and "exact_dedup" not in listing
+    assert listing.endswith("documents whose language is not listed pass it untouched.\n")
     assert main(["list", "lenght"]) == 2
     assert "unknown stage or generator 'lenght' (did you mean 'length'? known: " in capsys.readouterr().err
 
