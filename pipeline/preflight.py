@@ -209,7 +209,9 @@ def check_text_field(path: str, config: InputConfig, size: int) -> str:
             f"{path}: none of the first {len(records)} records has {what}: {unusable[0].message}; "
             f"choose one with --{option} or [input] {option.replace('-', '_')}"
         )
-    texts = [r.text for r in records if isinstance(r, Document) and r.kind is None]
+    documents = [r for r in records if isinstance(r, Document) and r.kind is None]
+    check_named_fields(path, documents, config)
+    texts = [doc.text for doc in documents]
     pages = sum(text.lstrip()[:20].lower().startswith(("<!doctype html", "<html")) for text in texts)
     if not config.html_field and pages * 2 > len(texts):
         return (
@@ -218,6 +220,26 @@ def check_text_field(path: str, config: InputConfig, size: int) -> str:
             f"text, name the field with --html-field {config.text_field} (or [input] html_field)"
         )
     return ""
+
+
+def check_named_fields(path: str, documents: list[Document], config: InputConfig) -> None:
+    """Stop when an id or URL field named in place of the default (`--id-field`, `--url-field`)
+    is in none of a file's first documents: most likely misspelt, it would give every document
+    a `file:position` id or no URL without a word."""
+    if not documents:
+        return
+    default = InputConfig()
+    unnamed = [  # (option, field, what none of the documents has)
+        ("id-field", config.id_field, all(doc.id.startswith(f"{doc.source}:") for doc in documents)),
+        ("url-field", config.url_field, all(doc.url is None for doc in documents)),
+    ]
+    for option, field, missing in unnamed:
+        if missing and field != getattr(default, option.replace("-", "_")):
+            key = option.replace("-", "_")
+            raise InputError(
+                f"{path}: none of the first {len(documents)} documents has a value in {field!r} "
+                f"(--{option} / [input] {key}); name a field they hold, or leave {key} out"
+            )
 
 
 def estimated_text_bytes(inputs: dict[str, fileio.FileInfo], config: InputConfig) -> float:

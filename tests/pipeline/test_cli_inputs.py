@@ -245,6 +245,22 @@ def test_a_missing_text_field_stops_early_listing_the_fields(tmp_path, capsys):
     assert code == 0 and "read 30, kept 30" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("option, field", [("--id-field", "doc_id"), ("--url-field", "link")])
+def test_an_id_or_url_field_in_none_of_the_first_records_stops_early(tmp_path, capsys, option, field):
+    """A misspelt field name gave every document a file:position id, or no URL, without a word."""
+    records = [{"id": str(i), "url": f"https://example.org/{i}", "text": LONG_TEXT} for i in range(30)]
+    data = write_jsonl(tmp_path / "docs.jsonl", records)
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], "")
+    out = tmp_path / "o"
+    code = main(["run", "--recipe", str(recipe), option, field, "--output", str(out)])
+    key = option[2:].replace("-", "_")
+    assert code == 2 and capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"gristmill: error: {data}: none of the first 20 documents has a value in {field!r} "
+        f"({option} / [input] {key}); name a field they hold, or leave {key} out"
+    )
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(
     "name, line, said",
     [  # `jq '.[]'` without -c prints pretty objects one after another; rows as arrays, not objects
