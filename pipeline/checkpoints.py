@@ -390,4 +390,6 @@ def describe(work_root: str) -> str:
     markers = fileio.match(f"{fileio.escape(work_root)}/phase-*/*{MARKER}")
     units = sum(1 for m in markers if not m.endswith(PHASE_MARKER))
     phases = sum(1 for m in markers if m.endswith(PHASE_MARKER))
+    if not units and not phases:  # and a --work-dir made for the run is removed with it
+        return "no input split had finished, so no checkpoint was kept"
     return f"{units} finished input splits and {phases} finished later phases are checkpointed in {work_root}"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.checkpoints import CheckpointSettings, WorkArea, cut_phases
+from pipeline.checkpoints import CheckpointSettings, WorkArea, cut_phases, describe
 from pipeline.output_folder import LOCK_FILE
 from pipeline.progress import size_text
 from pipeline.recipe import load_recipe
@@ -393,6 +393,11 @@ def test_kill_9_in_any_phase_then_the_rerun_matches_the_uninterrupted_run(setup,
         assert resumed["checkpoints"]["units_reused"] == before[0]
         assert len(resumed["checkpoints"]["phases_reused"]) == (1 + len(before[1]) if before[0] == 6 else 0)
     assert not list(out.glob(".staging-*"))  # the killed run's staging folder is gone
+
+
+def test_a_stop_before_any_split_finished_names_no_checkpoint_folder(tmp_path):
+    """A --work-dir made for the run is removed when empty: the line named a folder gone."""
+    assert describe(str(tmp_path / "gone")) == "no input split had finished, so no checkpoint was kept"
 
 
 def test_ctrl_c_publishes_nothing_and_says_what_was_kept(setup):
