@@ -156,7 +156,7 @@ def glob_files(pattern: str) -> dict[str, fileio.FileInfo]:
     matched = fileio.listing(pattern)
     if not matched and "[" in pattern:
         matched = fileio.listing(pattern.replace("[", fileio.escape("[")))
-    if not matched and fileio.is_local(pattern) and os.path.isdir(pattern):
+    if not matched and is_folder(pattern):
         raise InputError(
             f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern.rstrip('/')}/*.jsonl'"
         )
@@ -169,6 +169,13 @@ def glob_files(pattern: str) -> dict[str, fileio.FileInfo]:
         where = f" (relative to the working directory {os.getcwd()})" if relative else ""
         raise InputError(f"{pattern}: no input file matches{where}")
     return matched
+
+
+def is_folder(path: str) -> bool:
+    """Whether `path` is a local folder or an object store's prefix with objects under it."""
+    if fileio.is_local(path):
+        return os.path.isdir(path)
+    return bool(fileio.listing(fileio.escape(path) + "/*"))
 
 
 def one_name_per_file(files: dict[str, fileio.FileInfo]) -> dict[str, fileio.FileInfo]:

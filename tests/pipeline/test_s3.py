@@ -173,6 +173,9 @@ def test_an_s3_glob_matching_nothing_is_an_input_error(tmp_path, s3_server):
     with pytest.raises(ValueError, match=f"s3://{BUCKET}/nothing/\\*.jsonl: no input file matches"):
         run_recipe(recipe, f"s3://{BUCKET}/emptyout", [*IN_PROCESS, *s3_options])
     assert _objects(client, "emptyout") == []
+    client.put_object(Bucket=BUCKET, Key="crawl/part-0.jsonl", Body=b'{"text": "a"}\n')
+    with pytest.raises(ValueError, match=f"s3://{BUCKET}/crawl: is a folder; give a glob of its files"):
+        check_inputs(InputConfig((f"s3://{BUCKET}/crawl",)))  # said "no input file matches"
 
 
 def test_the_cli_runs_against_s3_and_exits_2_on_a_missing_input(tmp_path, s3_server, monkeypatch, capsys):
