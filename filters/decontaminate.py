@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+import sys
 import unicodedata
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -15,15 +18,31 @@ from pipeline.stages import ConfigError, DocumentStage, Param, register
 HASH_SEED = 0x6465636F6E  # "decon"
 # Odd 64-bit multiplier of the polynomial that combines token hashes into n-gram hashes.
 MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-# Han, kana and compatibility ideographs are unsegmented: each character is a token; any other
-# run of letters/digits is a word. Punctuation and symbols are dropped.
+# Han, kana and compatibility ideographs are unsegmented: each character is a token.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
+_ASCII_WORD = re.compile(r"[^\W_]+")
+
+
+@cache
+def _word_pattern() -> re.Pattern[str]:
+    """A CJK character, or a run of letters and digits with the combining marks inside it: a
+    word. The marks (vowel signs and viramas of Indic scripts, Hebrew points) are no `\\w`: a
+    plain run split words apart ("हिन्दी" read as 'ह', 'न', 'द'). Punctuation, `_` included, and
+    symbols are dropped. Built once per process (0.2 s)."""
+    marks = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c))[0] == "M"]
+    spans, start = [], marks[0]
+    for before, code in itertools.pairwise(marks + [-1]):
+        if code != before + 1:
+            spans.append(re.escape(chr(start)) + ("-" + re.escape(chr(before)) if before > start else ""))
+            start = code
+    letters, mark = f"[^\\W_{_CJK}]", f"[{''.join(spans)}]"
+    return re.compile(rf"[{_CJK}]|{letters}++(?:{mark}++{letters}*+)*+")
 
 
 def tokens(text: str) -> list[str]:
     """Normalized tokens: NFKC, casefolded, punctuation removed, CJK split per character."""
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold())
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return (_ASCII_WORD if text.isascii() else _word_pattern()).findall(text)
 
 
 def ngram_hashes(words: list[str], n: int) -> np.ndarray:
@@ -86,7 +105,8 @@ class EvalIndex:
         short = skipped = 0
         for path in files:
             config = InputConfig((path,), text_field=fields[0], id_field=id_field)
-            before, problem = len(ids), f"no record has the field {fields[0]!r}"
+            before, short_before = len(ids), short
+            problem = f"no record has the field {fields[0]!r}"
             for split in plan_splits(path, config):
                 for record in read_split(split, config):
                     if not isinstance(record, Document):
@@ -101,6 +121,8 @@ class EvalIndex:
                     owners.append(np.full(len(found), len(ids), dtype=np.uint32))
                     ids.append(record.id)
             if len(ids) == before:
+                if short > short_before:
+                    problem = f"{short - short_before} shorter"
                 raise RuntimeError(
                     f"decontaminate: eval file {path} has no item of at least {n} words ({problem})"
                 )
@@ -182,6 +204,10 @@ class Decontaminate(DocumentStage):
         except InputError as error:
             raise ConfigError(f"paths: {error}") from error
         self.index: EvalIndex | None = None
+        try:  # an eval file with no usable item stops the recipe here, not a worker mid-run
+            self.setup()
+        except RuntimeError as error:
+            raise ConfigError(f"paths: {str(error).removeprefix('decontaminate: ')}") from error
 
     def __getstate__(self) -> dict[str, Any]:
         """Never ship the index inside the pipeline graph: each worker loads it in `setup()`."""

@@ -41,6 +41,15 @@ def test_tokens_normalize_case_punctuation_and_width():
     assert tokens("苹果 apple") == ["苹", "果", "apple"]
 
 
+def test_combining_marks_stay_in_their_word_and_underscores_split():
+    """Vowel signs and viramas are no `\\w`: Hindi words fell apart into consonants, so 13
+    "words" were 3 real ones and unrelated Gujarati pages matched an eval set."""
+    assert tokens("हिन्दी भाषा का इतिहास") == ["हिन्दी", "भाषा", "का", "इतिहास"]
+    assert tokens("தமிழ் மொழி עִבְרִית") == ["தமிழ்", "மொழி", "עִבְרִית"]
+    assert tokens("an _emphasized_ snake_case word") == ["an", "emphasized", "snake", "case", "word"]
+    assert tokens("an _émphasized_ word") == ["an", "émphasized", "word"]
+
+
 def test_ngram_hash_depends_only_on_the_window():
     words = "a b c d e f g".split()
     hashes = ngram_hashes(words, 3)
@@ -132,12 +141,14 @@ def test_missing_or_unusable_eval_files_name_the_file(tmp_path, eval_file):
     with pytest.raises(ConfigError, match="nowhere"):
         Decontaminate("d", paths=[str(tmp_path / "nowhere*.jsonl")])
     wrong = write_jsonl(tmp_path / "wrong.jsonl", [{"prompt": QUESTION}])
-    built = Decontaminate("d", paths=[str(eval_file), str(wrong)], text_fields=["question"])
-    with pytest.raises(RuntimeError, match="wrong.jsonl.*no 'question' field"):
-        built.setup()
-    gone = Decontaminate("d", paths=[str(eval_file)], text_fields=["question"])
+    with pytest.raises(ConfigError, match="wrong.jsonl.*no 'question' field"):  # at load, not mid-run
+        Decontaminate("d", paths=[str(eval_file), str(wrong)], text_fields=["question"])
+    short = write_jsonl(tmp_path / "short.jsonl", [{"question": "What is two plus two?"}] * 2)
+    with pytest.raises(ConfigError, match=r"short.jsonl has no item of at least 13 words \(2 shorter\)"):
+        Decontaminate("d", paths=[str(short)], text_fields=["question"])
+    gone = pickle.loads(pickle.dumps(Decontaminate("d", paths=[str(eval_file)], text_fields=["question"])))
     eval_file.unlink()
-    with pytest.raises(RuntimeError, match="eval.jsonl"):
+    with pytest.raises(RuntimeError, match="eval.jsonl"):  # on a worker
         gone.setup()
     with pytest.raises(ConfigError, match="ngram"):
         Decontaminate("d", paths=[str(wrong)], ngram=2)
