@@ -27,6 +27,7 @@ _MASKS = frozenset("*#")
 _RUN3 = re.compile(r"(\w)\1{2,}+")  # possessive, here and above: no regex state kept per repeat
 _RUN2 = re.compile(r"(\w)\1++")
 _LEET = str.maketrans("0134578@$!|+€", "oieastbasilte")
+_MODEL_CODE = re.compile(r"[^\W\d_]\d+")  # A55, S20: a product's model, not l33t (a55 -> ass)
 
 
 def normalize(text: str) -> str:
@@ -48,6 +49,7 @@ class Lexicon:
 
     words: set[str] = field(default_factory=set)
     phrases: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
+    hyphenated: dict[str, str] = field(default_factory=dict)  # "blow-job" -> the phrase "blow job"
     shapes: dict[tuple[int, str], list[str]] = field(default_factory=dict)
     substrings: set[str] = field(default_factory=set)
 
@@ -60,7 +62,8 @@ class Lexicon:
                 self.substrings.add(entry.replace(" ", ""))
         elif len(parts) > 1:
             self.phrases.setdefault(parts[0], []).append(parts)
-        else:
+            self.hyphenated["-".join(parts)] = entry
+        elif not _MODEL_CODE.fullmatch(entry):  # en.txt's "a55" matched every Galaxy A55 review
             self.words.add(entry)
             self.shapes.setdefault((len(entry), entry[0]), []).append(entry)
 
@@ -82,8 +85,6 @@ def load_lexicon(languages: frozenset[str], exclude: frozenset[str] = frozenset(
                     lexicon.add(entry, language in UNSEGMENTED)
     for parts in lexicon.phrases.values():
         parts.sort(key=len, reverse=True)  # longest phrase first
-    for entries in lexicon.shapes.values():
-        entries.sort(key=lambda entry: (not entry.isalpha(), entry))  # f**k reads as fuck, not f4ck
     return lexicon
 
 
@@ -139,7 +140,7 @@ class Matcher:
                 found = NONWORD
             else:
                 entry = self.token_match(token)
-                phrases = tuple(self.lexicon.phrases.get(token, ()))
+                phrases = tuple(self.lexicon.phrases.get(token.lstrip(_EDGE), ()))
                 letter = len(token) == 1 and token.isalpha()
                 found = _Special(entry, phrases, letter) if entry or phrases or letter else PLAIN
             if len(self.cache) < 200_000:
@@ -150,7 +151,7 @@ class Matcher:
         """The entry a token spells (plain, possessive, l33t, f.u.c.k, f**k, fuuuck, x-rated), or None."""
         words = self.lexicon.words
         plain = token.strip(_EDGE)
-        if not plain:
+        if not plain or _MODEL_CODE.fullmatch(plain):  # no l33t: A55 is a phone, a chip
             return None
         forms = [plain]
         if plain.endswith(("'s", "’s")):
@@ -161,6 +162,8 @@ class Matcher:
             if any(c.isalpha() for c in plain):
                 forms.append(plain.translate(_LEET).strip(_EDGE))
             if "-" in plain:
+                if plain in self.lexicon.hyphenated:
+                    return self.lexicon.hyphenated[plain]
                 forms.extend(part for part in plain.split("-") if len(part) > 1)
         for form in forms:
             if form in words:
@@ -175,12 +178,13 @@ class Matcher:
         return None
 
     def _unmask(self, token: str) -> str | None:
-        """f**k, sh#t: an entry of the same length agreeing on every unmasked character."""
+        """f**k, sh#t: the token as written (s**t may be shit, scat, slut or smut) when an entry of
+        the same length agrees on every unmasked character, else None."""
         if token[0] in _MASKS or sum(c.isalpha() for c in token) < 2:
             return None
-        for entry in self.lexicon.shapes.get((len(token), token[0]), ()):
-            if all(t == e or t in _MASKS for t, e in zip(token, entry)):
-                return entry
+        entries = self.lexicon.shapes.get((len(token), token[0]), ())
+        if any(all(t == e or t in _MASKS for t, e in zip(token, entry)) for entry in entries):
+            return token
         return None
 
     def count(self, text: str) -> ToxicityCounts:
@@ -205,7 +209,9 @@ class Matcher:
                 following = list(
                     islice((j for j in range(i, len(raw)) if infos[j] is not NONWORD), len(phrase))
                 )
-                if tuple(raw[j] for j in following) == phrase:
+                words = [raw[j] for j in following]
+                words[0], words[-1] = words[0].lstrip(_EDGE), words[-1].rstrip(_EDGE)  # "a blow job."
+                if tuple(words) == phrase:
                     flagged.update(following)
                     terms[" ".join(phrase)] += 1
                     break
@@ -248,7 +254,8 @@ class Toxicity(DocumentStage):
     / characters; the higher of the two), in 0..1. Lists: LDNOOBW and washyourmouthoutwithsoap
     via badwords-py (`filters/data/toxicity/LICENSE.md`), for `languages` plus the document's own
     language. Matching is on NFKC-casefolded tokens and sees through l33t (sh1t, a$$), separators
-    (f.u.c.k, f u c k), masks (f**k), repeated letters (fuuuck), possessives and hyphenated parts;
+    (f.u.c.k, f u c k), masks (f**k, shown as written in `detail`), repeated letters (fuuuck), possessives,
+    hyphenated parts and phrases (blow-job); a letter and digits (A55) is a model number, no l33t;
     it flags words, not meaning. Entries with a common inoffensive or clinical meaning in a
     language (`data/toxicity/ambiguous/<lang>.txt`: "hell", "sex", "smut" in English, "cum" =
     "how" in Romanian) are not counted unless `count_ambiguous` is set.
