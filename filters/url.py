@@ -13,6 +13,7 @@ from filters import ut1
 from filters.text_analysis import DATA_DIR
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
+from pipeline.urls import normalize_url
 
 URL_LISTS = DATA_DIR / "url"
 _NON_ALNUM = re.compile(r"[^a-zA-Z0-9]+")
@@ -20,6 +21,7 @@ _END_OF_HOST = re.compile(r"[/?#]")
 _AUTHORITY = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//")  # `https://` or `//` before the host
 _PORT = re.compile(r":\d*$")
 MAX_DOMAIN_CHARS = 253  # DNS's limit on a domain name
+_CJK_FULL_STOPS = str.maketrans("\u3002\uff0e\uff61", "...")  # dots to IDNA, and to browsers
 
 
 def normalize(text: str) -> str:
@@ -35,14 +37,40 @@ def _read_list(path: Path) -> list[str]:
 
 
 def url_host(url: str) -> str:
-    """The URL's host, lower-cased; for a URL urllib refuses (an unclosed or invalid `[...]`
-    address), what lies between `//` and the path, without user name or port."""
+    """The URL's host as `lookup_host` gives it; for a URL urllib refuses (an unclosed or invalid
+    `[...]` address), what lies between `//` and the path, without user name or port."""
     url = url if _AUTHORITY.match(url) else "//" + url  # `example.com/a//b` has a host too
     try:
-        return urlsplit(url).hostname or ""
+        return lookup_host(urlsplit(url).hostname or "")
     except ValueError:
         netloc = _END_OF_HOST.split(url.split("//", 1)[1], maxsplit=1)[0].rpartition("@")[2]
-        return _PORT.sub("", netloc).strip("[]").lower()
+        return lookup_host(_PORT.sub("", netloc).strip("[]"))
+
+
+def lookup_host(host: str) -> str:
+    """A host as the blocklists hold it: lower-case, without surrounding whitespace, CJK full
+    stops (`example。com`) as dots, and each internationalized label in its ASCII form (IDNA:
+    `18años.com` is `xn--18aos-qta.com`, as the lists write it)."""
+    host = host.strip().lower()
+    if host.isascii():
+        return host
+    return ".".join(map(_ascii_label, host.translate(_CJK_FULL_STOPS).split(".")))
+
+
+def _ascii_label(label: str) -> str:
+    """One label of a host in its IDNA ASCII form, or as it is where IDNA refuses it (too long)."""
+    if label.isascii():
+        return label
+    try:
+        return label.encode("idna").decode("ascii")
+    except UnicodeError:
+        return label
+
+
+def domain_entry(entry: str) -> str:
+    """A listed domain as `lookup_host` gives hosts; a URL or `*.` written around it is dropped
+    (`https://shop.example/`, `*.shop.example`, `shop.example.` all list shop.example)."""
+    return url_host(entry.strip().removeprefix("*.")).strip(".")
 
 
 def host_suffixes(url: str) -> list[str]:
@@ -71,9 +99,12 @@ class URLFilter(DocumentStage):
     URLs (datatrove's integrated UT1 lists, `ut1_lists`) come from the datatrove wheel, which
     `make` installs without its dependencies (`filters/ut1.py`); more with `domain_files`. Documents
     without a URL are kept. Unlike datatrove, the host and URL words are lower-cased first, so
-    "PORN" matches like "porn", and a blocked domain also blocks its sub-domains at any depth
-    (datatrove looks up the registered domain and the whole host as written): `datatrove_matching`
-    decides as datatrove does (recipes/fineweb.toml).
+    "PORN" matches like "porn", a blocked domain also blocks its sub-domains at any depth
+    (datatrove looks up the registered domain and the whole host as written), and a host written
+    in Unicode (`18años.com`) matches the ASCII (IDNA) form the lists hold: `datatrove_matching`
+    decides as datatrove does (recipes/fineweb.toml). Listed domains and URLs are read as the
+    reader gives documents' URLs (scheme and host lower-cased; a `*.` or URL around a domain
+    dropped), so an entry copied from the data matches it.
     Reasons: `blocked_domain`, `blocked_url`, `banned_word`, `soft_banned_words`, `banned_subword`.
     """
 
@@ -98,7 +129,7 @@ class URLFilter(DocumentStage):
             bool,
             False,
             "decide as datatrove's URLFilter (so FineWeb): host and URL words compared as written (case "
-            "matters), and a listed domain blocks a host equal to it or whose registered domain (Public "
+            "matters, but the reader lower-cases every URL's scheme and host), and a listed domain blocks a host equal to it or whose registered domain (Public "
             "Suffix List) it is; off: both lower-cased, and a listed domain blocks every host under it",
         ),
     }
@@ -122,14 +153,16 @@ class URLFilter(DocumentStage):
             listed = _read_list(URL_LISTS / file_name) if builtin else []
             return frozenset(filter(None, map(normalize, listed + getattr(self, key))))
 
-        self._domains = frozenset(d.lower().strip(".") for d in self.blocked_domains).union(
-            *(map(str.lower, _read_list(Path(p))) for p in self.domain_files)
+        self._domains = frozenset(map(domain_entry, self.blocked_domains)).union(
+            *(map(domain_entry, _read_list(Path(p))) for p in self.domain_files)
         )
         self._ut1_domains = ut1.blocked_domains() if self.ut1_lists else None
         # tldextract's bundled Public Suffix List, never fetched; the run stays offline
         self._extract = TLDExtract(suffix_list_urls=(), cache_dir=None) if self.datatrove_matching else None
-        self._urls = frozenset(self.blocked_urls).union(
-            *(_read_list(Path(p)) for p in self.url_files), ut1.blocked_urls() if self.ut1_lists else ()
+        listed = [*self.blocked_urls, *(url for p in self.url_files for url in _read_list(Path(p)))]
+        # as the reader gives documents' URLs: scheme and host lower-cased
+        self._urls = frozenset(normalize_url(url) or url for url in listed).union(
+            ut1.blocked_urls() if self.ut1_lists else ()
         )
         self._banned = words("banned_words", "banned_words.txt")
         self._soft = words("soft_banned_words", "soft_banned_words.txt")

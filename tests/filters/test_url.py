@@ -6,6 +6,7 @@ import pytest
 from filters.url import URLFilter, host_suffixes
 from pipeline.document import Document
 from pipeline.stages import ConfigError
+from pipeline.urls import normalize_url
 
 
 def url_check(url: str | None, **params):
@@ -78,6 +79,32 @@ def test_domain_file_and_builtin_switch(tmp_path):
     )
     with pytest.raises(ConfigError, match="domain_files"):
         URLFilter("url_filter", domain_files=[str(tmp_path / "missing.txt")])
+
+
+def test_list_entries_match_as_the_reader_writes_urls(tmp_path):
+    """Entries copied from data (an upper-case host, a trailing dot, a scheme or `*.`) matched
+    nothing: the reader lower-cases every URL's scheme and host."""
+    urls = tmp_path / "urls.txt"
+    urls.write_text("https://News.Example.org/Story?id=7\n")
+    domains = tmp_path / "domains.txt"
+    domains.write_text("shop.example.\nhttps://Schemed.Example/\n*.wild.example\n")
+    story = normalize_url("https://News.Example.org/Story?id=7")
+    assert url_check(story, url_files=[str(urls)]).reason == "blocked_url"
+    assert url_check(story, blocked_urls=["HTTPS://NEWS.EXAMPLE.ORG/Story?id=7"]).reason == "blocked_url"
+    assert url_check(story.replace("Story", "story"), url_files=[str(urls)]).keep  # paths keep case
+    for url in ("https://shop.example/cart", "http://schemed.example/a", "http://a.wild.example/"):
+        assert url_check(url, domain_files=[str(domains)]).reason == "blocked_domain", url
+
+
+def test_hosts_are_looked_up_in_the_ascii_form_the_lists_hold():
+    """CJK full stops, whitespace before the path, and Unicode (IDN) hosts passed lists that
+    write the same hosts in ASCII (punycode): datatrove blocks the first two."""
+    for url in ("http://0-1sex。com/page", "http://0-1sex．com/", "http://0-1sex.com /", "http://0-1sex.com\u3000/"):
+        assert url_check(url).detail == "0-1sex.com", url
+    assert host_suffixes("http://www.18años.com/x")[0] == "www.xn--18aos-qta.com"
+    assert url_check("http://xn--caf-dma.example/", blocked_domains=["Café.example"]).reason == "blocked_domain"
+    assert url_check("http://café.example/", blocked_domains=["xn--caf-dma.example"]).reason == "blocked_domain"
+    assert host_suffixes(f"http://{'é' * 70}.example/") == [f"{'é' * 70}.example", "example"]  # no IDNA form
 
 
 @pytest.mark.parametrize(
