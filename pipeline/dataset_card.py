@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline import fileio
-
 DEDUP_STAGES = ("exact_dedup", "minhash_dedup", "semantic_dedup", "paragraph_dedup")
 
 
@@ -111,9 +109,3 @@ python -c "from datasets import load_dataset; print(load_dataset('parquet', data
 ```
 """
 
-
-def write_card(directory: str, manifest: dict[str, Any]) -> str:
-    """(Re)write DIR/README.md; returns its path."""
-    path = f"{directory.rstrip('/') or '.'}/README.md"
-    fileio.write_bytes(path, render_card(manifest, directory).encode("utf-8"))
-    return path

@@ -56,7 +56,8 @@ def _histogram(series: dict[str, BoundedSample], log: bool = False, title: str =
     transform = (lambda v: math.log10(max(v, 1.0))) if log else (lambda v: v)
     every = [transform(v) for vs in values.values() for v in vs]
     low, high = min(every), max(every)
-    span = (high - low) or 1.0
+    # in halves: the span of scores near the float limit (+-1e308, carried from an input) is one too
+    half_span = (high / 2 - low / 2) or 1.0
     width, height, left, bottom = 640, 170, 40, 22
     bin_width = (width - left) / HIST_BINS
     parts = [
@@ -65,7 +66,9 @@ def _histogram(series: dict[str, BoundedSample], log: bool = False, title: str =
     colours = {"kept": KEPT_COLOUR, "rejected": REJECTED_COLOUR, "before": "#888", "after": KEPT_COLOUR}
     shares = {}
     for name, vs in values.items():
-        counts = Counter(min(HIST_BINS - 1, int((transform(v) - low) / span * HIST_BINS)) for v in vs)
+        counts = Counter(
+            min(HIST_BINS - 1, int((transform(v) / 2 - low / 2) / half_span * HIST_BINS)) for v in vs
+        )
         shares[name] = [counts[i] / len(vs) for i in range(HIST_BINS)]
     top = max(max(s) for s in shares.values()) or 1.0
     for offset, (name, share) in enumerate(shares.items()):
@@ -87,7 +90,7 @@ def _histogram(series: dict[str, BoundedSample], log: bool = False, title: str =
         x = left + index * bin_width
         parts.append(
             f'<text x="{x:.1f}" y="{height + 16}" font-size="11" text-anchor="middle">'
-            f"{label(low + span * index / HIST_BINS)}</text>"
+            f"{label(2 * (low / 2 + half_span * index / HIST_BINS))}</text>"
         )
     parts.append(f'<line x1="{left}" y1="{height}" x2="{width}" y2="{height}" stroke="#999"></line></svg>')
     return "".join(parts)

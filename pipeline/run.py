@@ -577,8 +577,13 @@ def _empty_shards(
 
 
 def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
-    """Replace the previous output: drop its manifest first, move the staged shards into place
-    (copy then delete on object stores), write the report, and the manifest last."""
+    """Replace the previous output: render the report and the card from the staged shards (one
+    that fails leaves the previous output whole), drop the previous manifest, move the staged
+    shards into place (copy then delete on object stores), write the pages, and the manifest last."""
+    from pipeline.dataset_card import render_card
+    from pipeline.report import render_report
+
+    pages = {"report.html": render_report(manifest, staging), "README.md": render_card(manifest, output)}
     mark_output(output)
     manifest_path = fileio.join(output, "manifest.json")
     fileio.delete([manifest_path])
@@ -587,9 +592,6 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
         fileio.make_folder(fileio.join(output, part))
     for shard in manifest["shards"]:
         fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
-    from pipeline.dataset_card import write_card
-    from pipeline.report import write_report
-
-    write_report(output, manifest)
-    write_card(output, manifest)
+    for name, page in pages.items():
+        fileio.write_bytes(fileio.join(output, name), page.encode("utf-8"))
     fileio.write_whole(manifest_path, json.dumps(manifest, indent=2, sort_keys=False).encode())

@@ -42,6 +42,9 @@ def test_non_finite_values_are_counted_not_sampled_or_drawn():
     only.extend([math.nan])
     assert only.quantiles() == {"count": 0, "non_finite": 1}
     assert "<svg" in _histogram({"kept": sample, "rejected": only})
+    extreme = BoundedSample()
+    extreme.extend([-1e308, 0.0, 1e308])  # their span overflowed to inf: "cannot convert float NaN"
+    assert "<svg" in _histogram({"kept": extreme})
 
 
 def test_a_run_with_non_finite_input_scores_finishes_and_keeps_the_best_copy(tmp_path, capsys):

@@ -206,6 +206,26 @@ def test_rerun_replaces_previous_output(tmp_path, shared_run):
     assert result.manifest["counts"]["input"] == 3
 
 
+def test_a_report_that_fails_leaves_the_previous_output_whole(tmp_path, shared_run, monkeypatch):
+    """The report was written after the previous shards were deleted and the new ones moved in,
+    before the manifest: a report that failed left a folder of new shards, no manifest."""
+    from pipeline import report
+
+    out = tmp_path / "out"
+    shutil.copytree(shared_run.out, out)
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+
+    def failing_report(manifest, directory):
+        raise OverflowError("report failed")
+
+    monkeypatch.setattr(report, "render_report", failing_report)
+    small = write_jsonl(tmp_path / "small.jsonl", corpus()[:3])
+    with pytest.raises(OverflowError, match="report failed"):
+        run_recipe(load_recipe(write_recipe(tmp_path / "r2.toml", [str(small)], STAGES)), str(out), IN_PROCESS)
+    after = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    assert {path: data for path, data in after.items() if ".gristmill-work" not in path.parts} == before
+
+
 def test_a_folder_gristmill_did_not_write_is_not_replaced(tmp_path, shared_run):
     """A run replaced `kept/`, `rejected/`, `failed/`, the manifest, report and README of any folder."""
     recipe = load_recipe(shared_run.recipe)
