@@ -6,9 +6,39 @@ The YAML header names the Parquet parts as Hugging Face `datasets` configs, so
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
-DEDUP_STAGES = ("exact_dedup", "minhash_dedup", "semantic_dedup", "paragraph_dedup")
+DEDUP_STAGES = (
+    "exact_dedup",
+    "minhash_dedup",
+    "semantic_dedup",
+    "paragraph_dedup",
+    "unit_dedup",
+    "candidate_dedup",
+)
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|#])")  # `_` inside a name (url_filter) is no emphasis
+_SHELL_DOUBLE_QUOTED = re.compile(r'([\\"$`!])')  # what stays special inside "..."
+
+
+def _text(value: Any) -> str:
+    """A recipe value (run, stage or file name) as Markdown text and table cell: no HTML it
+    holds is rendered, no `|` splits a row, no `*` turns on emphasis."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(str(value), quote=False))
+
+
+def _code(value: Any) -> str:
+    """A value as an inline code span, fenced by more backticks than it holds in a row."""
+    text = str(value)
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _shell(command: str) -> str:
+    """`command` quoted as one double-quoted shell argument (a `$(...)` in a path stays text)."""
+    return '"' + _SHELL_DOUBLE_QUOTED.sub(r"\\\1", command) + '"'
 
 
 def _header() -> str:
@@ -40,33 +70,40 @@ def render_card(manifest: dict[str, Any], directory: str) -> str:
     """Markdown card: recipe, sources, counts, removal rates, dedup figures, schema, how to load."""
     recipe = manifest["recipe"]
     counts = manifest["counts"]
-    sources = [f"- files: `{p}`" for p in recipe["input"].get("paths") or ()]
-    sources += [f"- generator `{g['name']}` ({g['use']})" for g in recipe.get("synthesis", [])]
+    sources = [f"- files: {_code(p)}" for p in recipe["input"].get("paths") or ()]
+    sources += [f"- generator {_code(g['name'])} ({_text(g['use'])})" for g in recipe.get("synthesis", [])]
     stage_rows = []
     for stage in manifest["stages"]:
         removed = sum(stage["rejected"].values()) + (stage.get("failed") or 0)
         reasons = ", ".join(
-            f"{k} {v}" for k, v in sorted(stage["rejected"].items(), key=lambda kv: (-kv[1], kv[0]))[:4]
+            f"{_text(k)} {v}"
+            for k, v in sorted(stage["rejected"].items(), key=lambda kv: (-kv[1], kv[0]))[:4]
         )
         stage_rows.append(
-            f"| {stage['name']} | {stage['use']} | {stage.get('in')} | {removed} | "
+            f"| {_text(stage['name'])} | {_text(stage['use'])} | {stage.get('in')} | {removed} | "
             f"{_rate(removed, stage.get('in'))} | {reasons} |"
         )
     dedup = [s for s in manifest["stages"] if s["use"] in DEDUP_STAGES]
     dedup_lines = [
-        f"- {s['name']} ({s['use']}): {sum(s['rejected'].values())} duplicates removed of {s.get('in')} "
-        f"({_rate(sum(s['rejected'].values()), s.get('in'))})"
+        f"- {_text(s['name'])} ({_text(s['use'])}): {sum(s['rejected'].values())} duplicates removed of "
+        f"{s.get('in')} ({_rate(sum(s['rejected'].values()), s.get('in'))})"
+        + (
+            f"; {s['metrics']['docs_edited']} documents edited"
+            if "docs_edited" in s.get("metrics", {})
+            else ""
+        )
         for s in dedup
     ] or ["- no dedup stage in this recipe"]
-    path = directory.rstrip("/") or "."
+    kept = (directory.rstrip("/") or ".") + "/kept"
+    sql = f"SELECT id, scores['fasttext_quality'] AS q FROM '{kept.replace(chr(39), chr(39) * 2)}/*.parquet' LIMIT 5"
     status = (
         "all checks passed" if not manifest["problems"] else "PROBLEMS: " + "; ".join(manifest["problems"])
     )
     return f"""{_header()}
-# {manifest["run"]}
+# {_text(manifest["run"])}
 
 Curated with gristmill {manifest.get("gristmill_version", "")} from recipe
-`{recipe["recipe"]}` in {manifest["seconds"]} s; {status}. `manifest.json` has every figure and
+{_code(recipe["recipe"])} in {manifest["seconds"]} s; {status}. `manifest.json` has every figure and
 each shard's sha256; `report.html` has the charts.
 
 ## Sources
@@ -102,10 +139,9 @@ the other input fields.
 ## Loading
 
 ```
-duckdb -c "SELECT id, scores['fasttext_quality'] AS q FROM '{path}/kept/*.parquet' LIMIT 5"
-python -c "import pandas as pd; print(pd.read_parquet('{path}/kept'))"
-python -c "import pyarrow.dataset as ds; print(ds.dataset('{path}/kept').to_table().num_rows)"
-python -c "from datasets import load_dataset; print(load_dataset('parquet', data_files='{path}/kept/*.parquet', split='train'))"
+duckdb -c {_shell(sql)}
+python -c {_shell(f"import pandas as pd; print(pd.read_parquet({kept!r}))")}
+python -c {_shell(f"import pyarrow.dataset as ds; print(ds.dataset({kept!r}).to_table().num_rows)")}
+python -c {_shell(f"from datasets import load_dataset; print(load_dataset('parquet', data_files={kept + '/*.parquet'!r}, split='train'))")}
 ```
 """
-

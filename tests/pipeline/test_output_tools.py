@@ -1,6 +1,9 @@
 """Outputs the usual tools read: DuckDB, Hugging Face `datasets`, and gristmill itself."""
 
 import json
+import shutil
+import subprocess
+import sys
 
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
@@ -48,6 +51,29 @@ def test_every_part_has_a_file_with_the_schema_and_rejected_rows_carry_what_was_
     assert json.loads(short["metadata"]) == {"lang_hint": int(short["id"][3:])}
     card = (curated_output / "README.md").read_text()
     assert "| 25 | 17 | 7 | 1 |" in card and "exact_dedup (exact_dedup): 2 duplicates removed of 19" in card
+
+
+def test_the_card_renders_recipe_names_as_text_and_quotes_its_paths(curated_output, tmp_path):
+    """A run or stage name holding HTML was rendered by Markdown viewers, a `|` split its table
+    row, `unit_dedup` was left out of the dedup figures, and a path with a quote broke the
+    card's one-liners (a `$(...)` in it would have run)."""
+    from pipeline.dataset_card import render_card
+
+    manifest = json.loads((curated_output / "manifest.json").read_text())
+    manifest["run"] = '<script>alert("run")</script>'
+    manifest["stages"][1] |= {"name": "dd<svg onload=alert(1)>|pipe", "use": "unit_dedup"}
+    manifest["stages"][1]["metrics"] = {"docs_edited": 3}
+    folder = tmp_path / "bob's $(touch pwned) out"
+    shutil.copytree(curated_output / "kept", folder / "kept")
+    card = render_card(manifest, str(folder))
+    assert '# &lt;script&gt;alert("run")&lt;/script&gt;' in card and "<svg" not in card
+    assert "| dd&lt;svg onload=alert(1)&gt;\\|pipe | unit\\_dedup |" not in card  # `_` is left alone
+    assert "| dd&lt;svg onload=alert(1)&gt;\\|pipe | unit_dedup |" in card
+    assert "dd&lt;svg onload=alert(1)&gt;\\|pipe (unit_dedup): " in card and "; 3 documents edited" in card
+    one_liner = next(line for line in card.splitlines() if line.startswith('python -c "import pyarrow'))
+    done = subprocess.run(["bash", "-c", one_liner.replace("python", sys.executable, 1)], cwd=tmp_path,
+                          capture_output=True, text=True)  # fmt: skip
+    assert done.stdout.strip() == "17" and not (tmp_path / "pwned").exists()
 
 
 def test_a_clean_run_still_has_an_empty_failed_part(tmp_path):
