@@ -1,15 +1,15 @@
 """`file`: synthesis candidates read from any supported input (JSONL, JSON, Parquet, compressed...).
 
 A record the reader cannot turn into a candidate (bad JSON, no `kind` and no `kind` parameter,
-missing prompt) stops the generator with an error naming the record, which the run reports as a
-failure: a broken candidate file is never half-read silently.
+missing prompt) is a failure naming the record, and the records after it are read on, as an
+`[input]` file's are: a broken candidate file is never half-read silently.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pipeline.document import Document, Failure
+from pipeline.document import Document, Failure, Record
 from pipeline.readers import InputConfig, expand_paths, plan_splits, read_split
 from pipeline.stages import ConfigError, Generator, Param, register_generator
 
@@ -18,18 +18,23 @@ PROMPT_FIELD = {"code": "prompt", "math": "problem"}
 
 
 def read_records(
-    paths: list[str], text_field: str, id_field: str, fmt: str = "", need_kind: bool = False
-) -> Iterator[Document]:
-    """Every record of the files as a Document; the first unreadable record raises ValueError."""
+    paths: list[str], source: str, text_field: str, id_field: str, fmt: str = "", need_kind: bool = False
+) -> Iterator[Document | Failure]:
+    """Every record of the files: a Document, or a Failure from `source` (the generator) for one
+    that cannot be read."""
     config = InputConfig(tuple(paths), text_field=text_field, id_field=id_field, format=fmt)
     for path in expand_paths(config.paths):
         for split in plan_splits(path, config):
             for record in read_split(split, config):
-                if isinstance(record, Failure):
-                    if record.error == "MissingText" and need_kind:
-                        raise ValueError(f'{record.id}: record has no kind; set kind = "code" or "math"')
-                    raise ValueError(f"{record.id}: {record.error}: {record.message}")
-                yield record
+                if not isinstance(record, Failure):
+                    yield record
+                elif record.error == "MissingText" and need_kind:
+                    why = (
+                        'the record has no kind; give it one, or set the generator\'s kind = "code" or "math"'
+                    )
+                    yield Failure(record.id, source, record.stage, "MissingKind", why)
+                else:
+                    yield Failure(record.id, source, record.stage, record.error, record.message)
 
 
 @register_generator("file")
@@ -71,13 +76,15 @@ class FileGenerator(Generator):
             if isinstance(field, list) and target in PROMPT_FIELD.values():
                 raise ConfigError(f"fields.{target}: the {target} comes from one record field, not a list")
 
-    def generate(self) -> Iterator[Document]:
+    def generate(self) -> Iterator[Record]:
         # The reader needs a text field for records without `kind`: use the one that becomes the
         # prompt (code) or problem (math), and put its value back among the candidate's fields.
         lead = PROMPT_FIELD.get(self.kind, "")
         text_field = self.fields.get(lead, lead) or "\0"
-        for doc in read_records(self.paths, text_field, self.id_field, self.format, need_kind=not self.kind):
-            yield self._candidate(doc, text_field)
+        source = f"synthetic:{self.name}"
+        records = read_records(self.paths, source, text_field, self.id_field, self.format, not self.kind)
+        for record in records:
+            yield record if isinstance(record, Failure) else self._candidate(record, text_field)
 
     def _candidate(self, doc: Document, text_field: str) -> Document:
         kind = doc.kind or self.kind

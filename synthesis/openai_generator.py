@@ -5,7 +5,8 @@ Prompts come from a file (any reader format) of records `{"id", "prompt", "tests
 for code, or `{"id", "problem", "answer"}` for math. Each prompt is sampled `n` times, one request
 per sample with a per-sample `seed` (so a deterministic server gives reproducible output), with
 bounded concurrency, a requests-per-second limit, and retries with exponential backoff on 429, 5xx
-and network errors (honouring `Retry-After`). A sample whose request still fails after its
+and network errors (honouring `Retry-After` up to `MAX_RETRY_AFTER_S`: a server asking for a day
+does not stall the run). A sample whose request still fails after its
 retries is a `failed` record (`RequestFailed`), the others go on; once `GIVE_UP_AFTER` requests
 have failed and none has succeeded, the server is taken to be down and the rest are not sent
 (`NotSent`, each a `failed` record). Code completions become candidates by extracting
@@ -34,6 +35,7 @@ from synthesis.file_generator import PROMPT_FIELD, read_records
 
 FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+MAX_RETRY_AFTER_S = 300.0
 GIVE_UP_AFTER = 8  # requests failed (after their retries) with none succeeded: the server is down
 DEFAULT_SYSTEM = {
     "code": "You are an expert Python programmer. Answer with one complete, self-contained solution "
@@ -134,8 +136,9 @@ class OpenAIGenerator(Generator):
 
     def generate(self) -> Iterator[Record]:
         prompt_field = PROMPT_FIELD[self.kind]
-        records = list(read_records(self.prompts, prompt_field, self.id_field))
-        jobs = [(record, k) for record in records for k in range(self.n)]
+        records = list(read_records(self.prompts, f"synthetic:{self.name}", prompt_field, self.id_field))
+        yield from (record for record in records if isinstance(record, Failure))  # unreadable prompts
+        jobs = [(record, k) for record in records if not isinstance(record, Failure) for k in range(self.n)]
         limiter, outage = RateLimiter(self.rate_limit), Outage()
         with ThreadPoolExecutor(self.concurrency, thread_name_prefix="openai") as pool:
             results = pool.map(lambda job: self._sample(job[0].text, job[1], limiter, outage), jobs)
@@ -210,7 +213,8 @@ class OpenAIGenerator(Generator):
                 if error.code not in RETRY_STATUS or attempt == self.retries:
                     raise RuntimeError(f"{url}: HTTP {error.code}: {error.read()[:300]!r}") from error
                 retry_after = error.headers.get("Retry-After", "")
-                wait = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else delay
+                asked = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else delay
+                wait = min(asked, MAX_RETRY_AFTER_S)
             except (OSError, http.client.HTTPException) as error:  # refused, reset, timed out, cut short
                 if attempt == self.retries:
                     raise RuntimeError(f"{url}: {error}") from error

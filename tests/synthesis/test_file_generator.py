@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from pipeline.document import Document, Failure
 from pipeline.stages import GENERATORS, ConfigError, load_builtin_stages
 from synthesis.file_generator import FileGenerator
 
@@ -76,11 +77,24 @@ def test_a_list_of_fields_is_joined_line_by_line(tmp_path):
             FileGenerator("mbpp", paths=[str(path)], kind="code", fields=bad)
 
 
-def test_bad_records_stop_the_generator_with_a_clear_error(tmp_path):
+def test_a_bad_record_is_one_failure_and_the_records_after_it_are_read(tmp_path):
+    """The first bad record stopped the generator: every record after it, in that file and the
+    next, was in no output and not counted."""
+    good = {"kind": "math", "problem": "What is 2+2?", "solution": "2+2 = 4\n#### 4", "answer": "4"}
+    lines = [json.dumps(good | {"id": "a"}), "{not json", json.dumps({"id": "x", "solution": "x = 1"}),
+             json.dumps(good | {"id": "b", "kind": "Math"}), json.dumps(good | {"id": "c"})]  # fmt: skip
     path = tmp_path / "bad.jsonl"
-    path.write_text(json.dumps({"id": "x", "solution": "x = 1"}) + "\n")
-    with pytest.raises(ValueError, match="no kind"):
-        list(FileGenerator("file", paths=[str(path)]).generate())
+    path.write_text("\n".join(lines) + "\n")
+    more = tmp_path / "more.jsonl"
+    more.write_text(json.dumps(good | {"id": "d"}) + "\n")
+    records = list(FileGenerator("cands", paths=[str(path), str(more)]).generate())
+    assert [r.id for r in records if isinstance(r, Document)] == ["a", "c", "d"]
+    failures = [(r.id, r.source, r.error) for r in records if isinstance(r, Failure)]
+    assert failures == [
+        (f"{path}:2", "synthetic:cands", "MalformedJson"),
+        ("x", "synthetic:cands", "MissingKind"),
+        ("b", "synthetic:cands", "BadKind"),
+    ]
     with pytest.raises(ConfigError, match="kind"):
         FileGenerator("file", paths=[str(path)], kind="poetry")
     with pytest.raises(ConfigError, match="paths"):

@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.document import Document, Failure
 from pipeline.stages import GENERATORS, ConfigError, load_builtin_stages
+from synthesis import openai_generator
 from synthesis.openai_generator import GIVE_UP_AFTER, OpenAIGenerator, complete_solution, extract_code
 from synthesis.verify import Verify
 from tests.pipeline.test_run import _free_port
@@ -23,7 +24,9 @@ WRONG = "```python\ndef add(a, b):\n    return a - b\n```"
 class FakeServer:
     """Answers chat completions; the first request of each sample gets a 429 (or every one a 500)."""
 
-    def __init__(self, always_fail: bool = False, fail_prompt: str = "", odd_prompt: str = "") -> None:
+    def __init__(
+        self, always_fail: bool = False, fail_prompt: str = "", odd_prompt: str = "", retry_after: str = "0"
+    ) -> None:
         self.requests: list[dict] = []
         self.auth: list[str | None] = []
         self.in_flight = self.max_in_flight = 0
@@ -55,7 +58,7 @@ class FakeServer:
                 if odd_prompt and odd_prompt in body["messages"][-1]["content"]:  # not a chat completion
                     return self._send(200, {"choices": [{"message": {"content": [{"type": "image"}]}}]})
                 if first:
-                    return self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
+                    return self._send(429, {"error": "slow down"}, {"Retry-After": retry_after})
                 content = RIGHT if body["seed"] % 2 == 0 else WRONG
                 self._send(
                     200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
@@ -124,6 +127,17 @@ def test_samples_retries_concurrency_and_candidates(prompts, monkeypatch):
         finally:
             stage.teardown()
         assert reasons == [None, "tests_failed"] * 3
+
+
+def test_a_retry_after_of_a_day_waits_at_most_max_retry_after_s(prompts, monkeypatch):
+    """A 429 asking for 100,000 s stalled the run that long (`timeout_s` did not bound it)."""
+    waits = []
+    monkeypatch.setattr(openai_generator.time, "sleep", waits.append)
+    with FakeServer(retry_after="100000") as server:
+        docs = list(generator(server.url, prompts, n=1).generate())
+    assert [d.id for d in docs] == ["p0/0", "p1/0", "p2/0"]
+    # (the fake server's own 0.05 s sleeps land here too)
+    assert max(waits) == openai_generator.MAX_RETRY_AFTER_S and waits.count(max(waits)) == 3
 
 
 def test_a_request_failing_after_its_retries_is_one_failed_record_and_the_others_go_on(prompts):
