@@ -21,10 +21,11 @@ import xxhash
 from pipeline import fileio
 from pipeline.beam_stages import StageDoFn, run_document_stages
 from pipeline.checkpoints import PairWriter, WorkArea, write_marker
-from pipeline.document import Document, Failure, Rejection
+from pipeline.document import READ_STAGE, Document, Failure, Rejection
 from pipeline.outcomes import FAILED, KEPT, REJECTED
 from pipeline.progress import Tally, split_bytes
 from pipeline.readers import ReadPosition, Split, read_split
+from pipeline.record_fields import candidate_problem
 from pipeline.spill import read_values
 
 BYTES_EVERY = 64  # records between two reads of a split's byte position for progress
@@ -120,6 +121,8 @@ class ReadPhaseFn(StageDoFn):
         unit_origin = origin_of(unit)
         batch: list[Document] = []
         for number, record in enumerate(records):
+            if isinstance(record, Document) and record.kind and (problem := candidate_problem(record)):
+                record = Failure(record.id, record.source, READ_STAGE, "BadCandidate", problem)
             if not isinstance(record, Document):
                 yield _outcome_of(record)
                 continue

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
     from pipeline.readers import InputConfig
 
 CANDIDATE_KINDS = ("code", "math")
+# The fields of a synthesis candidate that hold text (DESIGN.md), and those it cannot do without.
+CANDIDATE_TEXT_FIELDS = {
+    "code": ("prompt", "solution", "tests", "entry_point", "language"),
+    "math": ("problem", "solution", "answer"),
+}
+CANDIDATE_NEEDS = {"code": (), "math": ("problem",)}  # a missing solution is verify's to reject
 MAX_TEXT_CHARS = 64 << 20  # a longer text is RecordTooLarge, as a JSON Lines line over 64 MiB is
 SURROGATE = re.compile(r"[\ud800-\udfff]")  # half of a pair: not valid Unicode, cannot be written as UTF-8
 
@@ -104,6 +110,25 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
 
         return page_record(doc, text, "", config.html_extractor)
     return doc
+
+
+def candidate_problem(doc: Document) -> str:
+    """Why a synthesis candidate cannot be verified or rendered (a text field holding a number, a
+    list or null where it needs text: `candidate_dedup` and `verify` read them as text), or ""."""
+    fields = doc.metadata
+    for name in CANDIDATE_TEXT_FIELDS[doc.kind]:
+        value = fields.get(name)
+        if value is None or isinstance(value, str):
+            continue
+        if name == "tests" and isinstance(value, list) and all(isinstance(line, str) for line in value):
+            continue  # one test per line
+        if name == "answer" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            continue  # 72: read as "72"
+        return f"{name!r} is {type(value).__name__}, not text"
+    for name in CANDIDATE_NEEDS[doc.kind]:
+        if not fields.get(name):
+            return f"a {doc.kind} candidate needs a {name!r} (its training text begins with it)"
+    return ""
 
 
 def field_value(record: dict[str, Any], name: str) -> Any:

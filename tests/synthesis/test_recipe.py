@@ -99,3 +99,62 @@ workers = 2
         ("bad", "verify", "tests_failed"),
         ("loop", "verify", "timeout"),
     }
+
+
+def test_a_candidate_whose_fields_hold_no_text_is_one_failure(tmp_path):
+    """`problem: null` or `12`, `solution: 4`, `entry_point: 5` crashed `candidate_dedup` (the
+    whole run, nothing published); without it, `problem: null` failed after verify admitted it."""
+    math = {"kind": "math", "problem": "What is 2+2?", "solution": "2+2 = 4\n#### 4", "answer": "4"}
+    code = {"kind": "code", "prompt": "Add.", "solution": "def add(a, b):\n    return a + b",
+            "tests": "assert add(1, 2) == 3"}  # fmt: skip
+    records = [
+        math | {"id": "good"},
+        math
+        | {"id": "numeric-answer", "problem": "What is 3+3?", "solution": "3+3 = 6\n#### 6", "answer": 6},
+        math | {"id": "null-problem", "problem": None},
+        math | {"id": "no-problem", "problem": ""},
+        math | {"id": "number-problem", "problem": 12},
+        math | {"id": "number-solution", "solution": 4},
+        code | {"id": "number-entry-point", "entry_point": 5},
+        code | {"id": "test-lines", "tests": ["assert add(1, 2) == 3", "assert add(0, 0) == 0"]},
+    ]
+    data = write_jsonl(tmp_path / "cands.jsonl", records)
+    recipe_path = tmp_path / "r.toml"
+    recipe_path.write_text(
+        f"""[run]
+name = "typed"
+max_failed_fraction = 1.0
+[output]
+shards = 1
+[[synthesis]]
+use = "file"
+paths = [{json.dumps(str(data))}]
+[[stage]]
+use = "candidate_dedup"
+[[stage]]
+use = "verify"
+timeout_s = 5.0
+workers = 1
+"""
+    )
+    manifest = run_recipe(load_recipe(recipe_path), str(tmp_path / "out"), IN_PROCESS).manifest
+    assert sorted(row["id"] for row in rows(tmp_path / "out", "kept")) == [
+        "good",
+        "numeric-answer",
+        "test-lines",
+    ]
+    failed = {row["id"]: (row["error"], row["message"]) for row in rows(tmp_path / "out", "failed")}
+    assert failed == {
+        "null-problem": (
+            "BadCandidate",
+            "a math candidate needs a 'problem' (its training text begins with it)",
+        ),
+        "no-problem": (
+            "BadCandidate",
+            "a math candidate needs a 'problem' (its training text begins with it)",
+        ),
+        "number-problem": ("BadCandidate", "'problem' is int, not text"),
+        "number-solution": ("BadCandidate", "'solution' is int, not text"),
+        "number-entry-point": ("BadCandidate", "'entry_point' is int, not text"),
+    }
+    assert manifest["counts"] == {"input": 8, "kept": 3, "rejected": 0, "failed": 5}
