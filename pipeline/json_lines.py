@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from pipeline.readers import InputConfig, ReadPosition, Split
 
 TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
+# A record nested deeper is a failure: Python's JSON parser reads about 1,000 levels, but a value
+# nested about 500 deep cannot be pickled between Beam steps, which failed the whole run.
+MAX_NESTING = 100
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 UNNUMBERED = 0  # the line number a split's line is parsed with before its file's numbering is known
 MAX_LINE_BYTES = 64 << 20  # a longer JSON Lines line is a failure, read past without being held
@@ -65,6 +68,10 @@ def parse_json_line(raw: bytes | int, source: str, line_number: int, config: Inp
         return Failure(
             record_id(record, config.id_field, where), source, READ_STAGE, "LoneSurrogate", problem
         )
+    if too_deep(line, record):
+        return Failure(
+            record_id(record, config.id_field, where), source, READ_STAGE, "TooDeeplyNested", DEEPER
+        )
     if isinstance(record, list) and record and isinstance(record[0], dict):
         return Failure(
             where,
@@ -74,6 +81,24 @@ def parse_json_line(raw: bytes | int, source: str, line_number: int, config: Inp
             f"a JSON array of {len(record)} objects; {ONE_LINE_ARRAY}",
         )
     return record_to_document(record, source, str(line_number), config)
+
+
+DEEPER = f"JSON nested more than {MAX_NESTING} levels deep"
+
+
+def too_deep(text: str, value: Any) -> bool:
+    """Whether `value`, parsed from `text`, holds lists or objects more than MAX_NESTING deep (the
+    brackets of `text` are counted first: only a text with that many is walked)."""
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return False
+    level = [(value, 0)]  # the record itself; each list or object inside it one level down
+    while level:
+        item, depth = level.pop()
+        if depth > MAX_NESTING:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        level.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def lone_surrogate(record: Any) -> str | None:

@@ -30,6 +30,7 @@ from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, TOO_LARGE, ElementTooLarge, JsonArray
 from pipeline.json_lines import (
+    DEEPER,
     MAX_LINE_BYTES,
     SURROGATE_ESCAPE_TEXT,
     TOO_DEEP_MESSAGE,
@@ -37,6 +38,7 @@ from pipeline.json_lines import (
     lone_surrogate,
     parse_json_line,
     read_jsonl_range,
+    too_deep,
 )
 from pipeline.members import BZIP2, GZIP, XZ, CompressedMembers, damage_failures, members_of
 from pipeline.parquet_rows import read_parquet
@@ -526,6 +528,10 @@ def _read_json_array(handle: io.BufferedIOBase, path: str, config: InputConfig) 
             elif SURROGATE_ESCAPE_TEXT.search(source) and (problem := lone_surrogate(record)):
                 yield Failure(
                     record_id(record, config.id_field, where), path, READ_STAGE, "LoneSurrogate", problem
+                )
+            elif too_deep(source, record):
+                yield Failure(
+                    record_id(record, config.id_field, where), path, READ_STAGE, "TooDeeplyNested", DEEPER
                 )
             else:
                 yield record_to_document(record, path, str(index), config)

@@ -592,3 +592,26 @@ def test_a_corrupt_parquet_row_group_is_one_failure_and_the_rest_is_read(tmp_pat
     (failure,) = [r for r in records if isinstance(r, Failure)]
     assert (failure.id, failure.error) == (f"{path}@rowgroup:4", "CorruptRowGroup")
     assert failure.message.startswith("row group 4 (rows 4,000 to 4,999) does not decode from row 4,000 on (")
+
+
+@pytest.mark.parametrize("name", ["deep.jsonl", "deep.json"])
+def test_a_record_nested_deeper_than_pickling_goes_is_one_failure(tmp_path, name):
+    """A valid record nested 500 deep parsed, then could not be pickled between Beam steps: the
+    whole run failed, and every rerun of its unfinished split failed alike."""
+    records = [
+        '{"id": "a", "text": "aa"}',
+        '{"id": "deep", "text": "b", "x": ' + "[" * 500 + "]" * 500 + "}",
+        '{"id": "c", "text": "[[[[ brackets in text are no nesting ]]]]" , "m": '
+        + "[" * 100
+        + "]" * 100
+        + "}",
+    ]
+    path = tmp_path / name
+    path.write_text("\n".join(records) if name.endswith(".jsonl") else "[" + ", ".join(records) + "]")
+    found = read_all(path)
+    assert [(r.id, type(r).__name__) for r in found] == [
+        ("a", "Document"),
+        ("deep", "Failure"),
+        ("c", "Document"),
+    ]
+    assert (found[1].error, found[1].message) == ("TooDeeplyNested", "JSON nested more than 100 levels deep")
