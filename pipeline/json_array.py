@@ -47,6 +47,9 @@ class JsonArray:
 
     def __init__(self, handle: io.BufferedIOBase) -> None:
         self.handle = handle
+        # at most one read of the stream below: a BufferedReader's read(size) over a cut-off
+        # compressed file dropped the bytes it had gathered when the next read raised EOFError
+        self.read = getattr(handle, "read1", handle.read)
         self.decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode
         self.decoder = json.JSONDecoder()
         self.long_numbers_decoder = json.JSONDecoder(parse_int=json_integer)
@@ -60,7 +63,7 @@ class JsonArray:
             return False
         if len(self.text) - self.pos > MAX_ELEMENT_CHARS:  # only an element's text is held this long
             raise ElementTooLarge(f"an element of over {MAX_ELEMENT_CHARS >> 20} MiB, more than is held")
-        data = self.handle.read(size)
+        data = self.read(size)
         self.eof = not data
         self.text = self.text[self.pos :] + self.decode(data, final=self.eof)
         self.pos = 0

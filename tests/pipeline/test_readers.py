@@ -615,3 +615,21 @@ def test_a_record_nested_deeper_than_pickling_goes_is_one_failure(tmp_path, name
         ("c", "Document"),
     ]
     assert (found[1].error, found[1].message) == ("TooDeeplyNested", "JSON nested more than 100 levels deep")
+
+
+@pytest.mark.parametrize(
+    "suffix, compress", [(".gz", gzip.compress), (".bz2", bz2.compress), (".xz", lzma.compress)]
+)
+def test_a_cut_off_compressed_json_array_keeps_the_elements_before_the_cut(tmp_path, suffix, compress):
+    """The buffered read over the decompressed stream dropped what it had gathered when the cut
+    raised: 0 of 1,497 whole elements kept, and the failure named element 0."""
+    records = [{"id": f"r{i}", "text": f"text number {i} " * 20} for i in range(10_000)]  # bz2: 3 blocks
+    data = compress(json.dumps(records).encode())
+    path = tmp_path / f"cut.json{suffix}"
+    path.write_bytes(data[: len(data) // 2])
+    found = read_all(path)
+    documents = [r for r in found if isinstance(r, Document)]
+    assert [r.id for r in documents] == [f"r{i}" for i in range(len(documents))] and len(documents) > 1000
+    assert [(r.id, r.error) for r in found[len(documents) :]] == [
+        (f"{path}:{len(documents)}", "TruncatedInput")
+    ]
