@@ -116,6 +116,10 @@ XZ = Codec(
 )
 
 
+PADDING_BYTES = b"\x00\t\n\r "
+PADDING = {PADDING_BYTES[i : i + 1] for i in range(len(PADDING_BYTES))}
+
+
 class CompressedMembers(io.RawIOBase):
     """The decompressed bytes of a `codec` stream, member by member; `damage` lists what was
     skipped (`damage_failures` takes it)."""
@@ -176,8 +180,8 @@ class CompressedMembers(io.RawIOBase):
         if self.searching:
             self._search()
             return True
-        if not self.in_member and self.input[:1] == b"\x00":
-            self._pass_zeros()  # padding between or after members (xz's stream padding)
+        if not self.in_member and self.input[:1] in PADDING:
+            self._pass_padding()  # between or after members: xz's stream padding, a line end
             return True
         try:
             out = self.decompressor.decompress(self.input, STEP_OUTPUT)
@@ -200,9 +204,10 @@ class CompressedMembers(io.RawIOBase):
             self.held_size = HELD_BYTES  # the rest of this member streams
         return True
 
-    def _pass_zeros(self) -> None:
-        """Drop the null bytes before a member (no data lost, so no damage)."""
-        kept = self.input.lstrip(b"\x00")
+    def _pass_padding(self) -> None:
+        """Drop the null bytes and whitespace before a member, which never starts with them (no
+        data lost, so no damage: a line end after the last member was a cut-off member before)."""
+        kept = self.input.lstrip(PADDING_BYTES)
         self.offset += len(self.input) - len(kept)
         self.input = kept
         self.member_start = self.offset

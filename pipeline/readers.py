@@ -304,12 +304,14 @@ def _read_split_records(split: Split, config: InputConfig, position: ReadPositio
                 yield from read_warc(stream, path, fmt, config.html_extractor)
                 raise_zstd_damage(stream)
     except Exception as error:  # unreadable file, exotic corruption or reader bug: never lose the run
+        # a compressed text or page cut off: EOFError from the decompressor
+        error_class = "TruncatedInput" if isinstance(error, EOFError) else type(error).__name__
         if split.start == 0:
-            yield Failure(path, path, READ_STAGE, type(error).__name__, one_line(error))
+            yield Failure(path, path, READ_STAGE, error_class, one_line(error))
         else:  # every later split of a file that vanished fails too: each names its bytes
             end = "its end" if split.end < 0 else split.end
             message = f"bytes {split.start} to {end} of the file: {one_line(error)}"
-            yield Failure(f"{path}@{split.start}", path, READ_STAGE, type(error).__name__, message)
+            yield Failure(f"{path}@{split.start}", path, READ_STAGE, error_class, message)
 
 
 def iter_documents(

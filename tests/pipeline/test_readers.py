@@ -633,3 +633,18 @@ def test_a_cut_off_compressed_json_array_keeps_the_elements_before_the_cut(tmp_p
     assert [(r.id, r.error) for r in found[len(documents) :]] == [
         (f"{path}:{len(documents)}", "TruncatedInput")
     ]
+
+
+@pytest.mark.parametrize(
+    "suffix, compress", [(".gz", gzip.compress), (".bz2", bz2.compress), (".xz", lzma.compress)]
+)
+def test_a_line_end_after_the_last_member_is_no_cut_off_member(tmp_path, suffix, compress):
+    """`echo >> file.jsonl.gz` left a line end read as a member cut off: one failure for a record
+    that does not exist. A cut-off compressed text file failed as `EOFError`, not `TruncatedInput`."""
+    path = tmp_path / f"whole.jsonl{suffix}"
+    path.write_bytes(compress(b'{"id": "a", "text": "aa"}\n') + b"\n")
+    assert [(r.id, type(r).__name__) for r in read_all(path)] == [("a", "Document")]
+    text = compress(b"a page of text " * 10_000)
+    cut = tmp_path / f"cut.txt{suffix}"
+    cut.write_bytes(text[: len(text) // 2])
+    assert [(r.id, r.error) for r in read_all(cut)] == [(str(cut), "TruncatedInput")]
