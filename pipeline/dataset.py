@@ -364,7 +364,10 @@ class GristmillDataset(_torch_dataset_base()):
     `hash_shards=True` also hashes every shard whole at the start (a read of the whole output, in
     every rank). An output on an object store is read with Beam's `filesystem_options`
     (`["--s3_endpoint_url=..."]`; none: the AWS environment's endpoint, region and credentials),
-    in every worker.
+    in every worker. `num_workers`, when given, is the DataLoader's: iteration checks it, and a
+    state saved with another count is refused (resumed positions hold only for the same count).
+    `set_epoch` and `load_state_dict` reach the workers when the DataLoader starts them, so they
+    need `persistent_workers=False` (the DataLoader's default).
     """
 
     def __init__(
@@ -382,6 +385,7 @@ class GristmillDataset(_torch_dataset_base()):
         hash_shards: bool = False,
         drop_remainder: bool = False,
         filesystem_options: Sequence[str] = (),
+        num_workers: int | None = None,
     ) -> None:
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is not in [0, {world_size})")
@@ -395,6 +399,7 @@ class GristmillDataset(_torch_dataset_base()):
         self.batch_size = batch_size
         self.drop_remainder = drop_remainder
         self.filesystem_options = tuple(filesystem_options)
+        self.num_workers = num_workers
         self.verify = verify
         self.units = kept_units(output, hash_shards, self.columns, self.filesystem_options)
         self.epoch = 0
@@ -424,6 +429,11 @@ class GristmillDataset(_torch_dataset_base()):
         from torch.utils.data import get_worker_info
 
         info = get_worker_info()
+        running = 0 if info is None else info.num_workers
+        if self.num_workers is not None and running != self.num_workers:
+            raise ValueError(
+                f"the dataset was made for num_workers={self.num_workers}, and the DataLoader runs {running}"
+            )
         return (0, 1) if info is None else (info.id, info.num_workers)
 
     def __iter__(self) -> Iterator[dict]:
@@ -458,6 +468,7 @@ class GristmillDataset(_torch_dataset_base()):
             "batch_size": self.batch_size,
             "buffer_size": self.buffer_size,
             "drop_remainder": self.drop_remainder,
+            "num_workers": self.num_workers,
             "dealing": DEALING,
         }
 
@@ -473,6 +484,12 @@ class GristmillDataset(_torch_dataset_base()):
                 raise ValueError(
                     f"state was saved with {key}={state[key]!r}, this dataset has {getattr(self, key)!r}"
                 )
+        saved_workers = state.get("num_workers")
+        if None not in (saved_workers, self.num_workers) and saved_workers != self.num_workers:
+            raise ValueError(
+                f"state was saved with num_workers={saved_workers}, this dataset has {self.num_workers}: "
+                "the saved count restores positions only for the same number of DataLoader workers"
+            )
         self.epoch, self._resume_from, self._seen = (
             state["epoch"],
             state["samples_seen"],

@@ -214,6 +214,19 @@ def test_resume_with_dataloader_workers_continues_at_the_next_batch(output, batc
     assert head + [r["id"] for batch in loader(resumed) for r in batch] == full
 
 
+def test_a_state_saved_with_another_worker_count_is_refused(output):
+    """Resumed with a different num_workers, 27 of 110 documents came twice and 27 never."""
+    from torch.utils.data import DataLoader
+
+    state = GristmillDataset(output, batch_size=4, num_workers=2).state_dict(samples_seen=8)
+    assert state["num_workers"] == 2
+    with pytest.raises(ValueError, match="state was saved with num_workers=2, this dataset has 1"):
+        GristmillDataset(output, batch_size=4, num_workers=1).load_state_dict(state)
+    dataset = GristmillDataset(output, batch_size=4, num_workers=2)
+    with pytest.raises(ValueError, match="made for num_workers=2, and the DataLoader runs 0"):
+        next(iter(DataLoader(dataset, batch_size=4, num_workers=0, collate_fn=list)))
+
+
 def test_dataloader_positions_follow_round_robin_and_exhaustion():
     assert dataloader_positions(0, [5, 5], 2) == ([0, 0], 0)
     assert dataloader_positions(6, [5, 5], 2) == ([4, 2], 1)
