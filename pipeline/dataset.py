@@ -19,6 +19,7 @@ import bisect
 import hashlib
 import itertools
 import json
+import os
 import random
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -52,8 +53,11 @@ class Unit:
 
 def load_manifest(output: str) -> dict[str, Any]:
     """The manifest of a finished run; refuses an unfinished run or one of an unknown format."""
+    output = fileio.user_path(output)
     fileio.check_filesystem(output, "output folder")
     path = FileSystems.join(output, "manifest.json")
+    if fileio.is_local(output) and not os.path.isdir(output):
+        raise BadOutputFolder(f"{output}: no such folder")
     if not fileio.exists(path):
         raise BadOutputFolder(
             f"{output}: no manifest.json; the run did not finish (a folder without a manifest is never complete)"
@@ -62,6 +66,8 @@ def load_manifest(output: str) -> dict[str, Any]:
         manifest = json.loads(fileio.read_bytes(path))
     except ValueError as error:
         raise BadOutputFolder(f"{path}: unreadable manifest ({error})") from error
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("shards"), list):
+        raise BadOutputFolder(f"{path}: not a gristmill manifest (no list of shards)")
     version = manifest.get("format_version", 1)
     if version not in SUPPORTED_FORMAT_VERSIONS:
         raise BadOutputFolder(
@@ -112,6 +118,7 @@ def kept_units(
     read). An output on an object store is read with Beam's `filesystem_options`
     (`--s3_endpoint_url=...`; none: the AWS environment's), its store asked once first, so that a
     dead endpoint is one error at once."""
+    output = fileio.user_path(output)
     if not fileio.is_local(output):
         fileio.check_filesystem(output, "output folder")
         fileio.check_reachable([("output folder", output)], fileio.use_options(filesystem_options))
@@ -389,7 +396,7 @@ class GristmillDataset(_torch_dataset_base()):
     ) -> None:
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is not in [0, {world_size})")
-        self.output = output
+        self.output = fileio.user_path(output)
         self.rank = rank
         self.world_size = world_size
         self.seed = seed

@@ -263,6 +263,24 @@ def test_unfinished_run_without_manifest_is_refused(output):
         GristmillDataset("nosuchfs://b/out")
 
 
+
+def test_a_path_as_people_write_it_is_read_and_a_manifest_of_no_shards_refused(output, monkeypatch, tmp_path):
+    """`~` was not expanded (the CLI expands it), `file://` hit Beam's "pip install
+    apache-beam[gcp]", a missing folder read as an unfinished run, and a manifest holding `[]`
+    or no shards raised AttributeError or gave an empty dataset."""
+    monkeypatch.setenv("HOME", os.path.dirname(output))
+    expected = [r["id"] for r in GristmillDataset(output)]
+    assert [r["id"] for r in GristmillDataset("~/" + os.path.basename(output))] == expected
+    assert [r["id"] for r in GristmillDataset("file://" + output)] == expected
+    with pytest.raises(BadOutputFolder, match="nowhere: no such folder"):
+        GristmillDataset(str(tmp_path / "nowhere"))
+    for manifest in ("[]", "{}"):
+        with open(os.path.join(output, "manifest.json"), "w") as handle:
+            handle.write(manifest)
+        with pytest.raises(BadOutputFolder, match="not a gristmill manifest"):
+            GristmillDataset(output)
+
+
 def test_a_changed_page_is_refused_as_it_is_read_and_a_changed_shard_when_hashed(output):
     """Every rank hashed every shard before its first document (a read of the whole output, in
     each rank); pages now carry CRCs, checked as read. Unchecked, a flipped byte in a zstd page
