@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -424,13 +425,23 @@ def _check_choice(kind: str, value: str | None, known: set[str]) -> None:
         )
 
 
+# Control characters a terminal acts on (ESC sequences set its title, clear it, colour it; C1's
+# CSI is one byte), shown escaped: document text is untrusted. Line ends and tabs are kept.
+_TERMINAL_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with the control characters a terminal would act on written as `\\x1b`."""
+    return _TERMINAL_CONTROLS.sub(lambda found: repr(found.group())[1:-1], text)
+
+
 def _print_rows(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         text = row.pop("text", None)
         print("-" * 80)
-        print(json.dumps(row, ensure_ascii=False, default=str))
+        print(terminal_safe(json.dumps(row, ensure_ascii=False, default=str)))
         if text:
-            print(text[:TEXT_PREVIEW] + (" …" if len(text) > TEXT_PREVIEW else ""))
+            print(terminal_safe(text[:TEXT_PREVIEW]) + (" …" if len(text) > TEXT_PREVIEW else ""))
 
 
 def inspect_command(args) -> int:

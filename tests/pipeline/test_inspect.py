@@ -156,3 +156,11 @@ def test_inspect_and_report_read_parquet_on_the_calling_thread_only(curated_outp
     assert _inspect(capsys, curated_output, "--id", kept_id)[0] == 0
     assert main(["report", str(curated_output)]) == 0
     assert reads_off_thread == []
+
+
+def test_document_text_reaches_the_terminal_without_control_sequences():
+    """A crawled text's `ESC ] 0 ; title BEL`, `ESC [ 2 J` set the terminal's title and cleared it."""
+    from pipeline.inspect import terminal_safe
+
+    hostile = "page\x1b]0;PWNED\x07\x1b[2J\x9b31m end\n\tnext line é"
+    assert terminal_safe(hostile) == "page\\x1b]0;PWNED\\x07\\x1b[2J\\x9b31m end\n\tnext line é"
