@@ -120,18 +120,24 @@ def reason_samples(directory: str, per_reason: int = SAMPLES_PER_REASON) -> dict
     return samples
 
 
+def _clipped(value: Any) -> str:
+    """A sample's text, id or detail, escaped, its first SAMPLE_CHARS characters: the page stays
+    small whatever a document holds (a 300,000-digit answer in a detail)."""
+    text = "" if value is None else str(value)
+    return _esc(text[:SAMPLE_CHARS]) + (" …" if len(text) > SAMPLE_CHARS else "")
+
+
 def _samples_html(samples: dict[str, list[dict]], counts: dict[str, int]) -> str:
     parts = []
     for key in sorted(samples, key=lambda k: (-counts.get(k, 0), k)):
         items = []
         for row in samples[key]:
-            text = row.get("text") or ""
             survivor = (
-                f" · survivor <code>{_esc(row['duplicate_of'])}</code>" if row.get("duplicate_of") else ""
+                f" · survivor <code>{_clipped(row['duplicate_of'])}</code>" if row.get("duplicate_of") else ""
             )
             items.append(
-                f"<li><code>{_esc(row['id'])}</code> · {_esc(row.get('detail'))}{survivor}"
-                f"<pre>{_esc(text[:SAMPLE_CHARS])}{' …' if len(text) > SAMPLE_CHARS else ''}</pre></li>"
+                f"<li><code>{_clipped(row['id'])}</code> · {_clipped(row.get('detail'))}{survivor}"
+                f"<pre>{_clipped(row.get('text') or '')}</pre></li>"
             )
         parts.append(
             f"<details><summary>{_esc(key)} ({counts.get(key, len(samples[key])):,})</summary>"

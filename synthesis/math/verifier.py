@@ -127,16 +127,16 @@ class MathVerifier:
             if not _established(raw, results):
                 return reject(
                     "no_answer",
-                    f"no reference answer, and the final answer {raw!r} is not a value that the last "
+                    f"no reference answer, and the final answer {_quoted(raw)} is not a value that the last "
                     "checked step establishes: nothing verified it",
                 )
             return KEEP
         try:
             same = self.equivalent(raw, str(reference))
         except AnswerUnparseable as exc:
-            return reject("unparseable", f"answer {raw!r}: {exc}")
+            return reject("unparseable", f"answer {_quoted(raw)}: {exc}")
         if not same:
-            return reject("wrong_answer", f"{raw!r} != {str(reference)!r}")
+            return reject("wrong_answer", f"{_quoted(raw)} != {_quoted(str(reference))}")
         return KEEP
 
     def render(self, doc: Document) -> str:
@@ -145,6 +145,12 @@ class MathVerifier:
     def equivalent(self, predicted: str, reference: str) -> bool:
         """Whether two final answers are the same up to presentation and symbolic equivalence."""
         return self._equivalence.equivalent(predicted, reference)
+
+
+def _quoted(answer: str, limit: int = 200) -> str:
+    """An answer in a rejection's detail: quoted, its first `limit` characters (a 300,000-digit
+    answer made a 300 KB detail)."""
+    return repr(answer[:limit]) + ("…" if len(answer) > limit else "")
 
 
 def _established(raw: str, results: list[Number]) -> bool:

@@ -344,3 +344,9 @@ def test_numbers_too_long_to_convert_are_verdicts_not_errors(verifier, solution,
     out of `check`, so the sample landed in `failed` instead of getting a verdict."""
     verdict = verifier.check(math_doc(solution, answer))
     assert verdict.reason == reason
+
+
+def test_a_huge_answer_is_clipped_in_the_rejection_detail(verifier):
+    """A 300,000-digit boxed answer made a 300 KB detail, shown whole in report.html."""
+    verdict = verifier.check(math_doc("So \\boxed{" + "7" * 300_000 + "}", answer="5"))
+    assert verdict.detail == "answer '" + "7" * 200 + "'…: number too long to read"
