@@ -95,6 +95,13 @@ def render_card(manifest: dict[str, Any], directory: str) -> str:
         for s in dedup
     ] or ["- no dedup stage in this recipe"]
     kept = (directory.rstrip("/") or ".") + "/kept"
+    figures = manifest.get("kept_output", {})
+    repeats = (
+        f"\n`kept/` holds {figures['rows']} rows: the {counts['kept']} kept documents and "
+        f"{figures['repeats']} repeats written by the mixture's up-sampling."
+        if figures.get("repeats")
+        else ""
+    )
     sql = f"SELECT id, scores['fasttext_quality'] AS q FROM '{kept.replace(chr(39), chr(39) * 2)}/*.parquet' LIMIT 5"
     status = (
         "all checks passed" if not manifest["problems"] else "PROBLEMS: " + "; ".join(manifest["problems"])
@@ -116,7 +123,7 @@ each shard's sha256; `report.html` has the charts.
 |---:|---:|---:|---:|---:|
 | {counts["input"]} | {counts["kept"]} | {counts["rejected"]} | {counts["failed"]} | {_rate(counts["kept"], counts["input"])} |
 
-Conservation (read = kept + rejected + failed): {"holds" if manifest["conservation"] else "BROKEN"}.
+Conservation (read = kept + rejected + failed): {"holds" if manifest["conservation"] else "BROKEN"}.{repeats}
 
 ## Removal by stage
 

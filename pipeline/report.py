@@ -195,10 +195,19 @@ def render_report(manifest: dict[str, Any], directory: str) -> str:
         )
         for name in scores
     )
-    before = BoundedSample()
-    for part in ("kept", "rejected"):
-        before.extend(figures.lengths[part].values)
-    before.seen = sum(figures.lengths[part].seen for part in ("kept", "rejected"))
+    repeats = manifest.get("kept_output", {}).get("repeats", 0)
+    if manifest["recipe"].get("output", {}).get("keep_rejected_text", True):
+        before = BoundedSample()
+        for part in ("kept", "rejected"):
+            before.extend(figures.lengths[part].values)
+        before.seen = sum(figures.lengths[part].seen for part in ("kept", "rejected"))
+        lengths = {"before": before, "after": figures.lengths["kept"]}
+        length_title, length_note = "before vs after", ""
+    else:  # rejected rows hold no text: a "before" would be the kept rows again
+        lengths = {"kept": figures.lengths["kept"]}
+        length_title, length_note = "kept", "<p>Rejected text is not kept (keep_rejected_text = false).</p>"
+    if repeats:
+        length_note += f"<p>Kept rows include the {repeats:,} repeats of the up-sampling mixture.</p>"
     languages = Counter()
     for part in ("kept", "rejected"):
         languages.update(figures.languages[part])
@@ -232,13 +241,14 @@ svg{{max-width:100%;height:auto}} h2{{margin-top:1.6em;border-bottom:1px solid #
 <div><div class="num" id="count-kept">{counts["kept"]:,}</div>kept</div>
 <div><div class="num" id="count-rejected">{counts["rejected"]:,}</div>rejected</div>
 <div><div class="num" id="count-failed">{counts["failed"]:,}</div>failed</div>
+{f'<div><div class="num" id="count-repeats">{repeats:,}</div>repeats in kept/ (mixture up-sampling)</div>' if repeats else ""}
 </div>
 <h2>Funnel: documents entering each stage</h2>{_bars(funnel, KEPT_COLOUR)}
 <h2>Removed by stage</h2>{_bars(removed, REJECTED_COLOUR)}
 <h2>Rejections by stage and reason</h2>{_bars(reasons[:40], "#d09a4a")}
 <h2>Scores: kept vs rejected</h2><p>Share of each group per bin.</p>{score_charts or "<p>no scores</p>"}
-<h2>Length (characters, log scale): before vs after</h2>
-{_histogram({"before": before, "after": figures.lengths["kept"]}, log=True, title="length")}
+<h2>Length (characters, log scale): {length_title}</h2>{length_note}
+{_histogram(lengths, log=True, title="length")}
 <h2>Languages</h2>{_table(["language", "kept", "rejected"], language_rows)}
 <h2>Duplicate clusters</h2><p>Cluster size = survivor + removed copies.</p>
 {_table(["stage", "cluster size", "clusters"], cluster_rows) if cluster_rows else "<p>no duplicates removed</p>"}

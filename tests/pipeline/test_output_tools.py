@@ -139,3 +139,14 @@ def test_an_output_read_back_puts_no_empty_output_column_into_metadata(tmp_path)
     assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(again), *IN_PROCESS]) == 0
     (row,) = _kept(again)
     assert json.loads(row["metadata"]) == {"extra": 1, "source": str(data)}
+
+
+def test_the_report_draws_no_before_lengths_when_rejected_text_is_not_kept(curated_output):
+    """With keep_rejected_text = false, "before" was drawn from the kept rows alone (before = after)."""
+    from pipeline.report import render_report
+
+    manifest = json.loads((curated_output / "manifest.json").read_text())
+    assert "Length (characters, log scale): before vs after" in render_report(manifest, str(curated_output))
+    manifest["recipe"]["output"]["keep_rejected_text"] = False
+    page = render_report(manifest, str(curated_output))
+    assert "Length (characters, log scale): kept" in page and "before (n=" not in page
