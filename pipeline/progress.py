@@ -90,10 +90,10 @@ class _TapFn(_TallyFn):
 
 
 def split_bytes(split) -> int:
-    """Bytes of input a split covers (a whole file when it has no end)."""
-    if split.end >= 0 and split.path.lower().endswith((".jsonl", ".ndjson")):
-        return split.end - split.start
-    return fileio.size(split.path) if split.start == 0 else 0
+    """Bytes of input a split covers: its byte range, to the end of the file when it has no end
+    (a Parquet file's splits were all credited to its first: "100 %, all read" after one)."""
+    end = split.end if split.end >= 0 else fileio.size(split.path)
+    return end - split.start
 
 
 @dataclass
@@ -146,7 +146,15 @@ def snapshot(channel: Channel, counts: Counter, elapsed: float, reading: float |
     read = counts["read"]
     reading = elapsed if reading is None else reading
     reaching = read - counts["rejected.read"] - counts["failed.read"]
-    stages = []
+    # the reader's own failures first, as the summary table lists them (bad lines, cut-off files)
+    stages = [
+        {
+            "stage": "read",
+            "kept": reaching,
+            "rejected": counts["rejected.read"],
+            "failed": counts["failed.read"],
+        }
+    ]
     for name in channel.stages:
         rejected, failed = counts[f"rejected.{name}"], counts[f"failed.{name}"]
         kept = counts[f"kept.{name}"] if name in channel.tapped else max(0, reaching - rejected - failed)

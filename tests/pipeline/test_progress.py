@@ -40,10 +40,11 @@ def test_snapshot_derives_kept_per_stage_and_eta():
         {"read": 100, "failed.read": 2, "rejected.a": 8, "kept.b": 80, "rejected.b": 9, "bytes": 250}
     )
     figures = snapshot(channel, counts, elapsed=10.0)
-    assert [s["kept"] for s in figures["stages"]] == [90, 80, 80]  # dedup has not removed anything yet
+    assert [s["kept"] for s in figures["stages"]] == [98, 90, 80, 80]  # dedup has not removed anything yet
     assert figures["rate"] == 10.0 and figures["eta"] == 30.0
     line = plain_line(figures)
-    assert "read 100 docs (10/s), 250 B of 1000 B (25%), ETA 0m30s" in line and "a -8, b -9" in line
+    assert "read 100 docs (10/s), 250 B of 1000 B (25%), ETA 0m30s" in line
+    assert line.endswith("removed: read -2, a -8, b -9")  # the reader's failures were left out
     counts["bytes"] = 1000  # then the collection stages and the writers work: no ETA to give ("?" before)
     assert "1000 B of 1000 B (100%), all read, kept" in plain_line(snapshot(channel, counts, elapsed=40.0))
     generators_only = Channel("unused", ["a"], total_bytes=0)  # no input file: no bytes, no ETA
@@ -76,7 +77,7 @@ def test_plain_progress_lines_when_not_a_terminal(tmp_path, capsys):
     assert lines, "no progress line"
     size = size_text((tmp_path / "in.jsonl").stat().st_size)
     assert "read 25 docs" in lines[-1] and f"{size} of {size} (100%)" in lines[-1]
-    assert "kept 17; removed: length -5, exact_dedup -2" in lines[-1]
+    assert "kept 17; removed: read -1, length -5, exact_dedup -2" in lines[-1]
     assert main([*args, "--quiet"]) == 0
     assert "progress" not in capsys.readouterr().err
 
@@ -112,6 +113,17 @@ def test_a_long_compressed_split_shows_its_bytes_as_it_is_read(tmp_path, monkeyp
     size = path.stat().st_size
     assert seen == sorted(seen) and 0 < seen[len(seen) // 2] < size  # halfway: part of the file
     assert read.tally.counts["bytes"] == size and len(seen) == 3000
+
+
+def test_every_split_of_a_parquet_file_counts_its_own_bytes(tmp_path):
+    """The whole file was credited to its first split: "100 %, all read" after 21 of 200 rows."""
+    from pipeline.progress import split_bytes
+    from pipeline.readers import plan_splits
+
+    path = tmp_path / "rows.parquet"
+    path.write_bytes(b"x" * 1000)  # only the size is read
+    splits = plan_splits(str(path), InputConfig((str(path),), split_bytes=300))
+    assert [split_bytes(split) for split in splits] == [300, 300, 300, 100]
 
 
 def test_a_generator_s_records_are_counted_as_it_yields_them_and_kept_when_it_breaks(tmp_path):
