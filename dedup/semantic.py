@@ -164,13 +164,16 @@ def decide_cluster(
     sketches: list[tuple[bytes, int]] | None = None,
     min_overlap: float = 0.0,
     max_shingles: int = 0,
+    cut_for: list[tuple[str, ...]] | None = None,
 ) -> list[ClusterDecision]:
     """Removals for one (sub)cluster: one survivor per connected group of near-duplicates.
 
     `orders` are the rows' `member_order`s. With `sketches` (one `dedup.content.sketch` per row,
     capped at `max_shingles`), a pair above the cosine threshold joins a group only if its
     shingle containment reaches `min_overlap`: the embedding proposes, the words confirm, so two
-    pages that merely share a topic, a language or a template stay apart.
+    pages that merely share a topic, a language or a template stay apart. With `cut_for` (each
+    row's `cut_for`), a survivor whose units `unit_dedup` cut for another member of its group
+    gives way to that member: removing the holder for its cut-down copy lost the cut units.
     """
     verify = None
     if sketches is not None:
@@ -189,12 +192,33 @@ def decide_cluster(
     for row, group in enumerate(groups.tolist()):
         if group not in best or keys[row] < keys[best[group]]:
             best[group] = row
+    if cut_for is not None and any(cut_for):
+        _prefer_holders(best, groups, keys, orders, cut_for)
     removed = []
     for row, group in enumerate(groups.tolist()):
         keep = best[group]
         if row != keep:
             removed.append(ClusterDecision(row, keep, float(x[row] @ x[keep])))
     return removed
+
+
+def _prefer_holders(
+    best: dict[int, int],
+    groups: np.ndarray,
+    keys: list[tuple],
+    orders: list[tuple],
+    cut_for: list[tuple[str, ...]],
+) -> None:
+    """Move each group's survivor to the best member keeping units cut from it, as long as
+    there is one (each member once: holders may have had units cut in turn)."""
+    ids = [public_id(order[-1]) for order in orders]
+    for group, chosen in best.items():
+        members = np.flatnonzero(groups == group).tolist()
+        seen = {chosen}
+        while holders := [r for r in members if r not in seen and ids[r] in cut_for[chosen]]:
+            chosen = min(holders, key=keys.__getitem__)
+            seen.add(chosen)
+        best[group] = chosen
 
 
 def _survivor_order(order: tuple, centroid_sim: float, survivor: str) -> tuple:
@@ -372,8 +396,13 @@ def _compared(doc: Document, languages: frozenset[str]) -> bool:
     return not languages or doc.language is None or doc.language in languages
 
 
+def cut_for(doc: Document) -> tuple[str, ...]:
+    """The ids of the documents `unit_dedup` cut this one's units for (they keep them)."""
+    return tuple(sorted({str(holder) for _, holder in doc.metadata.get("units_removed") or ()}))
+
+
 def member_id(member: tuple) -> str:
-    """The document id of a member (content key, member order, language, sketch or None)."""
+    """The document id of a member (content key, member order, language, sketch or None, `cut_for`)."""
     return member[1][-1]
 
 
@@ -389,7 +418,7 @@ def member_language(member: tuple) -> str:
 class _EmbedBatch(beam.DoFn):
     """A batch of documents → (EMBEDDED, (members, vectors)); (FAILED, (content key, (FAILED,
     failure record))) per document that fails. A member is (content key, member order, language,
-    3-gram sketch or None): everything later steps need of the document, never its text."""
+    3-gram sketch or None, `cut_for`): everything later steps need of the document, never its text."""
 
     def __init__(self, stage: SemanticDedup) -> None:
         self.stage_name = stage.name
@@ -440,6 +469,7 @@ class _EmbedBatch(beam.DoFn):
                 sketch(shingle_set(text, OVERLAP_NGRAM, self.seed), self.max_shingles)
                 if self.max_shingles
                 else None,
+                cut_for(doc),
             )
             for doc, text in zip(docs, texts)
         ]
@@ -472,6 +502,7 @@ def _dedup_cluster(cluster: tuple[str, int], members: list, stage: SemanticDedup
             sketches=None if sketches is None else [sketches[r] for r in rows],
             min_overlap=stage.min_overlap,
             max_shingles=stage.max_shingles,
+            cut_for=[members[r][0][4] for r in rows],
         )
         group_sizes: dict[int, int] = {}
         for d in decisions:

@@ -118,6 +118,22 @@ def test_survivor_policies():
     assert survivors(docs_for(3), [0.5, 0.5, 0.5], "hard") == "d0"  # then the smallest id
 
 
+def test_a_survivor_gives_way_to_the_member_keeping_the_units_cut_from_it():
+    """`unit_dedup` cut lines from one page because another keeps them; `semantic_dedup` then
+    removed the other, the lines' last holder, for the cut-down page: lost from the corpus."""
+    cut, plain, holder = docs_for(3, quality=[0.9, 0.5, 0.1])
+    x = np.tile(unit_rows(np.ones((1, 4))), (3, 1))
+    orders = [member_order(doc, "quality") for doc in (cut, plain, holder)]
+    for survivor in ("hard", "easy", "longest"):
+        for cut_for, kept in ((["d2"], 2), (["d1"], 1), ([], 0)):  # by score, d0 would survive
+            removed = decide_cluster(x, np.array([0.1, 0.5, 0.9]), orders, eps=0.05, block_size=2,
+                                     survivor=survivor, cut_for=[tuple(cut_for), (), ()])  # fmt: skip
+            assert {d.survivor for d in removed} == {kept}, (survivor, cut_for)
+    chain = [("d1",), ("d2",), ()]  # d2 keeps units cut from d1, which keeps units cut from d0
+    removed = decide_cluster(x, np.zeros(3), orders, eps=0.05, block_size=2, survivor="hard", cut_for=chain)
+    assert {d.survivor for d in removed} == {2}
+
+
 def test_survivor_independent_of_input_order():
     docs, sims = docs_for(5), [0.6, 0.2, 0.9, 0.2, 0.4]
     order = [3, 1, 4, 0, 2]
