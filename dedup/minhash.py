@@ -95,7 +95,11 @@ class MinHashDedup(PrefersScore, CollectionStage):
             max=64,
         ),
         "bands": Param(
-            int, 14, "LSH bands: documents sharing one band's key become candidates", min=1, max=512
+            int,
+            14,
+            "LSH bands: documents sharing one band's key become candidates (bands × rows <= 4096)",
+            min=1,
+            max=512,
         ),
         "rows": Param(int, 8, "MinHash values per band (signature length = bands × rows)", min=1, max=128),
         "jaccard_threshold": Param(
@@ -125,7 +129,7 @@ class MinHashDedup(PrefersScore, CollectionStage):
             int,
             20,
             "large-star/small-star rounds unrolled for connected components (enough for paths of "
-            "about 2**rounds nodes; `cc_converged` in the metrics says whether they sufficed)",
+            "about 2**rounds nodes; `cc_unconverged_nodes` in the metrics counts the nodes they did not settle)",
             min=1,
             max=64,
         ),
@@ -157,7 +161,7 @@ class MinHashDedup(PrefersScore, CollectionStage):
             "seed": self.seed,
             "curve_threshold": round(curve_threshold(self.bands, self.rows), 4),
             "jaccard_threshold": self.jaccard_threshold,
-            "verification": "exact Jaccard of 64-bit shingle-hash sets"
+            "verification": "exact Jaccard of the shingle sets (the low 32 bits of their 64-bit hashes)"
             if self.jaccard_threshold > 0
             else "none (band collisions accepted)",
             "max_bucket_size": self.max_bucket_size,

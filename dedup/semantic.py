@@ -94,14 +94,20 @@ def embed_documents(embedder: Any, texts: list[str], max_chars: int, batch_size:
     return kmeans.normalize(np.nan_to_num(summed))
 
 
+# float32 dot products of unit vectors are off by up to a few 1e-7: an identical pair's is
+# 0.99999994 or 1.0000001, and at eps = 0 one in eight pairs of copies passed `> 1.0`
+ROUNDING = 1e-6
+
+
 def similar_pairs(x: np.ndarray, threshold: float, block_size: int):
-    """Yield (rows, cols, sims) of every pair i < j with x_i·x_j > threshold, `block_size` rows at a time.
+    """Yield (rows, cols, sims) of every pair i < j with x_i·x_j > threshold (less ROUNDING),
+    `block_size` rows at a time.
 
     Only a block_size × n slice of the similarity matrix exists at once, never n × n.
     """
     for start in range(0, len(x), block_size):
         sims = x[start : start + block_size] @ x[start:].T
-        rows, cols = np.nonzero(sims > threshold)
+        rows, cols = np.nonzero(sims > threshold - ROUNDING)
         rows_abs = rows + start
         cols_abs = cols + start
         upper = cols_abs > rows_abs
@@ -233,8 +239,10 @@ def _survivor_order(order: tuple, centroid_sim: float, survivor: str) -> tuple:
 
 @register("semantic_dedup")
 class SemanticDedup(PrefersScore, CollectionStage):
-    """Remove documents whose embedding is within cosine 1 − eps of a kept one (SemDeDup).
+    """Remove documents whose embedding is within cosine 1 − eps of another's, one survivor per group (SemDeDup).
 
+    Pairs above the threshold join connected groups, so a removed document may be further than
+    1 − eps from its survivor when others link them (A~B, B~C: A and B removed for C).
     Reasons: `semantic_duplicate` (`duplicate_of` is the survivor; `detail` gives the cosine
     similarity to it, the cluster and the group size).
     """
@@ -244,7 +252,8 @@ class SemanticDedup(PrefersScore, CollectionStage):
         "eps": Param(
             float,
             0.10,
-            "documents are duplicates when their (centered) cosine similarity is above 1 - eps; "
+            "documents are duplicates when their (centered) cosine similarity is above 1 - eps (0: "
+            "identical embeddings only); "
             "calibrated for the static embedder in benchmarks/results/semantic.md",
             min=0.0,
             max=1.0,
