@@ -20,6 +20,10 @@ _PHRASE_START = (
 )
 _PHRASE = re.compile(_PHRASE_START + "(.+)", re.I)
 _PHRASE_HEAD = re.compile(_PHRASE_START + "(?=.)", re.I)
+# `#### Step 2: Total`, `#### Verification`: a Markdown heading, as chat models write them; GSM8K's
+# `#### 72`, `#### x = 5` are answers. A word of letters then a colon, or no digit at all.
+_HEADING = re.compile(r"\s*[A-Za-z]{2,}\b(?:[^:\n]*:|[^\d\n]*$)")
+_SENTENCE_END = re.compile(r"\.(?:\s|$)|\n")
 _PHRASE_CUT = re.compile(
     r"\.(?:\s|$)|(?<!\\);|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that|not)\b", re.I
 )
@@ -47,26 +51,34 @@ def extract_answer(solution: str) -> str | None:
     """The final answer written in a solution, or None when it states none.
 
     The last-written of `\\boxed{}`, `#### x` and an answer phrase wins (a solution may box an
-    intermediate result and state its answer after it).
+    intermediate result and state its answer after it); a Markdown heading (`#### Step 2: Total`,
+    `#### Verification`) is no `#### x`, and a phrase stating no math ("this answer is correct")
+    does not override one stating math, nor a box or `#### x` before it.
     """
     boxed_at = max((m.start() for m in _BOXED.finditer(solution)), default=-1)
-    hashes = list(_HASHES.finditer(solution))
-    if hashes and hashes[-1].start() > boxed_at:
-        return hashes[-1].group(1).strip(" \t")
+    hashes = [m for m in _HASHES.finditer(solution) if not _HEADING.match(m.group(1))]
+    hashes_at = hashes[-1].start() if hashes else -1
+    stated_at = max(boxed_at, hashes_at)
+    wordy = None  # the last phrase stating no math: the answer only if none states math
     for m in reversed(list(_PHRASE.finditer(solution))):
-        if m.start() < boxed_at or "\\boxed" in m.group(1):
+        if m.start() < stated_at or "\\boxed" in m.group(1):
             break
         tail = _phrase_answer(m.group(1))
-        # After a boxed answer, only a phrase stating math overrides it (not "our answer is correct").
-        if tail and (boxed_at < 0 or re.search(r"[\d$\\]", tail)):
+        if tail and re.search(r"[\d$\\]", tail):
             return tail
-    return last_boxed(solution)
+        wordy = wordy or tail
+    if wordy and stated_at < 0:
+        return wordy
+    return hashes[-1].group(1).strip(" \t") if hashes_at > boxed_at else last_boxed(solution)
 
 
 def _phrase_answer(text: str) -> str:
-    """The answer stated after "the answer is": up to the end of its sentence or clause."""
+    """The answer stated after "the answer is": up to the end of its sentence or clause (an
+    answer phrase inside it is read past: `Final Answer: The final answer is 72.`; one in a later
+    sentence is not: `72. I checked, and this answer is correct.`)."""
     tail, start = text.strip(), 0
-    while inner := _PHRASE_HEAD.search(tail, start):  # `Final Answer: The final answer is 72.`
+    sentence = _SENTENCE_END.search(tail)
+    while inner := _PHRASE_HEAD.search(tail, start, sentence.start() if sentence else len(tail)):
         start = inner.end()
     tail = tail[start:].strip()
     cut = _PHRASE_CUT.search(tail)
@@ -75,11 +87,13 @@ def _phrase_answer(text: str) -> str:
 
 def last_number(solution: str) -> str | None:
     """The last number written in the solution (a fallback when it states no answer explicitly): a
-    minus sign (`-` or `−`) is its sign, and `3/4` is one fraction."""
-    numbers = re.findall(
-        r"[-−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+(?:\.\d+)?)?", ANNOTATION.sub("", solution)
-    )
-    return numbers[-1].rstrip(",").replace("−", "-") if numbers else None
+    minus sign (`-` or `−`) is its sign, and `3/4` is one fraction. None when it ends a hedge or a
+    list ("48 or 72", "5 and 7"): no one answer was given."""
+    text = ANNOTATION.sub("", solution)
+    numbers = list(re.finditer(r"[-−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+(?:\.\d+)?)?", text))
+    if not numbers or re.search(r"\b(?:or|and)\s*$", text[: numbers[-1].start()], re.I):
+        return None
+    return numbers[-1].group().rstrip(",").replace("−", "-")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,6 +131,10 @@ _VALUE_WORD = re.compile(
 )
 _LIST_OR_VALUE_WORD = re.compile(rf"\b(?:or|and)\b|{_VALUE_WORD.pattern}", re.I)
 _SIGN_WORD = re.compile(r"\b(?:negative|minus)\s+(?=\.?\d)", re.I)
+_BELOW_ZERO = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)((?:\s+[A-Za-z]+)?)\s+below\s+zero\b", re.I)
+# A time of day: `9 a.m.`, `1:03 PM` (in `\text{}` too); read as 24-hour `21:00`, `13:03`.
+_TIME_OF_DAY = re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*([AaPp])\.?\s?[Mm]\b\.?")
+_TEXT_TIME = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*\d[^{}]*?|\s*[AaPp]\.?\s?[Mm]\.?\s*)\}")
 _SCALED = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)((?:\s+(?:{_SCALE_WORD})\b)+)", re.I)
 # Unit words after a number (`12 cm^2`, `5 square feet`), maybe a power: `^2`, or a digit written
 # onto the last word (one after a space is another number; `3 or 4` is a list by then). Each word
@@ -132,6 +150,9 @@ _TEXT_UNIT = re.compile(
 _VARIABLE = re.compile(r"(?<![A-Za-z\\])[A-Za-z](?![A-Za-z])")  # a lone letter: `x^2`, `2y`, not `cm`
 _PLAIN_NUMBER = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$")
 _SIMPLE_FRACTION = re.compile(r"^([+-]?)\(*([+-]?\d+(?:\.\d+)?)\)*/\(*(\d+(?:\.\d+)?)\)*$")
+_SPACED_NUMBERS = re.compile(r"-?\d+(?:\.\d+)?(?: -?\d+(?:\.\d+)?)+")
+_MIXED_NUMBER = re.compile(r"([+-]?)(\d+) (\d+)/(\d+)")
+_SPACED_THOUSANDS = re.compile(r"[+-]?\d{1,3}(?: \d{3})+(?:\.\d+)?")  # `1 000 000`, as SI writes it
 _BASE_SUBSCRIPT = re.compile(r"([+-]?[0-9][0-9A-Z]*)_\{?(\d+)\}?")  # `101_2`, `-2112_{6}`: digits in a base
 
 
@@ -171,6 +192,7 @@ def normalize_answer(raw: str) -> Answer:
     s = SPACING.sub(" ", s)
     s = re.sub(r"\\[dtc]frac", r"\\frac", s)
     s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\\degree|°|\\circ", "", s)
+    s = _TIME_OF_DAY.sub(_twenty_four_hours, _TEXT_TIME.sub(r" \1 ", s))  # not a unit to drop
     unit = _TEXT_UNIT.search(s)
     if unit and re.search(r"\d", s[: unit.start()]) and not _LIST_OR_VALUE_WORD.search(unit.group(1)):
         s = s[: unit.start()]
@@ -209,6 +231,8 @@ def normalize_answer(raw: str) -> Answer:
         and all(w in numbers or re.fullmatch(r"[A-Za-z][A-Za-z'’]+", w) for w in words)
     ):
         s = numbers[0]  # `She sold 72 clips`: prose around one number
+    if _SPACED_NUMBERS.fullmatch(s) and not (_SPACED_THOUSANDS.fullmatch(s) or _MIXED_NUMBER.fullmatch(s)):
+        s = ", ".join(s.split(" "))  # `4 2`: two numbers, not 42 nor 4 × 2
     if re.fullmatch(r"[A-Za-z][A-Za-z \-]*", s):
         n = words_to_number(s)
         if n is not None:
@@ -217,10 +241,17 @@ def normalize_answer(raw: str) -> Answer:
 
 
 def _read_value_words(s: str) -> str:
-    """A sign or scale word read into the number it applies to: `negative 5` is `-5`, `2.5 million`
-    is `2500000`, `2 dozen` is `24` (a number too long to convert is left as written)."""
-    s = _SIGN_WORD.sub("-", s)
+    """A sign or scale word read into the number it applies to: `negative 5` and `5 degrees below
+    zero` are `-5`, `2.5 million` is `2500000`, `2 dozen` is `24` (a number too long to convert is
+    left as written)."""
+    s = _BELOW_ZERO.sub(r"-\1\2", _SIGN_WORD.sub("-", s))
     return _SCALED.sub(_scaled, s)
+
+
+def _twenty_four_hours(match: re.Match) -> str:
+    """`9 p.m.` as `21:00`, `12:30 a.m.` as `0:30`: a.m. and p.m. are 12 hours apart, no unit."""
+    hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
+    return f"{hour}:{match.group(2) or '00'}"
 
 
 def _scaled(match: re.Match) -> str:
@@ -256,6 +287,12 @@ def _is_arithmetic(text: str) -> bool:
 def _plain_value(s: str) -> Fraction | None:
     """Exact value of a plain number, `a/b`, `\\frac{a}{b}`, a mixed number, or digits in a base from 2 to
     36 (`101_2` is 5); else None (cheap)."""
+    mixed = _MIXED_NUMBER.fullmatch(s)
+    if mixed:  # `3 1/2`: 7/2, not 31/2
+        whole = Fraction(mixed.group(2)) + Fraction(int(mixed.group(3)), int(mixed.group(4)) or 1)
+        return -whole if mixed.group(1) == "-" else whole
+    if re.search(r"\d\s+\.?\d", s) and not _SPACED_THOUSANDS.fullmatch(s):
+        return None  # `4 2` is no 42
     compact = s.replace(" ", "")
     if len(compact) > MAX_NUMBER_CHARS:
         return None

@@ -288,3 +288,50 @@ def test_long_numbers_are_refused_in_linear_time(verifier, solution, answer):
     verdict = verifier.check(math_doc(solution, answer))
     assert not verdict.keep
     assert time.perf_counter() - started < 2
+
+
+@pytest.mark.parametrize(
+    ("predicted", "reference", "same"),
+    [  # a.m. and p.m. were dropped as units: MATH #429 and #3770 admitted answers 12 hours off
+        ("9\\text{ p.m.}", "9\\text{ a.m.}", False),
+        ("9 PM", "9\\text{ a.m.}", False),
+        ("\\text{1:03 AM}", "\\text{1:03 PM}", False),
+        ("9 AM", "9\\text{ a.m.}", True),
+        ("1:03 PM", "\\text{1:03 PM}", True),
+        ("12:30 a.m.", "0:30", True),
+        # `below zero` is a sign, not a unit
+        ("5 degrees below zero", "-5", True),
+        ("5 degrees below zero", "5", False),
+        # spaces inside numbers were deleted: `3 1/2` read as 31/2, `4 2` as 42
+        ("3 1/2", "7/2", True),
+        ("3 1/2", "31/2", False),
+        ("4 2", "42", False),
+        ("4 2", "8", False),
+        ("1 000 000", "1000000", True),
+    ],
+)
+def test_times_of_day_signs_and_spaced_numbers(verifier, predicted, reference, same):
+    assert verifier.equivalent(predicted, reference) is same
+
+
+@pytest.mark.parametrize(
+    ("solution", "answer"),
+    [  # chat models' Markdown headings were read as the answer, and a later phrase stating no math won
+        ("#### Step 1: May\n48/2 = 24\n#### Step 2: Total\n48 + 24 = 72.\nThe answer is 72.", "72"),
+        ("So \\boxed{72}\n\n#### Verification\nIt checks out.", "72"),
+        ("#### 41\nOn second thought, the answer is 42.", "42"),
+        ("The answer is 72. I double-checked, and this answer is correct.", "72"),
+        ("Final Answer: The final answer is 72. I hope it is correct.", "72"),
+        ("Is it even? The answer is yes.", "yes"),
+        ("Natalia sold 72 clips.\n#### 72", "72"),
+    ],
+)
+def test_headings_and_later_wordy_phrases_are_not_the_answer(solution, answer):
+    assert extract_answer(solution) == answer
+
+
+def test_a_hedge_or_a_list_is_no_last_number():
+    """"The total is 48 or 72" was admitted against 72 by the last-number fallback."""
+    assert last_number("I am not sure whether the total is 48 or 72.") is None
+    assert last_number("The answers are 5 and 7.") is None
+    assert last_number("48 + 24 = 72 clips in all") == "72"
