@@ -106,6 +106,9 @@ def render_card(manifest: dict[str, Any], directory: str) -> str:
     status = (
         "all checks passed" if not manifest["problems"] else "PROBLEMS: " + "; ".join(manifest["problems"])
     )
+    changed = manifest.get("inputs_changed") or []
+    if changed:  # what was read is not what the files hold now
+        status += "; input files changed during the run: " + "; ".join(map(_text, changed))
     return f"""{_header()}
 # {_text(manifest["run"])}
 

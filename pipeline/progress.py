@@ -243,7 +243,8 @@ def rich_view(figures: dict):
     for column in ("stage", "kept so far", "rejected", "failed"):
         table.add_column(column, justify="left" if column == "stage" else "right")
     for stage in figures["stages"]:
-        table.add_row(stage["stage"], f"{stage['kept']:,}", f"{stage['rejected']:,}", f"{stage['failed']:,}")
+        name = Text(stage["stage"])  # as written: `len[bold]x` is no markup
+        table.add_row(name, f"{stage['kept']:,}", f"{stage['rejected']:,}", f"{stage['failed']:,}")
     return Group(Text(plain_line(figures).split("; removed")[0]), table)
 
 

@@ -263,7 +263,6 @@ def test_unfinished_run_without_manifest_is_refused(output):
         GristmillDataset("nosuchfs://b/out")
 
 
-
 def test_a_path_as_people_write_it_is_read_and_a_manifest_of_no_shards_refused(output, monkeypatch, tmp_path):
     """`~` was not expanded (the CLI expands it), `file://` hit Beam's "pip install
     apache-beam[gcp]", a missing folder read as an unfinished run, and a manifest holding `[]`

@@ -138,7 +138,10 @@ def test_mixture_in_the_pipeline_rejects_what_it_leaves_out_and_reports_shares(t
     assert abs(shares["*math*"]["achieved"] - 0.4) < 0.1 and shares["*math*"]["unit"] == "tokens"
     # the card and the report said kept N beside a kept/ of N + repeats rows, without a word
     card = (out / "README.md").read_text()
-    assert f"`kept/` holds {len(rows)} rows: the {counts['kept']} kept documents and {len(repeats)} repeats" in card
+    assert (
+        f"`kept/` holds {len(rows)} rows: the {counts['kept']} kept documents and {len(repeats)} repeats"
+        in card
+    )
     report = (out / "report.html").read_text()
     assert f'id="count-repeats">{len(repeats):,}<' in report and "Kept rows include the" in report
 

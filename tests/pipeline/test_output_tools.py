@@ -70,6 +70,10 @@ def test_the_card_renders_recipe_names_as_text_and_quotes_its_paths(curated_outp
     assert "| dd&lt;svg onload=alert(1)&gt;\\|pipe | unit\\_dedup |" not in card  # `_` is left alone
     assert "| dd&lt;svg onload=alert(1)&gt;\\|pipe | unit_dedup |" in card
     assert "dd&lt;svg onload=alert(1)&gt;\\|pipe (unit_dedup): " in card and "; 3 documents edited" in card
+    manifest["inputs_changed"] = ["in.jsonl: changed"]
+    assert "all checks passed; input files changed during the run: in.jsonl: changed." in render_card(
+        manifest, "."
+    )
     one_liner = next(line for line in card.splitlines() if line.startswith('python -c "import pyarrow'))
     done = subprocess.run(["bash", "-c", one_liner.replace("python", sys.executable, 1)], cwd=tmp_path,
                           capture_output=True, text=True)  # fmt: skip

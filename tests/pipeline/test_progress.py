@@ -96,6 +96,18 @@ def test_terminal_display_uses_rich(monkeypatch):
     assert ConsoleProgress(stream=stream).terminal and "\x1b[" in stream.getvalue()
 
 
+def test_the_terminal_table_shows_stage_names_as_written():
+    """A stage named `len[bold]x` was shown as `lenx`: rich read its name as markup."""
+    from rich.console import Console
+
+    from pipeline.progress import rich_view
+
+    channel = Channel("unused", ["len[bold]x"])
+    console = Console(file=io.StringIO(), width=100)
+    console.print(rich_view(snapshot(channel, Counter({"read": 3}), elapsed=1.0)))
+    assert "len[bold]x" in console.file.getvalue()
+
+
 def test_a_long_compressed_split_shows_its_bytes_as_it_is_read(tmp_path, monkeypatch):
     """A `.jsonl.gz` (or `.warc.gz`) is one split; its bytes count while it is read, not only at its end."""
     monkeypatch.setattr(members, "HELD_BYTES", 1 << 16)  # a member streams past this (4 MiB)

@@ -221,7 +221,9 @@ def test_a_report_that_fails_leaves_the_previous_output_whole(tmp_path, shared_r
     monkeypatch.setattr(report, "render_report", failing_report)
     small = write_jsonl(tmp_path / "small.jsonl", corpus()[:3])
     with pytest.raises(OverflowError, match="report failed"):
-        run_recipe(load_recipe(write_recipe(tmp_path / "r2.toml", [str(small)], STAGES)), str(out), IN_PROCESS)
+        run_recipe(
+            load_recipe(write_recipe(tmp_path / "r2.toml", [str(small)], STAGES)), str(out), IN_PROCESS
+        )
     after = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
     assert {path: data for path, data in after.items() if ".gristmill-work" not in path.parts} == before
 
