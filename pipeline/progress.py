@@ -123,8 +123,11 @@ class Channel:
 
     @classmethod
     def for_recipe(cls, recipe, staging: str, total_bytes: int) -> Channel:
-        """A channel for `recipe`'s stages, whose inputs hold `total_bytes`."""
-        return cls(f"{staging}/progress", [s.name for s in recipe.stages], total_bytes=total_bytes)
+        """A channel for `recipe`'s stages and its mixture, whose inputs hold `total_bytes`."""
+        from pipeline.recipe import MIXTURE_STAGE
+
+        stages = [s.name for s in recipe.stages] + ([MIXTURE_STAGE] if recipe.output.mixture else [])
+        return cls(f"{staging}/progress", stages, total_bytes=total_bytes)
 
     def read(self) -> Counter:
         totals: Counter = Counter()
@@ -169,7 +172,7 @@ def snapshot(channel: Channel, counts: Counter, elapsed: float, reading: float |
         "bytes": done,
         "total_bytes": total,
         "eta": eta,
-        "kept": counts["kept"],
+        "kept": counts["kept"] - counts["rejected.mixture"],  # tapped before the mixture
         "stages": stages,
     }
 

@@ -270,12 +270,15 @@ def build_pipeline(
         failed.extend(outputs.failed)
     if channel:
         channel.tap(docs, "kept", "Progress_kept")
-    write_outputs(recipe, staging, docs, rejected, failed)
+    write_outputs(recipe, staging, docs, rejected, failed, channel)
     join_branches(pipeline)
 
 
-def write_outputs(recipe: Recipe, staging: str, kept, rejected: list, failed: list) -> None:
-    """Kept, rejected and failed shards, the score names and the shard list, into `staging`.
+def write_outputs(
+    recipe: Recipe, staging: str, kept, rejected: list, failed: list, channel: Channel | None = None
+) -> None:
+    """Kept, rejected and failed shards, the score names and the shard list, into `staging`; the
+    mixture's removals counted in `channel`.
 
     `rejected` and `failed` are lists of PCollections, one per step that removes documents; they
     are never flattened into one (Beam's local runner would hold it in memory)."""
@@ -293,6 +296,8 @@ def write_outputs(recipe: Recipe, staging: str, kept, rejected: list, failed: li
         lambda n: fileio.write_bytes(f"{staging}/score_names.json", json.dumps(n).encode())
     )
     kept_infos, mixture_rejected = kept | "Kept" >> WriteKept(staging, recipe.output, names)
+    if channel and recipe.output.mixture:
+        channel.tap(mixture_rejected, "rejected", "Progress_mixture_rejected")
     rejected_rows.append(mixture_rejected | "MixtureRows" >> beam.Map(rejected_row, keep_text))
     failed_rows = tuple(
         part | f"FailedRows{index}" >> beam.Map(failed_row) for index, part in enumerate(failed)

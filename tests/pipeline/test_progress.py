@@ -9,7 +9,7 @@ from pipeline.cli import main
 from pipeline.progress import Channel, Figures, Tally, plain_line, size_text, snapshot
 from pipeline.read_phase import ReadPhaseFn
 from pipeline.readers import InputConfig, Split
-from tests.conftest import IN_PROCESS, write_jsonl, write_recipe
+from tests.conftest import IN_PROCESS, LONG_TEXT, write_jsonl, write_recipe
 from tests.pipeline.conftest import CURATED_STAGES, curated_records
 
 
@@ -80,6 +80,25 @@ def test_plain_progress_lines_when_not_a_terminal(tmp_path, capsys):
     assert "kept 17; removed: read -1, length -5, exact_dedup -2" in lines[-1]
     assert main([*args, "--quiet"]) == 0
     assert "progress" not in capsys.readouterr().err
+
+
+def test_the_last_progress_line_counts_the_mixture_s_removals(tmp_path, capsys):
+    """The mixture was not tapped: the last line said `kept 170` above a summary of kept 37."""
+    records = [r for r in curated_records() if isinstance(r, dict)]
+    web = write_jsonl(tmp_path / "web.jsonl", records)
+    math = write_jsonl(
+        tmp_path / "math.jsonl", [{"id": f"m{i}", "text": f"{LONG_TEXT} math{i}"} for i in range(6)]
+    )
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        f"[input]\npaths = {json.dumps([str(web), str(math)])}\n"
+        '[output]\nshards = 1\nmixture = { "*web*" = 0.2, "*math*" = 0.8 }\n' + CURATED_STAGES
+    )
+    args = ["run", "--recipe", str(recipe), "--output", str(tmp_path / "o"), "--progress-interval", "0.2"]
+    assert main([*args, *IN_PROCESS]) == 0
+    last = [line for line in capsys.readouterr().err.splitlines() if line.startswith("progress ")][-1]
+    kept = json.loads((tmp_path / "o" / "manifest.json").read_text())["counts"]["kept"]
+    assert f"kept {kept}; removed: " in last and ", mixture -" in last
 
 
 def test_terminal_display_uses_rich(monkeypatch):
