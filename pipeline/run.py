@@ -67,6 +67,7 @@ from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_
 from pipeline.signals import WORKER_MODULE, Stopped, watch_run
 from pipeline.writers import (
     ScoreNames,
+    ShardStats,
     WriteShards,
     encode_shard,
     failed_row,
@@ -571,11 +572,10 @@ def _empty_shards(
                 "file": f"{part}/{name}",
                 "shard": index,
                 "of": count,
-                "rows": 0,
                 "bytes": len(data),
                 "sha256": hashlib.sha256(data).hexdigest(),
                 "row_groups": [],
-                "counts": {},
+                **ShardStats(part).info(),  # rows and counts; a kept shard's tokens, repeats, sources
             }
         )
     return infos

@@ -405,7 +405,7 @@ def encode_shard(
     return sink.getvalue()
 
 
-class _ShardStats:
+class ShardStats:
     """What a shard's info reports about its rows, counted as they stream past."""
 
     def __init__(self, kind: str) -> None:
@@ -472,7 +472,7 @@ class ShardWriter:
 
     def __call__(self, index: int, rows: Iterable, shards: int, score_names: list[str]):
         schema = full_schema(self.kind, score_names, self.token_ids)
-        stats, size = _ShardStats(self.kind), ArrowSize()
+        stats, size = ShardStats(self.kind), ArrowSize()
         ordered = external_sort(
             stats.counted(rows),
             self.sort_key,

@@ -88,6 +88,10 @@ def test_a_clean_run_still_has_an_empty_failed_part(tmp_path):
     for part in ("rejected", "failed"):
         tables = [pq.read_table(f) for f in sorted((out / part).glob("*.parquet"))]
         assert len(tables) == 2 and all(t.num_rows == 0 and t.schema.equals(SCHEMAS[part]) for t in tables)
+    manifest = json.loads((out / "manifest.json").read_text())
+    empty_kept = next(s for s in manifest["shards"] if s["kind"] == "kept" and not s["rows"])
+    # an empty kept shard lacked the keys every kept shard carries
+    assert empty_kept | {"n_tokens": 0, "repeats": 0, "sources": {}, "source_tokens": {}} == empty_kept
 
 
 def test_an_output_folder_read_back_keeps_scores_language_and_metadata(curated_output, tmp_path):
