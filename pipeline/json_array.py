@@ -47,9 +47,8 @@ class JsonArray:
 
     def __init__(self, handle: io.BufferedIOBase) -> None:
         self.handle = handle
-        # at most one read of the stream below: a BufferedReader's read(size) over a cut-off
-        # compressed file dropped the bytes it had gathered when the next read raised EOFError
-        self.read = getattr(handle, "read1", handle.read)
+        self.read_some = getattr(handle, "read1", handle.read)  # one read below, at most what is asked
+        self.error: Exception | None = None  # what ended the stream, raised once its bytes are parsed
         self.decode = codecs.getincrementaldecoder("utf-8")("surrogateescape").decode
         self.decoder = json.JSONDecoder()
         self.long_numbers_decoder = json.JSONDecoder(parse_int=json_integer)
@@ -63,11 +62,33 @@ class JsonArray:
             return False
         if len(self.text) - self.pos > MAX_ELEMENT_CHARS:  # only an element's text is held this long
             raise ElementTooLarge(f"an element of over {MAX_ELEMENT_CHARS >> 20} MiB, more than is held")
-        data = self.read(size)
+        data = self._take(size)
         self.eof = not data
         self.text = self.text[self.pos :] + self.decode(data, final=self.eof)
         self.pos = 0
         return not self.eof
+
+    def _take(self, size: int) -> bytes:
+        """Up to `size` bytes, read CHUNK at a time. What ends the stream early (a cut-off
+        compressed file) is raised on the next call, once the bytes before it are parsed: a
+        BufferedReader's read(size) dropped the bytes it had gathered when its next read raised."""
+        if self.error is not None:
+            raise self.error
+        parts: list[bytes] = []
+        got = 0
+        while got < size:
+            try:
+                data = self.read_some(min(size - got, CHUNK))
+            except Exception as error:  # the reader names it (TruncatedInput, ...)
+                if not parts:
+                    raise
+                self.error = error
+                break
+            if not data:
+                break
+            parts.append(data)
+            got += len(data)
+        return b"".join(parts)
 
     def _next_char(self) -> str:
         """The next character that is not JSON whitespace ('' at the end), not consumed."""

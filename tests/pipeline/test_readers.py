@@ -648,3 +648,16 @@ def test_a_line_end_after_the_last_member_is_no_cut_off_member(tmp_path, suffix,
     cut = tmp_path / f"cut.txt{suffix}"
     cut.write_bytes(text[: len(text) // 2])
     assert [(r.id, r.error) for r in read_all(cut)] == [(str(cut), "TruncatedInput")]
+
+
+def test_a_large_element_of_a_compressed_json_array_is_read_in_bounded_reads(tmp_path):
+    """Each retry doubled the size asked of one read1 call, which reserves that many bytes: an
+    8 MB element in a .json.gz asked for 16 GiB, and the file ended in one MemoryError."""
+    records = [{"id": f"a{i}", "text": "small"} for i in range(25)]
+    records += [{"id": "big", "text": "word " * 1_600_000}] + [
+        {"id": f"b{i}", "text": "small"} for i in range(10)
+    ]
+    path = tmp_path / "mid.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(records).encode()))
+    found = read_all(path)
+    assert [r.id for r in found] == [r["id"] for r in records] and all(isinstance(r, Document) for r in found)
