@@ -22,8 +22,11 @@ _PHRASE = re.compile(_PHRASE_START + "(.+)", re.I)
 _PHRASE_HEAD = re.compile(_PHRASE_START + "(?=.)", re.I)
 # `#### Step 2: Total`, `#### Verification`: a Markdown heading, as chat models write them; GSM8K's
 # `#### 72`, `#### x = 5` are answers. A word of letters then a colon, or no digit at all.
-_HEADING = re.compile(r"\s*[A-Za-z]{2,}\b(?:[^:\n]*:|[^\d\n]*$)")
-_SENTENCE_END = re.compile(r"\.(?:\s|$)|\n")
+_HEADING = re.compile(
+    r"\s*(?:[A-Za-z]{2,}\b[^:\n]*:|(?:step|part|verification|verify|check|solution|explanation|summary"
+    r"|conclusion|problem|calculations?|approach|reasoning|analysis|method|final\s+answer)\b)",
+    re.I,
+)
 _PHRASE_CUT = re.compile(
     r"\.(?:\s|$)|(?<!\\);|\n|,\s+(?:which|so|since|because|as|and\s+(?:this|that|so)|but|that|not)\b", re.I
 )
@@ -63,26 +66,41 @@ def extract_answer(solution: str) -> str | None:
     for m in reversed(list(_PHRASE.finditer(solution))):
         if m.start() < stated_at or "\\boxed" in m.group(1):
             break
-        tail = _phrase_answer(m.group(1))
-        if tail and re.search(r"[\d$\\]", tail):
-            return tail
-        wordy = wordy or tail
-    if wordy and stated_at < 0:
+        answers = [answer for answer in _phrase_answers(m.group(1)) if answer]
+        if not answers:
+            continue
+        if _states_math(answers[-1]):
+            return answers[-1]
+        if stated_at >= 0:  # after a box or `#### x`, only a phrase stating math overrides it
+            continue
+        stating = [answer for answer in answers if _states_math(answer)]
+        if stating:
+            return stating[-1]
+        wordy = wordy or answers[-1]
+    if wordy:
         return wordy
     return hashes[-1].group(1).strip(" \t") if hashes_at > boxed_at else last_boxed(solution)
 
 
-def _phrase_answer(text: str) -> str:
-    """The answer stated after "the answer is": up to the end of its sentence or clause (an
-    answer phrase inside it is read past: `Final Answer: The final answer is 72.`; one in a later
-    sentence is not: `72. I checked, and this answer is correct.`)."""
-    tail, start = text.strip(), 0
-    sentence = _SENTENCE_END.search(tail)
-    while inner := _PHRASE_HEAD.search(tail, start, sentence.start() if sentence else len(tail)):
-        start = inner.end()
-    tail = tail[start:].strip()
-    cut = _PHRASE_CUT.search(tail)
-    return (tail[: cut.start()] if cut else tail).strip().strip("*").strip()
+def _phrase_answers(text: str) -> list[str]:
+    """What each answer phrase of one line states, in order (`text` follows the first): up to
+    the next phrase or the end of its sentence or clause. `Final Answer: The final answer is 72.`
+    states "The" then "72"; `72. I checked, and this answer is correct.` states "72" then "correct"."""
+    tail = text.strip()
+    starts, ends = [0], []
+    for inner in _PHRASE_HEAD.finditer(tail):
+        ends.append(inner.start())
+        starts.append(inner.end())
+    answers = []
+    for start, end in zip(starts, [*ends, len(tail)]):
+        part = tail[start:end].strip()
+        cut = _PHRASE_CUT.search(part)
+        answers.append((part[: cut.start()] if cut else part).strip().strip("*").strip())
+    return answers
+
+
+def _states_math(answer: str) -> bool:
+    return re.search(r"[\d$\\]", answer) is not None
 
 
 def last_number(solution: str) -> str | None:
@@ -91,7 +109,7 @@ def last_number(solution: str) -> str | None:
     list ("48 or 72", "5 and 7"): no one answer was given."""
     text = ANNOTATION.sub("", solution)
     numbers = list(re.finditer(r"[-−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+(?:\.\d+)?)?", text))
-    if not numbers or re.search(r"\b(?:or|and)\s*$", text[: numbers[-1].start()], re.I):
+    if not numbers or re.search(r"\d\s+(?:or|and)\s+$", text[: numbers[-1].start()], re.I):
         return None
     return numbers[-1].group().rstrip(",").replace("−", "-")
 
@@ -131,10 +149,13 @@ _VALUE_WORD = re.compile(
 )
 _LIST_OR_VALUE_WORD = re.compile(rf"\b(?:or|and)\b|{_VALUE_WORD.pattern}", re.I)
 _SIGN_WORD = re.compile(r"\b(?:negative|minus)\s+(?=\.?\d)", re.I)
-_BELOW_ZERO = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)((?:\s+[A-Za-z]+)?)\s+below\s+zero\b", re.I)
+_BELOW_ZERO = re.compile(r"(?<![\d.\-])(\d+(?:\.\d+)?)((?:\s+[A-Za-z]+)?)\s+below\s+zero\b", re.I)
 # A time of day: `9 a.m.`, `1:03 PM` (in `\text{}` too); read as 24-hour `21:00`, `13:03`.
-_TIME_OF_DAY = re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*([AaPp])\.?\s?[Mm]\b\.?")
-_TEXT_TIME = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*\d[^{}]*?|\s*[AaPp]\.?\s?[Mm]\.?\s*)\}")
+# a.m. or p.m. after a time (`9 a.m.`, `9am`? no: algebra; `9 am`, `9AM`, `1:03 PM`): kept aside,
+# never a unit to drop; a `\text{}` holding one is unwrapped first (its content read possessively).
+_TIME_MARKER = re.compile(r"(?<=\d)(?:\s*([AaPp])\.\s?[Mm]\.?|\s*([AP])M\b|\s+([ap])m\b)")
+_TEXT_BRACES = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*+)\}")
+_MARKER_WORD = re.compile(r"\b[AaPp]\.?\s?[Mm]\b")
 _SCALED = re.compile(rf"(?<![\d.])(\d+(?:\.\d+)?)((?:\s+(?:{_SCALE_WORD})\b)+)", re.I)
 # Unit words after a number (`12 cm^2`, `5 square feet`), maybe a power: `^2`, or a digit written
 # onto the last word (one after a space is another number; `3 or 4` is a list by then). Each word
@@ -176,11 +197,13 @@ def words_to_number(text: str) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A normalised final answer: its string, its exact value when it is a plain number."""
+    """A normalised final answer: its string, its exact value when it is a plain number, and the
+    a.m./p.m. written after its times ("ap" for `9 a.m. to 5 p.m.`)."""
 
     text: str
     percent: bool = False
     value: Fraction | None = None
+    time_of_day: str = ""
 
 
 def normalize_answer(raw: str) -> Answer:
@@ -192,7 +215,9 @@ def normalize_answer(raw: str) -> Answer:
     s = SPACING.sub(" ", s)
     s = re.sub(r"\\[dtc]frac", r"\\frac", s)
     s = re.sub(r"\^\s*\{?\s*\\circ\s*\}?|\\degree|°|\\circ", "", s)
-    s = _TIME_OF_DAY.sub(_twenty_four_hours, _TEXT_TIME.sub(r" \1 ", s))  # not a unit to drop
+    s = _TEXT_BRACES.sub(lambda m: f" {m.group(1)} " if _MARKER_WORD.search(m.group(1)) else m.group(), s)
+    time_of_day = "".join(("".join(m.groups(""))).lower() for m in _TIME_MARKER.finditer(s))
+    s = _TIME_MARKER.sub("", s)
     unit = _TEXT_UNIT.search(s)
     if unit and re.search(r"\d", s[: unit.start()]) and not _LIST_OR_VALUE_WORD.search(unit.group(1)):
         s = s[: unit.start()]
@@ -236,8 +261,8 @@ def normalize_answer(raw: str) -> Answer:
     if re.fullmatch(r"[A-Za-z][A-Za-z \-]*", s):
         n = words_to_number(s)
         if n is not None:
-            return Answer(str(n), percent, Fraction(n))
-    return Answer(s, percent, _plain_value(s))
+            return Answer(str(n), percent, Fraction(n), time_of_day)
+    return Answer(s, percent, _plain_value(s), time_of_day)
 
 
 def _read_value_words(s: str) -> str:
@@ -246,12 +271,6 @@ def _read_value_words(s: str) -> str:
     left as written)."""
     s = _BELOW_ZERO.sub(r"-\1\2", _SIGN_WORD.sub("-", s))
     return _SCALED.sub(_scaled, s)
-
-
-def _twenty_four_hours(match: re.Match) -> str:
-    """`9 p.m.` as `21:00`, `12:30 a.m.` as `0:30`: a.m. and p.m. are 12 hours apart, no unit."""
-    hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
-    return f"{hour}:{match.group(2) or '00'}"
 
 
 def _scaled(match: re.Match) -> str:
@@ -289,7 +308,9 @@ def _plain_value(s: str) -> Fraction | None:
     36 (`101_2` is 5); else None (cheap)."""
     mixed = _MIXED_NUMBER.fullmatch(s)
     if mixed:  # `3 1/2`: 7/2, not 31/2
-        whole = Fraction(mixed.group(2)) + Fraction(int(mixed.group(3)), int(mixed.group(4)) or 1)
+        if int(mixed.group(4)) == 0:
+            return None
+        whole = Fraction(mixed.group(2)) + Fraction(int(mixed.group(3)), int(mixed.group(4)))
         return -whole if mixed.group(1) == "-" else whole
     if re.search(r"\d\s+\.?\d", s) and not _SPACED_THOUSANDS.fullmatch(s):
         return None  # `4 2` is no 42

@@ -335,6 +335,8 @@ class Equivalence:
         return self._equivalent(normalize_answer(predicted), normalize_answer(reference))
 
     def _equivalent(self, a: Answer, b: Answer) -> bool:
+        if a.time_of_day and b.time_of_day and a.time_of_day != b.time_of_day:
+            return False  # `9 p.m.` is not `9 a.m.`; `5 pm` is `5`
         if a.text == b.text:
             return True
         if a.value is not None and b.value is not None:
