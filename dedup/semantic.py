@@ -406,8 +406,12 @@ def _compared(doc: Document, languages: frozenset[str]) -> bool:
 
 
 def cut_for(doc: Document) -> tuple[str, ...]:
-    """The ids of the documents `unit_dedup` cut this one's units for (they keep them)."""
-    return tuple(sorted({str(holder) for _, holder in doc.metadata.get("units_removed") or ()}))
+    """The ids of the documents `unit_dedup` cut this one's units for (they keep them); an input's
+    own `units_removed` field of another shape names none."""
+    cuts = doc.metadata.get("units_removed")
+    if not isinstance(cuts, list):
+        return ()
+    return tuple(sorted({str(cut[1]) for cut in cuts if isinstance(cut, list) and len(cut) == 2}))
 
 
 def member_id(member: tuple) -> str:

@@ -385,11 +385,12 @@ def _unchecked(plan: ResumePlan) -> list[str]:
     return sorted({owner for (owner, _, _), ok in zip(checks, results) if not ok})
 
 
-def describe(work_root: str) -> str:
-    """One line on what a work area holds (after an interrupted run)."""
+def describe(work_root: str, resume_note: str = "") -> str:
+    """One line on what a work area holds (after an interrupted or failed run), and `resume_note`
+    when it holds anything."""
     markers = fileio.match(f"{fileio.escape(work_root)}/phase-*/*{MARKER}")
     units = sum(1 for m in markers if not m.endswith(PHASE_MARKER))
     phases = sum(1 for m in markers if m.endswith(PHASE_MARKER))
     if not units and not phases:  # and a --work-dir made for the run is removed with it
         return "no input split had finished, so no checkpoint was kept"
-    return f"{units} finished input splits and {phases} finished later phases are checkpointed in {work_root}"
+    return f"{units} finished input splits and {phases} finished later phases are checkpointed in {work_root}{resume_note}"

@@ -57,7 +57,8 @@ def load_manifest(output: str) -> dict[str, Any]:
     fileio.check_filesystem(output, "output folder")
     path = FileSystems.join(output, "manifest.json")
     if fileio.is_local(output) and not os.path.isdir(output):
-        raise BadOutputFolder(f"{output}: no such folder")
+        what = "a file, not an output folder" if os.path.exists(output) else "no such folder"
+        raise BadOutputFolder(f"{output}: {what}")
     if not fileio.exists(path):
         raise BadOutputFolder(
             f"{output}: no manifest.json; the run did not finish (a folder without a manifest is never complete)"

@@ -19,7 +19,7 @@ DEDUP_STAGES = (
     "candidate_dedup",
 )
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]|#])")  # `_` inside a name (url_filter) is no emphasis
-_SHELL_DOUBLE_QUOTED = re.compile(r'([\\"$`!])')  # what stays special inside "..."
+_SHELL_DOUBLE_QUOTED = re.compile(r'([\\"$`])')  # special inside "..." (`\!` keeps its backslash)
 
 
 def _text(value: Any) -> str:

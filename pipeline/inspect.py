@@ -484,7 +484,7 @@ def inspect_command(args) -> int:
                 )
             )
             return 0
-        print(summary(manifest, directory))
+        print(terminal_safe(summary(manifest, directory)))
         print(f"\n{total} {part} records match; showing {len(rows)}:")
         _print_rows(rows)
         return 0
@@ -492,6 +492,6 @@ def inspect_command(args) -> int:
     if args.json:
         print(json.dumps(figures, ensure_ascii=False))
     else:
-        print(summary(manifest, directory))
+        print(terminal_safe(summary(manifest, directory)))
         print(details_text(figures))
     return 0

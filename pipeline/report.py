@@ -196,7 +196,7 @@ def render_report(manifest: dict[str, Any], directory: str) -> str:
         for name in scores
     )
     repeats = manifest.get("kept_output", {}).get("repeats", 0)
-    if manifest["recipe"].get("output", {}).get("keep_rejected_text", True):
+    if manifest["recipe"].get("run", {}).get("keep_rejected_text", True):
         before = BoundedSample()
         for part in ("kept", "rejected"):
             before.extend(figures.lengths[part].values)

@@ -457,7 +457,9 @@ def run_recipe(
             raise RunInterrupted(f"nothing was published; {kept}", signum) from interrupt
         except PipelineFailed as failed:
             if resume:  # a full disk, a lost worker: what finished is not lost
-                raise PipelineFailed(f"{failed}; {describe(work_root)} (a rerun resumes there)") from failed
+                raise PipelineFailed(
+                    f"{failed}; {describe(work_root, ' (a rerun resumes there)')}"
+                ) from failed
             raise
         finally:
             fileio.delete_tree(staging)

@@ -16,6 +16,7 @@ from dedup.semantic import (
     REASON,
     SemanticDedup,
     chunks,
+    cut_for,
     decide_cluster,
     duplicate_groups,
     embed_documents,
@@ -125,10 +126,12 @@ def test_a_survivor_gives_way_to_the_member_keeping_the_units_cut_from_it():
     x = np.tile(unit_rows(np.ones((1, 4))), (3, 1))
     orders = [member_order(doc, "quality") for doc in (cut, plain, holder)]
     for survivor in ("hard", "easy", "longest"):
-        for cut_for, kept in ((["d2"], 2), (["d1"], 1), ([], 0)):  # by score, d0 would survive
+        for holders, kept in ((["d2"], 2), (["d1"], 1), ([], 0)):  # by score, d0 would survive
             removed = decide_cluster(x, np.array([0.1, 0.5, 0.9]), orders, eps=0.05, block_size=2,
-                                     survivor=survivor, cut_for=[tuple(cut_for), (), ()])  # fmt: skip
-            assert {d.survivor for d in removed} == {kept}, (survivor, cut_for)
+                                     survivor=survivor, cut_for=[tuple(holders), (), ()])  # fmt: skip
+            assert {d.survivor for d in removed} == {kept}, (survivor, holders)
+    assert cut_for(Document("x", "t", metadata={"units_removed": "n/a"})) == ()  # an input's own field
+    assert cut_for(Document("x", "t", metadata={"units_removed": [7, [0, "h"]]})) == ("h",)
     chain = [("d1",), ("d2",), ()]  # d2 keeps units cut from d1, which keeps units cut from d0
     removed = decide_cluster(x, np.zeros(3), orders, eps=0.05, block_size=2, survivor="hard", cut_for=chain)
     assert {d.survivor for d in removed} == {2}

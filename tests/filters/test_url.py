@@ -99,11 +99,20 @@ def test_list_entries_match_as_the_reader_writes_urls(tmp_path):
 def test_hosts_are_looked_up_in_the_ascii_form_the_lists_hold():
     """CJK full stops, whitespace before the path, and Unicode (IDN) hosts passed lists that
     write the same hosts in ASCII (punycode): datatrove blocks the first two."""
-    for url in ("http://0-1sex。com/page", "http://0-1sex．com/", "http://0-1sex.com /", "http://0-1sex.com\u3000/"):
+    for url in (
+        "http://0-1sex。com/page",
+        "http://0-1sex．com/",
+        "http://0-1sex.com /",
+        "http://0-1sex.com\u3000/",
+    ):
         assert url_check(url).detail == "0-1sex.com", url
     assert host_suffixes("http://www.18años.com/x")[0] == "www.xn--18aos-qta.com"
-    assert url_check("http://xn--caf-dma.example/", blocked_domains=["Café.example"]).reason == "blocked_domain"
-    assert url_check("http://café.example/", blocked_domains=["xn--caf-dma.example"]).reason == "blocked_domain"
+    assert (
+        url_check("http://xn--caf-dma.example/", blocked_domains=["Café.example"]).reason == "blocked_domain"
+    )
+    assert (
+        url_check("http://café.example/", blocked_domains=["xn--caf-dma.example"]).reason == "blocked_domain"
+    )
     assert host_suffixes(f"http://{'é' * 70}.example/") == [f"{'é' * 70}.example", "example"]  # no IDNA form
 
 

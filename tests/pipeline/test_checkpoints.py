@@ -287,7 +287,8 @@ def test_a_work_dir_holding_anything_but_checkpoints_is_refused_and_kept(setup, 
 def test_the_fingerprints_cover_only_languages_and_the_data_files_a_stage_reads(tmp_path):
     """A rerun reused checkpoints made with another `only_languages`, or from an eval set (or
     candidate files) that has changed since: stale decisions, new candidates never read."""
-    evals = write_jsonl(tmp_path / "evals.jsonl", [{"text": "an eval item of some words"}])
+    item = {"text": "an eval item of some words, thirteen of them at least, as an n-gram needs"}
+    evals = write_jsonl(tmp_path / "evals.jsonl", [item])
     stages = (
         '[[stage]]\nuse = "length"\nonly_languages = ["{language}"]\n\n'
         f'[[stage]]\nuse = "decontaminate"\npaths = ["{evals}"]\n\n[[stage]]\nuse = "exact_dedup"\n'
@@ -299,7 +300,7 @@ def test_the_fingerprints_cover_only_languages_and_the_data_files_a_stage_reads(
 
     first = phase_0()
     assert phase_0() == first and phase_0("fr") != first
-    write_jsonl(evals, [{"text": "an eval item of some words"}, {"text": "and one more"}])
+    write_jsonl(evals, [item, {"text": "and one more"}])
     assert phase_0() != first
 
 
@@ -397,7 +398,9 @@ def test_kill_9_in_any_phase_then_the_rerun_matches_the_uninterrupted_run(setup,
 
 def test_a_stop_before_any_split_finished_names_no_checkpoint_folder(tmp_path):
     """A --work-dir made for the run is removed when empty: the line named a folder gone."""
-    assert describe(str(tmp_path / "gone")) == "no input split had finished, so no checkpoint was kept"
+    assert describe(str(tmp_path / "gone"), " (a rerun resumes there)") == (
+        "no input split had finished, so no checkpoint was kept"
+    )
 
 
 def test_ctrl_c_publishes_nothing_and_says_what_was_kept(setup):

@@ -273,6 +273,8 @@ def test_a_path_as_people_write_it_is_read_and_a_manifest_of_no_shards_refused(o
     assert [r["id"] for r in GristmillDataset("file://" + output)] == expected
     with pytest.raises(BadOutputFolder, match="nowhere: no such folder"):
         GristmillDataset(str(tmp_path / "nowhere"))
+    with pytest.raises(BadOutputFolder, match="manifest.json: a file, not an output folder"):
+        GristmillDataset(os.path.join(output, "manifest.json"))
     for manifest in ("[]", "{}"):
         with open(os.path.join(output, "manifest.json"), "w") as handle:
             handle.write(manifest)

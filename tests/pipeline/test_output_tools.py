@@ -63,7 +63,7 @@ def test_the_card_renders_recipe_names_as_text_and_quotes_its_paths(curated_outp
     manifest["run"] = '<script>alert("run")</script>'
     manifest["stages"][1] |= {"name": "dd<svg onload=alert(1)>|pipe", "use": "unit_dedup"}
     manifest["stages"][1]["metrics"] = {"docs_edited": 3}
-    folder = tmp_path / "bob's $(touch pwned) out"
+    folder = tmp_path / "bob's $(touch pwned) out!"
     shutil.copytree(curated_output / "kept", folder / "kept")
     card = render_card(manifest, str(folder))
     assert '# &lt;script&gt;alert("run")&lt;/script&gt;' in card and "<svg" not in card
@@ -155,6 +155,6 @@ def test_the_report_draws_no_before_lengths_when_rejected_text_is_not_kept(curat
 
     manifest = json.loads((curated_output / "manifest.json").read_text())
     assert "Length (characters, log scale): before vs after" in render_report(manifest, str(curated_output))
-    manifest["recipe"]["output"]["keep_rejected_text"] = False
+    manifest["recipe"]["run"]["keep_rejected_text"] = False
     page = render_report(manifest, str(curated_output))
     assert "Length (characters, log scale): kept" in page and "before (n=" not in page

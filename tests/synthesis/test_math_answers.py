@@ -340,7 +340,7 @@ def test_headings_and_later_wordy_phrases_are_not_the_answer(solution, answer):
 
 
 def test_a_hedge_or_a_list_is_no_last_number():
-    """"The total is 48 or 72" was admitted against 72 by the last-number fallback."""
+    """ "The total is 48 or 72" was admitted against 72 by the last-number fallback."""
     assert last_number("I am not sure whether the total is 48 or 72.") is None
     assert last_number("The answers are 5 and 7.") is None
     assert last_number("48 + 24 = 72 clips in all") == "72"
