@@ -1,3 +1,4 @@
+import pickle
 from pathlib import Path
 
 import apache_beam as beam
@@ -238,8 +239,10 @@ SET_UP_STAGES = sorted(
 
 @pytest.mark.parametrize("name", SET_UP_STAGES)
 def test_a_document_stage_used_before_its_setup_says_so(name, tmp_path):
-    (tmp_path / "eval.jsonl").write_text('{"id": "q", "text": "an eval item"}\n')
+    (tmp_path / "eval.jsonl").write_text(
+        '{"id": "q", "text": "an eval item of thirteen words or more, as an n-gram needs"}\n'
+    )
     params = {"paths": [str(tmp_path / "eval.jsonl")]} if name == "decontaminate" else {}
-    stage = STAGES[name](name, **params)
+    stage = pickle.loads(pickle.dumps(STAGES[name](name, **params)))  # as a worker receives it
     with pytest.raises(RuntimeError, match=f"stage {name!r} used before setup"):
         stage.check(Document("d", "some words " * 30, url="http://example.com/page"))
