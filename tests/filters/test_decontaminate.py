@@ -48,6 +48,8 @@ def test_combining_marks_stay_in_their_word_and_underscores_split():
     assert tokens("தமிழ் மொழி עִבְרִית") == ["தமிழ்", "மொழி", "עִבְרִית"]
     assert tokens("an _emphasized_ snake_case word") == ["an", "emphasized", "snake", "case", "word"]
     assert tokens("an _émphasized_ word") == ["an", "émphasized", "word"]
+    # Thai has no spaces: split at its vowel signs and tone marks, not one token per phrase
+    assert tokens("ภาษาไทย ข่าววันนี้") == ["ภาษาไทย", "ข", "าวว", "นน"]
 
 
 def test_ngram_hash_depends_only_on_the_window():
