@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import idna
 from tldextract import TLDExtract
 
 from filters import ut1
@@ -58,19 +59,26 @@ def lookup_host(host: str) -> str:
 
 
 def _ascii_label(label: str) -> str:
-    """One label of a host in its IDNA ASCII form, or as it is where IDNA refuses it (too long)."""
+    """One label of a host in its IDNA 2008 ASCII form, as browsers write it (`straße` is
+    `xn--strae-oqa`, not IDNA 2003's `strasse`), or as it is where IDNA refuses it (too long)."""
     if label.isascii():
         return label
     try:
-        return label.encode("idna").decode("ascii")
-    except UnicodeError:
+        return idna.encode(label, uts46=True).decode("ascii")
+    except (idna.IDNAError, UnicodeError):
         return label
 
 
 def domain_entry(entry: str) -> str:
-    """A listed domain as `lookup_host` gives hosts; a URL or `*.` written around it is dropped
-    (`https://shop.example/`, `*.shop.example`, `shop.example.` all list shop.example)."""
-    return url_host(entry.strip().removeprefix("*.")).strip(".")
+    """A listed domain as `lookup_host` gives hosts; a URL, port or `*.` written around it is
+    dropped (`https://shop.example/`, `*.shop.example`, `shop.example.` all list shop.example; an
+    IPv6 address, bracketed or not, is itself)."""
+    entry = entry.strip().removeprefix("*.")
+    if "/" in entry:  # a URL
+        return url_host(entry).strip(".")
+    if entry.count(":") == 1:  # a port
+        entry = entry.partition(":")[0]
+    return lookup_host(entry.strip("[]")).strip(".")
 
 
 def host_suffixes(url: str) -> list[str]:
@@ -101,10 +109,11 @@ class URLFilter(DocumentStage):
     without a URL are kept. Unlike datatrove, the host and URL words are lower-cased first, so
     "PORN" matches like "porn", a blocked domain also blocks its sub-domains at any depth
     (datatrove looks up the registered domain and the whole host as written), and a host written
-    in Unicode (`18años.com`) matches the ASCII (IDNA) form the lists hold: `datatrove_matching`
-    decides as datatrove does (recipes/fineweb.toml). Listed domains and URLs are read as the
-    reader gives documents' URLs (scheme and host lower-cased; a `*.` or URL around a domain
-    dropped), so an entry copied from the data matches it.
+    in Unicode (`18años.com`) matches the ASCII (IDNA 2008) form the lists hold:
+    `datatrove_matching` decides as datatrove does (recipes/fineweb.toml; entries as written,
+    lower-cased). Otherwise listed domains and URLs are read as the reader gives documents' URLs
+    (scheme and host lower-cased; a `*.`, port or URL around a domain dropped), so an entry copied
+    from the data matches it.
     Reasons: `blocked_domain`, `blocked_url`, `banned_word`, `soft_banned_words`, `banned_subword`.
     """
 
@@ -153,8 +162,10 @@ class URLFilter(DocumentStage):
             listed = _read_list(URL_LISTS / file_name) if builtin else []
             return frozenset(filter(None, map(normalize, listed + getattr(self, key))))
 
-        self._domains = frozenset(map(domain_entry, self.blocked_domains)).union(
-            *(map(domain_entry, _read_list(Path(p))) for p in self.domain_files)
+        # datatrove looks its entries up as written (lower-cased): so does `datatrove_matching`
+        entry = (lambda d: d.lower().strip(".")) if self.datatrove_matching else domain_entry
+        self._domains = frozenset(map(entry, self.blocked_domains)).union(
+            *(map(entry, _read_list(Path(p))) for p in self.domain_files)
         )
         self._ut1_domains = ut1.blocked_domains() if self.ut1_lists else None
         # tldextract's bundled Public Suffix List, never fetched; the run stays offline

@@ -114,6 +114,15 @@ def test_hosts_are_looked_up_in_the_ascii_form_the_lists_hold():
         url_check("http://café.example/", blocked_domains=["xn--caf-dma.example"]).reason == "blocked_domain"
     )
     assert host_suffixes(f"http://{'é' * 70}.example/") == [f"{'é' * 70}.example", "example"]  # no IDNA form
+    # IDNA 2008, as browsers write hosts (`strasse.de` is IDNA 2003's form of `straße.de`)
+    assert url_check("https://straße.de/x", blocked_domains=["xn--strae-oqa.de"]).reason == "blocked_domain"
+    # an unbracketed IPv6 entry was read as the host `2001` with a port
+    ipv6 = {"blocked_domains": ["2001:db8::1"], "ut1_lists": False}
+    assert url_check("http://[2001:db8::1]/", **ipv6).reason == "blocked_domain"
+    assert url_check("http://host.2001/", **ipv6).keep
+    # datatrove looks entries up as written: a Unicode entry blocks the same Unicode host
+    as_datatrove = {"blocked_domains": ["18años.com"], "datatrove_matching": True, "ut1_lists": False}
+    assert url_check("https://18años.com/x", **as_datatrove).reason == "blocked_domain"
 
 
 @pytest.mark.parametrize(
