@@ -15,15 +15,12 @@ from pipeline import fileio
 from pipeline.document import READ_STAGE, Failure, Record, Rejection, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable
 from pipeline.json_array import json_integer
-from pipeline.record_fields import SURROGATE, record_id, record_to_document
+from pipeline.record_fields import MAX_NESTING, SURROGATE, record_id, record_to_document, too_deep
 
 if TYPE_CHECKING:
     from pipeline.readers import InputConfig, ReadPosition, Split
 
 TOO_DEEP_MESSAGE = "JSON nested too deeply to parse"
-# A record nested deeper is a failure: Python's JSON parser reads about 1,000 levels, but a value
-# nested about 500 deep cannot be pickled between Beam steps, which failed the whole run.
-MAX_NESTING = 100
 NEWLINE_COUNT_CHUNK = 16 * 1024 * 1024
 UNNUMBERED = 0  # the line number a split's line is parsed with before its file's numbering is known
 MAX_LINE_BYTES = 64 << 20  # a longer JSON Lines line is a failure, read past without being held
@@ -84,21 +81,6 @@ def parse_json_line(raw: bytes | int, source: str, line_number: int, config: Inp
 
 
 DEEPER = f"JSON nested more than {MAX_NESTING} levels deep"
-
-
-def too_deep(text: str, value: Any) -> bool:
-    """Whether `value`, parsed from `text`, holds lists or objects more than MAX_NESTING deep (the
-    brackets of `text` are counted first: only a text with that many is walked)."""
-    if text.count("[") + text.count("{") <= MAX_NESTING:
-        return False
-    level = [(value, 0)]  # the record itself; each list or object inside it one level down
-    while level:
-        item, depth = level.pop()
-        if depth > MAX_NESTING:
-            return True
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        level.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
-    return False
 
 
 def lone_surrogate(record: Any) -> str | None:

@@ -38,11 +38,10 @@ from pipeline.json_lines import (
     lone_surrogate,
     parse_json_line,
     read_jsonl_range,
-    too_deep,
 )
 from pipeline.members import BZIP2, GZIP, XZ, CompressedMembers, damage_failures, members_of
 from pipeline.parquet_rows import read_parquet
-from pipeline.record_fields import record_id, record_to_document
+from pipeline.record_fields import record_id, record_to_document, too_deep
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import ZstdStream, open_zstd
 

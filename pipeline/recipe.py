@@ -329,7 +329,7 @@ def scores_in_inputs(config: InputConfig) -> set[str]:
     run's input checks report them)."""
     import pyarrow as pa
 
-    from pipeline.writers import OUTPUT_COLUMNS
+    from pipeline.record_fields import OUTPUT_COLUMNS
 
     names: set[str] = set()
     for pattern in config.paths:

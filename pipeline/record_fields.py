@@ -22,6 +22,9 @@ CANDIDATE_TEXT_FIELDS = {
 }
 CANDIDATE_NEEDS = {"code": (), "math": ("problem",)}  # a missing solution is verify's to reject
 MAX_TEXT_CHARS = 64 << 20  # a longer text is RecordTooLarge, as a JSON Lines line over 64 MiB is
+# A record nested deeper is a failure: Python's JSON parser reads about 1,000 levels, but a value
+# nested about 500 deep cannot be pickled between Beam steps, which failed the whole run.
+MAX_NESTING = 100
 SURROGATE = re.compile(r"[\ud800-\udfff]")  # half of a pair: not valid Unicode, cannot be written as UTF-8
 
 
@@ -68,13 +71,6 @@ def record_to_document(record: Any, source: str, position: str, config: InputCon
             return Failure(doc_id, source, READ_STAGE, "RecordTooLarge", why)
     elif not isinstance(text, str):
         text = ""
-    from pipeline.writers import (  # imports Beam
-        OUTPUT_COLUMNS,
-        RECOMPUTED_COLUMNS,
-        is_output_row,
-        restore_output_columns,
-    )
-
     url = field_value(record, config.url_field)
     restored = restore_output_columns(record)  # a gristmill output folder read back as input
     used = [text_field, config.id_field]
@@ -189,3 +185,60 @@ def id_text(raw_id: Any) -> str:
     if isinstance(raw_id, (dict, list, tuple)):
         return json.dumps(raw_id, ensure_ascii=False, sort_keys=True, default=str)
     return str(raw_id)
+
+
+OUTPUT_COLUMNS = ("scores", "language", "language_score", "metadata")
+# Kept columns that the run reading an output back computes again (its text may change): not metadata.
+RECOMPUTED_COLUMNS = ("n_tokens", "token_ids")
+
+
+def is_output_row(record: dict[str, Any]) -> bool:
+    """Whether a record read as input is a gristmill output row: it has all of `OUTPUT_COLUMNS`
+    (a code candidate's own `language` field alone does not make one)."""
+    return all(name in record for name in OUTPUT_COLUMNS)
+
+
+def restore_output_columns(record: dict[str, Any]) -> dict[str, Any]:
+    """The document fields of a gristmill output row read back as input (the inverse of
+    `pipeline.writers._document_columns`): scores, language and language_score as such, metadata unpacked; {} for
+    other records."""
+    if not is_output_row(record):
+        return {}
+    restored: dict[str, Any] = {}
+    scores = record.get("scores")
+    if isinstance(scores, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in scores):
+        scores = dict(scores)  # outputs written with a map column
+    if isinstance(scores, dict):
+        scores = {k: v for k, v in scores.items() if v is not None}  # struct fields a doc lacks
+        if all(isinstance(v, (int, float)) for v in scores.values()):
+            restored["scores"] = {str(k): float(v) for k, v in scores.items()}
+    if isinstance(record.get("language"), str):
+        restored["language"] = record["language"]
+    if isinstance(record.get("language_score"), (int, float)):
+        restored["language_score"] = float(record["language_score"])
+    metadata = record.get("metadata")
+    if isinstance(metadata, str) and metadata.startswith("{"):
+        try:
+            unpacked = json.loads(metadata)
+        except (ValueError, RecursionError):
+            unpacked = None
+        if unpacked is not None and not too_deep(metadata, unpacked):  # else kept as the string
+            restored["metadata"] = unpacked
+    elif isinstance(metadata, dict):
+        restored["metadata"] = metadata
+    return restored
+
+
+def too_deep(text: str, value: Any) -> bool:
+    """Whether `value`, parsed from `text`, holds lists or objects more than MAX_NESTING deep (the
+    brackets of `text` are counted first: only a text with that many is walked)."""
+    if text.count("[") + text.count("{") <= MAX_NESTING:
+        return False
+    level = [(value, 0)]  # the record itself; each list or object inside it one level down
+    while level:
+        item, depth = level.pop()
+        if depth > MAX_NESTING:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        level.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False

@@ -156,46 +156,6 @@ def rejected_row(rejection: Rejection, keep_text: bool) -> dict[str, Any]:
     }
 
 
-OUTPUT_COLUMNS = ("scores", "language", "language_score", "metadata")
-# Kept columns that the run reading an output back computes again (its text may change): not metadata.
-RECOMPUTED_COLUMNS = ("n_tokens", "token_ids")
-
-
-def is_output_row(record: dict[str, Any]) -> bool:
-    """Whether a record read as input is a gristmill output row: it has all of `OUTPUT_COLUMNS`
-    (a code candidate's own `language` field alone does not make one)."""
-    return all(name in record for name in OUTPUT_COLUMNS)
-
-
-def restore_output_columns(record: dict[str, Any]) -> dict[str, Any]:
-    """The document fields of a gristmill output row read back as input (the inverse of
-    `_document_columns`): scores, language and language_score as such, metadata unpacked; {} for
-    other records."""
-    if not is_output_row(record):
-        return {}
-    restored: dict[str, Any] = {}
-    scores = record.get("scores")
-    if isinstance(scores, list) and all(isinstance(p, (list, tuple)) and len(p) == 2 for p in scores):
-        scores = dict(scores)  # outputs written with a map column
-    if isinstance(scores, dict):
-        scores = {k: v for k, v in scores.items() if v is not None}  # struct fields a doc lacks
-        if all(isinstance(v, (int, float)) for v in scores.values()):
-            restored["scores"] = {str(k): float(v) for k, v in scores.items()}
-    if isinstance(record.get("language"), str):
-        restored["language"] = record["language"]
-    if isinstance(record.get("language_score"), (int, float)):
-        restored["language_score"] = float(record["language_score"])
-    metadata = record.get("metadata")
-    if isinstance(metadata, str) and metadata.startswith("{"):
-        try:
-            restored["metadata"] = json.loads(metadata)
-        except ValueError:
-            pass
-    elif isinstance(metadata, dict):
-        restored["metadata"] = metadata
-    return restored
-
-
 def failed_row(failure: Failure) -> dict[str, Any]:
     """A failure as a `failed/` row."""
     return {

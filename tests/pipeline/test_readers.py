@@ -4,6 +4,7 @@ import datetime
 import gzip
 import json
 import lzma
+import pickle
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -661,3 +662,22 @@ def test_a_large_element_of_a_compressed_json_array_is_read_in_bounded_reads(tmp
     path.write_bytes(gzip.compress(json.dumps(records).encode()))
     found = read_all(path)
     assert [r.id for r in found] == [r["id"] for r in records] and all(isinstance(r, Document) for r in found)
+
+
+def test_an_output_row_s_metadata_nested_too_deep_stays_a_string(tmp_path):
+    """An output row's `metadata` JSON string was unpacked unchecked: 600 levels crashed the run
+    when pickled, and 5,000 raised RecursionError, failing the file with the lines after it unread."""
+    path = tmp_path / "rows.jsonl"
+    deep = {"600": "[" * 600 + "]" * 600, "5000": "[" * 5000 + "]" * 5000, "3": "[[[1]]]"}
+    output_row = {"text": "t", "scores": {}, "language": "en", "language_score": 1.0}
+    rows = [output_row | {"id": key, "metadata": '{"x": ' + value + "}"} for key, value in deep.items()]
+    write_jsonl(path, [*rows, {"id": "after", "text": "t"}])
+    found = read_all(path)
+    assert [(r.id, type(r.metadata.get("metadata")).__name__) for r in found] == [
+        ("600", "str"),
+        ("5000", "str"),
+        ("3", "NoneType"),
+        ("after", "NoneType"),
+    ]
+    assert found[2].metadata == {"x": [[[1]]]}
+    pickle.dumps(found)
