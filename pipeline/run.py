@@ -403,11 +403,11 @@ def run_recipe(
         work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
         resume = None
         if checkpoints_enabled(checkpoints, options):
+            check_work_root(work_root, output)  # before its lock: `--work-dir OUT` is not "another run"
             if checkpoints.work_dir:  # elsewhere: held like the output folder
                 fileio.make_folder(work_root)
                 held.callback(remove_if_empty, work_root)  # after the lock's release
                 held.enter_context(exclusive(work_root, "--work-dir"))
-            check_work_root(work_root, output)
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh, inputs)
             if (unusable := remove_leftovers(resume)) and progress:
                 progress.note(

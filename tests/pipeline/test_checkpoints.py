@@ -272,6 +272,8 @@ def test_a_work_dir_holding_anything_but_checkpoints_is_refused_and_kept(setup, 
     assert (scratch / "precious.txt").read_text() == "keep me" and not (folder / "refused").exists()
     assert main([*run, str(folder / "inside"), "--work-dir", str(folder)]) == 2
     assert "the output folder would be inside the work area" in capsys.readouterr().err
+    assert main([*run, str(folder / "same"), "--work-dir", str(folder / "same")]) == 2  # its own lock:
+    assert "the output folder would be inside the work area" in capsys.readouterr().err  # "another run"
     assert main([*run, str(folder / "on_a_file"), "--work-dir", str(scratch / "precious.txt")]) == 2
     assert f"precious.txt: {scratch / 'precious.txt'} is a file, not a folder" in capsys.readouterr().err
     # inside the output's kept/, which publishing replaces (the checkpoints were deleted, unsaid)
