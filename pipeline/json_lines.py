@@ -15,7 +15,7 @@ from pipeline import fileio
 from pipeline.document import READ_STAGE, Failure, Record, Rejection, one_line
 from pipeline.file_start import UnreadableFile, refuse_unreadable
 from pipeline.json_array import json_integer
-from pipeline.record_fields import MAX_NESTING, SURROGATE, record_id, record_to_document, too_deep
+from pipeline.record_fields import DEEPER, SURROGATE, record_id, record_to_document, too_deep
 
 if TYPE_CHECKING:
     from pipeline.readers import InputConfig, ReadPosition, Split
@@ -78,9 +78,6 @@ def parse_json_line(raw: bytes | int, source: str, line_number: int, config: Inp
             f"a JSON array of {len(record)} objects; {ONE_LINE_ARRAY}",
         )
     return record_to_document(record, source, str(line_number), config)
-
-
-DEEPER = f"JSON nested more than {MAX_NESTING} levels deep"
 
 
 def lone_surrogate(record: Any) -> str | None:

@@ -30,7 +30,6 @@ from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
 from pipeline.file_start import refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, TOO_LARGE, ElementTooLarge, JsonArray
 from pipeline.json_lines import (
-    DEEPER,
     MAX_LINE_BYTES,
     SURROGATE_ESCAPE_TEXT,
     TOO_DEEP_MESSAGE,
@@ -41,7 +40,7 @@ from pipeline.json_lines import (
 )
 from pipeline.members import BZIP2, GZIP, XZ, CompressedMembers, damage_failures, members_of
 from pipeline.parquet_rows import read_parquet
-from pipeline.record_fields import record_id, record_to_document, too_deep
+from pipeline.record_fields import DEEPER, record_id, record_to_document, too_deep
 from pipeline.warc import page_record, read_warc
 from pipeline.zstd_frames import ZstdStream, open_zstd
 

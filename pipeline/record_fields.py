@@ -25,6 +25,7 @@ MAX_TEXT_CHARS = 64 << 20  # a longer text is RecordTooLarge, as a JSON Lines li
 # A record nested deeper is a failure: Python's JSON parser reads about 1,000 levels, but a value
 # nested about 500 deep cannot be pickled between Beam steps, which failed the whole run.
 MAX_NESTING = 100
+DEEPER = f"JSON nested more than {MAX_NESTING} levels deep"
 SURROGATE = re.compile(r"[\ud800-\udfff]")  # half of a pair: not valid Unicode, cannot be written as UTF-8
 
 
@@ -200,8 +201,8 @@ def is_output_row(record: dict[str, Any]) -> bool:
 
 def restore_output_columns(record: dict[str, Any]) -> dict[str, Any]:
     """The document fields of a gristmill output row read back as input (the inverse of
-    `pipeline.writers._document_columns`): scores, language and language_score as such, metadata unpacked; {} for
-    other records."""
+    `pipeline.writers._document_columns`): scores, language and language_score as such, metadata
+    unpacked (kept as the string when nested too deep); {} for other records."""
     if not is_output_row(record):
         return {}
     restored: dict[str, Any] = {}
