@@ -30,7 +30,8 @@ _ASCII_WORD = re.compile(r"[^\W_]+")
 
 @cache
 def _word_pattern() -> re.Pattern[str]:
-    """A CJK character, or a run of letters and digits with the combining marks inside it: a
+    """A CJK character; a run of letters of a script written without spaces (Thai), up to a
+    vowel sign or tone mark; or a run of letters and digits with the combining marks inside it: a
     word. The marks (vowel signs and viramas of Indic scripts, Hebrew points) are no `\\w`: a
     plain run split words apart ("हिन्दी" read as 'ह', 'न', 'द'). Punctuation, `_` included, and
     symbols are dropped. Built once per process (0.2 s)."""
