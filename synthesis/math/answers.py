@@ -21,7 +21,7 @@ _PHRASE_START = (
 _PHRASE = re.compile(_PHRASE_START + "(.+)", re.I)
 _PHRASE_HEAD = re.compile(_PHRASE_START + "(?=.)", re.I)
 # `#### Step 2: Total`, `#### Verification`: a Markdown heading, as chat models write them; GSM8K's
-# `#### 72`, `#### x = 5` are answers. A word of letters then a colon, or no digit at all.
+# `#### 72`, `#### x = 5`, `#### seventy-two` are answers. A word then a colon, or a heading's word.
 _HEADING = re.compile(
     r"\s*(?:[A-Za-z]{2,}\b[^:\n]*:|(?:step|part|verification|verify|check|solution|explanation|summary"
     r"|conclusion|problem|calculations?|approach|reasoning|analysis|method|final\s+answer)\b)",
@@ -150,8 +150,7 @@ _VALUE_WORD = re.compile(
 _LIST_OR_VALUE_WORD = re.compile(rf"\b(?:or|and)\b|{_VALUE_WORD.pattern}", re.I)
 _SIGN_WORD = re.compile(r"\b(?:negative|minus)\s+(?=\.?\d)", re.I)
 _BELOW_ZERO = re.compile(r"(?<![\d.\-])(\d+(?:\.\d+)?)((?:\s+[A-Za-z]+)?)\s+below\s+zero\b", re.I)
-# A time of day: `9 a.m.`, `1:03 PM` (in `\text{}` too); read as 24-hour `21:00`, `13:03`.
-# a.m. or p.m. after a time (`9 a.m.`, `9am`? no: algebra; `9 am`, `9AM`, `1:03 PM`): kept aside,
+# a.m. or p.m. after a time (`9 a.m.`, `9 am`, `9AM`, `1:03 PM`; not `2am`, algebra): kept aside,
 # never a unit to drop; a `\text{}` holding one is unwrapped first (its content read possessively).
 _TIME_MARKER = re.compile(r"(?<=\d)(?:\s*([AaPp])\.\s?[Mm]\.?|\s*([AP])M\b|\s+([ap])m\b)")
 _TEXT_BRACES = re.compile(r"\\(?:text|mbox|mathrm|textrm)\s*\{([^{}]*+)\}")
@@ -306,6 +305,9 @@ def _is_arithmetic(text: str) -> bool:
 def _plain_value(s: str) -> Fraction | None:
     """Exact value of a plain number, `a/b`, `\\frac{a}{b}`, a mixed number, or digits in a base from 2 to
     36 (`101_2` is 5); else None (cheap)."""
+    compact = s.replace(" ", "")
+    if len(compact) > MAX_NUMBER_CHARS:
+        return None
     mixed = _MIXED_NUMBER.fullmatch(s)
     if mixed:  # `3 1/2`: 7/2, not 31/2
         if int(mixed.group(4)) == 0:
@@ -314,9 +316,6 @@ def _plain_value(s: str) -> Fraction | None:
         return -whole if mixed.group(1) == "-" else whole
     if re.search(r"\d\s+\.?\d", s) and not _SPACED_THOUSANDS.fullmatch(s):
         return None  # `4 2` is no 42
-    compact = s.replace(" ", "")
-    if len(compact) > MAX_NUMBER_CHARS:
-        return None
     if _PLAIN_NUMBER.match(compact):
         return Fraction(compact)
     m = _BASE_SUBSCRIPT.fullmatch(compact)
