@@ -11,7 +11,6 @@ local disk, and a missing one fails the run.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import shutil
@@ -67,12 +66,10 @@ from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_
 from pipeline.signals import WORKER_MODULE, Stopped, watch_run
 from pipeline.writers import (
     ScoreNames,
-    ShardStats,
     WriteShards,
-    encode_shard,
+    empty_shards,
     failed_row,
     rejected_row,
-    shard_name,
 )
 
 LOG = logging.getLogger("gristmill")
@@ -503,7 +500,7 @@ def finalize(
     shards = read_bookkeeping(f"{staging}/shards.json")
     score_names = read_bookkeeping(f"{staging}/score_names.json")
     for part in OUTPUT_PARTS:  # every part holds a file with the schema, even with no rows
-        shards.extend(_empty_shards(recipe, staging, part, shards, score_names))
+        shards.extend(empty_shards(recipe.output, staging, part, shards, score_names))
     shards.sort(key=lambda s: s["file"])
     # Repeats written by an up-sampling mixture are rows, not documents read.
     totals = {
@@ -552,35 +549,6 @@ def finalize(
     manifest = json.loads(json.dumps(manifest, default=str))  # exactly what manifest.json will hold
     _publish(output, staging, manifest)
     return manifest
-
-
-def _empty_shards(
-    recipe: Recipe, staging: str, part: str, shards: list[dict], score_names: list[str]
-) -> list[dict[str, Any]]:
-    """Write the shards of `part` that got no rows, so part-i-of-N is complete; their infos."""
-    count = recipe.output.shards or max([s["of"] for s in shards if s["kind"] == part], default=1)
-    present = {s["shard"] for s in shards if s["kind"] == part}
-    infos = []
-    for index in sorted(set(range(count)) - present):
-        token_ids = part == "kept" and recipe.output.token_ids
-        data = encode_shard(
-            part, [], recipe.output.compression, recipe.output.row_group_mb, score_names, token_ids=token_ids
-        )
-        name = shard_name(index, count)
-        fileio.write_bytes(f"{staging}/{part}/{name}", data)
-        infos.append(
-            {
-                "kind": part,
-                "file": f"{part}/{name}",
-                "shard": index,
-                "of": count,
-                "bytes": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "row_groups": [],
-                **ShardStats(part).info(),  # rows and counts; a kept shard's tokens, repeats, sources
-            }
-        )
-    return infos
 
 
 def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:

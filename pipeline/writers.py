@@ -17,7 +17,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apache_beam as beam
 import numpy as np
@@ -29,6 +29,9 @@ from pipeline import fileio
 from pipeline.decisions import spill_dir
 from pipeline.document import Document, Failure, Rejection
 from pipeline.spill import SpillGroups, external_sort
+
+if TYPE_CHECKING:
+    from pipeline.recipe import OutputConfig
 
 SHARD_SEED = 0x9E3779B9
 MB = 1024 * 1024
@@ -555,3 +558,30 @@ class WriteShards(beam.PTransform):
         return parts | "ByShard" >> SpillGroups(
             f"{spill}/shards", write, shards, beam.pvalue.AsSingleton(names)
         )
+
+
+def empty_shards(
+    out: OutputConfig, staging: str, part: str, shards: list[dict], score_names: list[str]
+) -> list[dict[str, Any]]:
+    """Write the shards of `part` that got no rows, so part-i-of-N is complete; their infos."""
+    count = out.shards or max([s["of"] for s in shards if s["kind"] == part], default=1)
+    present = {s["shard"] for s in shards if s["kind"] == part}
+    infos = []
+    for index in sorted(set(range(count)) - present):
+        token_ids = part == "kept" and out.token_ids
+        data = encode_shard(part, [], out.compression, out.row_group_mb, score_names, token_ids=token_ids)
+        name = shard_name(index, count)
+        fileio.write_bytes(f"{staging}/{part}/{name}", data)
+        infos.append(
+            {
+                "kind": part,
+                "file": f"{part}/{name}",
+                "shard": index,
+                "of": count,
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "row_groups": [],
+                **ShardStats(part).info(),  # rows and counts; a kept shard's tokens, repeats, sources
+            }
+        )
+    return infos
