@@ -216,9 +216,12 @@ def _prefer_holders(
     cut_for: list[tuple[str, ...]],
 ) -> None:
     """Move each group's survivor to the best member keeping units cut from it, as long as
-    there is one (each member once: holders may have had units cut in turn)."""
+    there is one (each member once: holders may have had units cut in turn). Only groups whose
+    survivor had units cut are looked into."""
     ids = [public_id(order[-1]) for order in orders]
     for group, chosen in best.items():
+        if not cut_for[chosen]:
+            continue
         members = np.flatnonzero(groups == group).tolist()
         seen = {chosen}
         while holders := [r for r in members if r not in seen and ids[r] in cut_for[chosen]]:

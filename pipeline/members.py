@@ -116,8 +116,7 @@ XZ = Codec(
 )
 
 
-PADDING_BYTES = b"\x00\t\n\r "
-PADDING = {PADDING_BYTES[i : i + 1] for i in range(len(PADDING_BYTES))}
+PADDING = b"\x00\t\n\r "  # before or after a member, never its first byte
 
 
 class CompressedMembers(io.RawIOBase):
@@ -180,7 +179,7 @@ class CompressedMembers(io.RawIOBase):
         if self.searching:
             self._search()
             return True
-        if not self.in_member and self.input[:1] in PADDING:
+        if not self.in_member and self.input and self.input[0] in PADDING:
             self._pass_padding()  # between or after members: xz's stream padding, a line end
             return True
         try:
@@ -207,7 +206,7 @@ class CompressedMembers(io.RawIOBase):
     def _pass_padding(self) -> None:
         """Drop the null bytes and whitespace before a member, which never starts with them (no
         data lost, so no damage: a line end after the last member was a cut-off member before)."""
-        kept = self.input.lstrip(PADDING_BYTES)
+        kept = self.input.lstrip(PADDING)
         self.offset += len(self.input) - len(kept)
         self.input = kept
         self.member_start = self.offset

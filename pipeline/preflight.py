@@ -229,13 +229,13 @@ def check_named_fields(path: str, documents: list[Document], config: InputConfig
     if not documents:
         return
     default = InputConfig()
-    unnamed = [  # (option, field, what none of the documents has)
-        ("id-field", config.id_field, all(doc.id.startswith(f"{doc.source}:") for doc in documents)),
-        ("url-field", config.url_field, all(doc.url is None for doc in documents)),
+    named = [  # (key, the field named, whether none of the documents has a value in it)
+        ("id_field", config.id_field, all(doc.id.startswith(f"{doc.source}:") for doc in documents)),
+        ("url_field", config.url_field, all(doc.url is None for doc in documents)),
     ]
-    for option, field, missing in unnamed:
-        if missing and field != getattr(default, option.replace("-", "_")):
-            key = option.replace("-", "_")
+    for key, field, missing in named:
+        if missing and field != getattr(default, key):
+            option = key.replace("_", "-")
             raise InputError(
                 f"{path}: none of the first {len(documents)} documents has a value in {field!r} "
                 f"(--{option} / [input] {key}); name a field they hold, or leave {key} out"

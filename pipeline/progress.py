@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import apache_beam as beam
 
 from pipeline import fileio
+from pipeline.recipe import MIXTURE_STAGE
 
 FLUSH_SECONDS = 0.5
 POLL_SECONDS = 1.0
@@ -124,8 +125,6 @@ class Channel:
     @classmethod
     def for_recipe(cls, recipe, staging: str, total_bytes: int) -> Channel:
         """A channel for `recipe`'s stages and its mixture, whose inputs hold `total_bytes`."""
-        from pipeline.recipe import MIXTURE_STAGE
-
         stages = [s.name for s in recipe.stages] + ([MIXTURE_STAGE] if recipe.output.mixture else [])
         return cls(f"{staging}/progress", stages, total_bytes=total_bytes)
 
@@ -172,7 +171,7 @@ def snapshot(channel: Channel, counts: Counter, elapsed: float, reading: float |
         "bytes": done,
         "total_bytes": total,
         "eta": eta,
-        "kept": counts["kept"] - counts["rejected.mixture"],  # tapped before the mixture
+        "kept": counts["kept"] - counts[f"rejected.{MIXTURE_STAGE}"],  # tapped before the mixture
         "stages": stages,
     }
 

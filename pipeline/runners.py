@@ -16,8 +16,9 @@ around them in its own graph or in a subclass of the runner, never by patching B
    graph pickles each side input's whole upstream graph into its readers' tasks (side inputs of
    side inputs: minutes to hours before anything runs). On Dask, `_SideInputsAsJoin` rewrites
    every step that reads side inputs into a join: its input spread over `SIDE_INPUT_GROUPS`
-   keys by content (the same key when a lost worker's part is computed again), each side input copied to every key, one GroupByKey, then the step's own DoFn per
-   element with the side inputs built from the group. Steps with side effects must still give
+   keys by content (the same key when a lost worker's part is computed again), each side input
+   copied to every key, one GroupByKey, then the step's own DoFn per element with the side
+   inputs built from the group. Steps with side effects must still give
    the same result when run again (a lost Dask worker's tasks are rerun): collection stages send
    their spill files' names through the graph and, on Dask, keep the files until the run ends
    (`reruns_steps`, pipeline/decisions.py).
