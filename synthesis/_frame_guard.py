@@ -53,16 +53,19 @@ def intact_check(namespaces):
 
 
 def frame_users():
-    """Code allowed to take a frame once a sample runs, as ids of code objects (a code object the
-    sample makes under the same name is another object): (code that reads a frame, passes it to
-    nothing the sample could replace, and hands out only names: namedtuple's, an Enum's and typing's
-    module lookups, unittest's frame checks, traceback's clearing, the verifier's traceback check;
-    traceback's frame walks, allowed when they feed its stack summary without local variables; that
-    summary's code). Functions this Python lacks are left out. (logging's caller lookup passes the
-    frame to a module function a sample could replace, and importing logging here would slow every
-    fork: its at-fork hooks.)"""
+    """Code allowed to take a frame once a sample runs: ids of code objects (a code object the
+    sample makes under the same name is another object). Readers read a frame, pass it to nothing
+    the sample could replace and hand out only names: namedtuple's, an Enum's and typing's module
+    lookups, unittest's frame checks, traceback's clearing, the verifier's traceback check. A
+    traceback walk (`walk_tb`) may take a frame only while it feeds traceback's stack summary
+    straight, without local variables (`fed_to_summary` in the hook); `walk_stack` is not allowed:
+    only its first step takes a frame, so a sample could go on with it after the summary stopped.
+    Functions this Python lacks are left out. (logging's caller lookup passes the frame to a
+    module function a sample could replace, and importing logging here would slow every fork: its
+    at-fork hooks.)"""
     import collections
     import enum
+    import linecache
     import traceback
     import typing
     import unittest.result
@@ -76,11 +79,18 @@ def frame_users():
         _test_guard.raised_through_other_code,
         _test_guard.raised_by_tests,
     ]
-    walks = [_lookup(traceback, name) for name in ("walk_tb", "walk_stack", "_walk_tb_with_full_positions")]
-    extract = _lookup(traceback, "StackSummary", "extract")  # its frame generator is a walk too
+    walks = [_lookup(traceback, name) for name in ("walk_tb", "_walk_tb_with_full_positions")]
+    extract = _lookup(traceback, "StackSummary", "extract")  # its own generator relays a walk
+    relays = _code_ids([extract]) - {id(extract.__code__)} if extract else frozenset()
     summary = _lookup(traceback, "StackSummary", "_extract_from_extended_frame_gen")
-    walk_codes = _code_ids(walks) | (_code_ids([extract]) - {id(extract.__code__)} if extract else set())
-    return _code_ids(readers), walk_codes, summary.__code__ if summary else None
+    # The summary hands each frame's globals to linecache: these names must stay the originals.
+    summary_names = [
+        (vars(traceback), "linecache", linecache),
+        (vars(linecache), "lazycache", linecache.lazycache),
+        (vars(linecache), "checkcache", linecache.checkcache),
+    ]
+    summary_code = summary.__code__ if summary else None
+    return _code_ids(readers), _code_ids(walks), relays, summary_code, summary_names
 
 
 def _lookup(owner, *names):
@@ -104,11 +114,12 @@ def guard_introspection(users):
     ctypes' calls and reads by address, and /proc (its memory). An audit hook cannot be removed;
     this one keeps its state in its closure and calls nothing the sample could replace. The refusal
     is a PermissionError (a builtin: no code of the sample's runs in raising it)."""
-    readers, walks, summary = users
+    readers, walks, relays, summary, summary_names = users
     # Everything the hook uses is bound here, before the sample runs: module globals and builtins
     # (`id`, `type`) are the sample's to rebind.
     get_frame, thread_id, identity, kind = sys._getframe, _thread.get_ident, id, type
     split, decode, text, raw_bytes, denied = str.split, bytes.decode, str, bytes, PermissionError
+    get, generator = dict.get, types.GeneratorType
     exact_text, is_subclass, dir_entry, entry_path = (
         str.__str__,
         issubclass,
@@ -152,25 +163,39 @@ def guard_introspection(users):
         thread = thread_id()
         if thread in inside:
             return
-        inside.add(thread)
+        inside.add(thread)  # the hook's own frame reads below raise events too
         try:
             accessor = get_frame(1)
+            code = identity(accessor.f_code)
+            if code in readers or (code in walks and fed_to_summary(accessor)):
+                return
         finally:
             inside.discard(thread)
-        code = identity(accessor.f_code)
-        if code in readers:
-            return
-        consumer = accessor.f_back
-        if code in walks:
-            while consumer is not None and identity(consumer.f_code) in walks:
-                consumer = consumer.f_back
-            if (
-                consumer is not None
-                and consumer.f_code is summary
-                and not consumer.f_locals["capture_locals"]
-            ):
-                return
         refuse(f"frames ({event} in {accessor.f_code.co_qualname})")
+
+    def fed_to_summary(walk):
+        """Whether the walk running in frame `walk` is the very iterator traceback's stack summary
+        (or extract's relay feeding it) loops over, without local variables and with its helpers
+        unchanged: a walk wrapped in anything else (`map`, `islice`: a `limit`) would hand the
+        frames to code of the sample's."""
+        consumer = walk.f_back
+        if consumer is not None and identity(consumer.f_code) in relays:
+            if not iterates(consumer, walk):
+                return False
+            walk, consumer = consumer, consumer.f_back
+        if consumer is None or consumer.f_code is not summary:
+            return False
+        if consumer.f_locals["capture_locals"] is not False or not iterates(consumer, walk):
+            return False
+        for names, name, value in summary_names:  # a loop: builtins such as `all` are the sample's
+            if get(names, name) is not value:
+                return False
+        return True
+
+    def iterates(consumer, walk):
+        """Whether `consumer`'s `frame_gen` is the generator running in frame `walk`."""
+        source = consumer.f_locals["frame_gen"]
+        return kind(source) is generator and source.gi_frame is walk
 
     sys.addaudithook(hook)
     _refuse_signal_handlers()

@@ -10,7 +10,8 @@ descriptors except its stdout/stderr pipes and a status pipe. After every sample
 this process is killed (inside a private PID namespace `kill(-1)` reaches exactly the sandbox).
 
 Time limits measure the sample's own time, not the machine's load: `own = wall - time spent waiting
-for a CPU` (the child's run-queue delay from /proc/PID/schedstat), plus RLIMIT_CPU on its CPU time.
+for a CPU` (the run-queue delay of its longest-waiting thread, from /proc/PID/task/*/schedstat), plus
+RLIMIT_CPU on its CPU time.
 A generous wall-clock backstop (`backstop`) ends a sample that a starved machine could not run; the
 host treats that as an infrastructure fault, not a verdict. The first line written is `ready`.
 """
@@ -40,6 +41,12 @@ STATUS_BYTES = 4096  # of the child's report pipe kept (a report is one line of 
 # Address space kept above the limit so the child can still report a MemoryError.
 REPORT_RESERVE = 32 * MiB
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36  # prctl options (linux/prctl.h)
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+# System V IPC objects outlive the process that made them: memory no limit of a sample's counts,
+# and state the next sample would see. Their `get` system calls (shmget, semget, msgget) per
+# machine: (audit architecture, call numbers) from linux/audit.h and the syscall tables.
+SYSTEM_V_IPC_CALLS = {"x86_64": (0xC000003E, (29, 64, 68)), "aarch64": (0xC00000B7, (194, 190, 186))}
+X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: another table, refused whole
 # Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Modules that tests commonly import, loaded once here so forked children get them for free; what
@@ -143,6 +150,8 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
     module = types.ModuleType("solution")
     module.__builtins__ = builtins
     namespace = module.__dict__
+    tests_module = types.ModuleType("__main__")
+    tests_namespace = tests_module.__dict__
     sys.modules["solution"] = module  # what pickle looks up for the solution's functions (multiprocessing)
     sys.path[:0] = req.get("import_paths", [])  # packages the recipe lets samples import
     sys.argv = ["tests.py"]
@@ -168,12 +177,14 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
         if "load_tests" in namespace:
             raise gamed("the solution defines load_tests, which chooses the tests unittest.main() runs")
         sys.argv = ["tests.py"]
-        namespace["__name__"] = "__main__"
-        namespace.update(_test_guard.HELPERS)
-        sys.modules["__main__"] = module  # what unittest.main() and pickle look up
-        before = dict(namespace)
+        # The tests run in a module of their own, over a copy of the solution's names: a solution's
+        # function (its __globals__) cannot reach the tests' functions or comparison helpers, to
+        # call `check` with a spy that learns the expected answers.
+        tests_namespace.update(namespace, __name__="__main__", **_test_guard.HELPERS)
+        sys.modules["__main__"] = tests_module  # what unittest.main() and pickle look up
+        before = dict(tests_namespace)
         try:
-            exec(tests, namespace)
+            exec(tests, tests_namespace)
         except SystemExit as exit_:
             # The tests' own `sys.exit()` ends them (unittest.main() returns here); from anywhere
             # else, asserts were skipped.
@@ -183,14 +194,15 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
                 raise SystemExit(
                     f"SystemExit({exit_.code!r}) ended the tests early, not raised by the tests' own code"
                 ) from None
-        _test_run.run_defined_tests(namespace, before, req["tests"], bool(_test_guard.UNITTEST_RUNS))
+        _test_run.run_defined_tests(tests_namespace, before, req["tests"], bool(_test_guard.UNITTEST_RUNS))
         _test_guard.refuse_failed_unittest()
         entry = req.get("entry_point")
-        if entry and _test_run.tests_check(namespace.get("check"), before.get("check")):
+        if entry and _test_run.tests_check(tests_namespace.get("check"), before.get("check")):
             phase = "check"
-            if entry not in namespace:
+            if entry not in tests_namespace:
                 raise NameError(f"entry point {entry!r} is not defined by the solution")
-            namespace["check"](namespace[entry])
+            check = tests_namespace.pop("check")  # out of the module the solution can import too
+            check(tests_namespace[entry])
         phase = "tests"
         # the tests may replace builtins (`input`, to feed a program) or patch a module, not
         # change unittest's behaviour
@@ -204,6 +216,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
     except BaseException as exc:  # every outcome of untrusted code is reported, never raised
         try:
             namespace.clear()  # free what the sample allocated, and use the reserve to report
+            tests_namespace.clear()
             resource.setrlimit(resource.RLIMIT_AS, resource.getrlimit(resource.RLIMIT_AS)[1:] * 2)
             # the tests may have caught a guard's exception and raised their own
             reported = _test_guard.GamedTests(_test_guard.FOUND[0]) if _test_guard.FOUND else exc
@@ -269,12 +282,22 @@ def _reap():
 
 
 def _run_delay(pid):
-    """Seconds the process has waited on a run queue (0 when the kernel does not report it)."""
+    """Seconds the longest-waiting thread of process `pid` has waited on a run queue (0 when the
+    kernel does not report it): the sample's own time is its wall time less the wait of the thread
+    it waited for, its main thread or a worker thread it joins (before, only the main thread's
+    counted, and a worker thread's work timed out on a loaded machine)."""
+    longest = 0
     try:
-        with open(f"/proc/{pid}/schedstat", "rb") as stat:
-            return int(stat.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
         return 0.0
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as stat:
+                longest = max(longest, int(stat.read().split()[1]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return longest / 1e9
 
 
 class Clock:
@@ -452,9 +475,57 @@ def _protect_runner():
             raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
 
 
+def _refuse_system_v_ipc():
+    """Install a seccomp filter on this runner (and so on every sample, across `exec` too): the
+    System V IPC `get` calls fail with EPERM, and a program of another architecture (a 32-bit one a
+    sample wrote) is killed at its first system call (its call numbers are another table). Python's
+    multiprocessing uses POSIX semaphores in /dev/shm, not these. Nothing on a machine not listed."""
+    import ctypes
+    import errno
+
+    machine = SYSTEM_V_IPC_CALLS.get(os.uname().machine)
+    if machine is None:
+        return
+    architecture, calls = machine
+    load, equal, at_least, answer = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, JGE|K, BPF_RET|K
+    allow, refuse, kill = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x80000000  # SECCOMP_RET_*
+    # (code, jump if true, jump if false, k); seccomp_data: the call number at 0, the architecture at 4
+    program = [
+        (load, 0, 0, 4),
+        (equal, 1, 0, architecture),
+        (answer, 0, 0, kill),
+        (load, 0, 0, 0),
+        (at_least, len(calls) + 1, 0, X32_CALL_BIT),
+        *[(equal, len(calls) - index, 0, number) for index, number in enumerate(calls)],
+        (answer, 0, 0, allow),
+        (answer, 0, 0, refuse),
+    ]
+
+    class Instruction(ctypes.Structure):
+        _fields_ = [
+            ("code", ctypes.c_ushort),
+            ("jt", ctypes.c_ubyte),
+            ("jf", ctypes.c_ubyte),
+            ("k", ctypes.c_uint),
+        ]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+    instructions = (Instruction * len(program))(*program)
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+    filter_program = Program(len(program), instructions)
+    if prctl(PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0 or (
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(filter_program), 0, 0) != 0
+    ):
+        raise OSError(ctypes.get_errno(), "installing the seccomp filter on System V IPC")
+
+
 def main():
     for name in WARM_MODULES:
         __import__(name)
+    builtins.exit = builtins.quit = sys.exit  # what `site` (left out: -S) adds, for tests that end with them
     # (unittest and builtins as they are, code that may take frames, the runner's and guard's names)
     watched = _test_guard.guard_unittest([m for m in WARM_MODULES if m != "typing"])  # it compares nothing
     frame_users = _frame_guard.frame_users()
@@ -475,6 +546,7 @@ def main():
     # Tasks already counted against this uid in the sandbox (init + us), so the child's limit is relative.
     base_tasks = _count_tasks(os.getuid()) if in_pid_namespace or os.getuid() != 0 else None
     _protect_runner()
+    _refuse_system_v_ipc()
     replies.write("ready\n")
     replies.flush()
     for seq, line in enumerate(requests):

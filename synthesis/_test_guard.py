@@ -37,11 +37,16 @@ UNEQUAL_PAIRS = (
     (1, 2),
     ("a", "b"),
     ((1,), (2,)),
+    ({}, {None: None}),
+    (set(), {None}),
+    (frozenset(), frozenset({None})),
+    (b"", b"gristmill"),
 )
 FOUND = []  # what a guard found; kept even if the tests catch the exception it raised
 UNITTEST_RUNS, UNITTEST_FAILURES = [], []  # a None per test unittest started; what failed (`_record_results`)
 TRUSTED_CODE = set()  # ids of unittest's and this module's code (`raised_through_other_code`)
 TESTS_CODE = set()  # ids of the tests' code (`compile_tests`)
+TESTS_IMPORTS = set()  # the modules the tests import, and their packages (`compile_tests`)
 RAISE_VARARGS = opcode.opmap["RAISE_VARARGS"]
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by Python code, not a builtin type
 _type_flags = type.__dict__["__flags__"].__get__  # a class's real flags, whatever its metaclass says
@@ -53,31 +58,51 @@ class GamedTests(AssertionError):
 
 def compile_tests(tests):
     """The tests compiled with every single `==`, `!=`, `in`, `not in`, `<`, `<=`, `>` and `>=`
-    made a call of the helper for its operator (HELPERS), which refuses objects that answer any
-    comparison alike, and each `sys.exit(...)` statement made `raise SystemExit(...)` (how the
-    tests' own end is told from a SystemExit raised by the solution: `raised_by_tests`). A walk,
-    not a NodeTransformer: 3x cheaper."""
+    and every `-` made a call of the helper for its operator (HELPERS), which refuses objects that
+    answer any comparison or difference alike, and each `sys.exit(...)`, `exit(...)` or `quit(...)`
+    statement made `raise SystemExit(...)` (how the tests' own end is told from a SystemExit raised
+    by the solution: `raised_by_tests`); the modules they import are noted (`TESTS_IMPORTS`). A
+    walk, not a NodeTransformer: 3x cheaper."""
     tree = ast.parse(tests, "<tests>")
     for node in ast.walk(tree):
+        if type(node) in (ast.Import, ast.ImportFrom):
+            _note_imports(node)
         for field, value in ast.iter_fields(node):
             if type(value) is list:
                 for index, item in enumerate(value):
-                    if type(item) is ast.Compare and (call := _guarded_comparison(item)):
+                    if call := _guarded_operation(item):
                         value[index] = call
                     elif type(item) is ast.Expr and _is_sys_exit(item.value):
                         value[index] = _raise_system_exit(item)
-            elif type(value) is ast.Compare and (call := _guarded_comparison(value)):
+            elif call := _guarded_operation(value):
                 setattr(node, field, call)
     code = compile(tree, "<tests>", "exec")
     TESTS_CODE.update(nested_code_ids([code]))
     return code
 
 
+def _note_imports(node):
+    """Add the modules an import statement of the tests loads (and their packages) to TESTS_IMPORTS."""
+    if type(node) is ast.Import:
+        names = [alias.name for alias in node.names]
+    elif node.level or not node.module:
+        return  # relative: the tests are no package
+    else:  # `from a import b`: b may be a submodule
+        names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    for name in names:
+        parts = name.split(".")
+        TESTS_IMPORTS.update(".".join(parts[: end + 1]) for end in range(len(parts)))
+
+
 def _is_sys_exit(node):
+    """Whether the call is `sys.exit(...)`, `exit(...)` or `quit(...)`."""
     function = getattr(node, "func", None)
+    if type(node) is not ast.Call:
+        return False
+    if type(function) is ast.Name:
+        return function.id in ("exit", "quit")
     return (
-        type(node) is ast.Call
-        and type(function) is ast.Attribute
+        type(function) is ast.Attribute
         and function.attr == "exit"
         and type(function.value) is ast.Name
         and function.value.id == "sys"
@@ -92,19 +117,27 @@ def _raise_system_exit(statement):
     return ast.copy_location(ast.Raise(raised, None), statement)
 
 
-def _guarded_comparison(node):
-    """`__gristmill_eq__(a, b)` for `a == b`, and so on (chained comparisons are left as they are)."""
-    if len(node.ops) != 1 or type(node.ops[0]) not in HELPER_NAMES:
+def _guarded_operation(node):
+    """`__gristmill_eq__(a, b)` for `a == b`, and so on (chained comparisons are left as they
+    are), `__gristmill_sub__(a, b)` for `a - b`; None for any other node."""
+    kind = type(node)
+    if kind is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in HELPER_NAMES:
+        operator_type, operands = type(node.ops[0]), [node.left, node.comparators[0]]
+    elif kind is ast.BinOp and type(node.op) is ast.Sub:
+        operator_type, operands = ast.Sub, [node.left, node.right]
+    else:
         return None
     at = {k: getattr(node, k) for k in ("lineno", "col_offset", "end_lineno", "end_col_offset")}
-    helper = ast.Name(HELPER_NAMES[type(node.ops[0])], ast.Load(), **at)
-    return ast.Call(helper, [node.left, node.comparators[0]], [], **at)
+    helper = ast.Name(HELPER_NAMES[operator_type], ast.Load(), **at)
+    return ast.Call(helper, operands, [], **at)
 
 
 # Each helper compares as the operator does, then, when it found two different objects equal (or
 # a member), looks at the operands. Membership in a dict or set goes by hash, not `__eq__`: there
-# only the value looked up is.
+# only the value looked up is. An object of a class made by Python code is also looked at before
+# (an `__eq__` that answers True only the first time it is asked).
 def _equal(left, right):
+    _check_made_objects(left, right)
     result = left == right
     if result is not False and left is not right:
         _check_operands(left, right, False)
@@ -112,10 +145,27 @@ def _equal(left, right):
 
 
 def _not_equal(left, right):
+    _check_made_objects(left, right)
     result = left != right
     if result is not True and left is not right:
         _check_operands(left, right, False)
     return result
+
+
+def _subtract(left, right):
+    """`left - right`, refusing an operand made by Python code whose difference from any number is
+    the same (`abs(area(1) - 3.14159) < 1e-3` passed by a `__sub__` that returns 0.0)."""
+    for value in (left, right):
+        _refuse_fake_number(value)
+    return left - right
+
+
+def _check_made_objects(*values):
+    """`_check_equality` for each of `values` of a class made by Python code (not a container's subclass)."""
+    for value in values:
+        kind = type(value)
+        if kind not in PLAIN_SET and _type_flags(kind) & HEAP_TYPE and not issubclass(kind, CONTAINERS):
+            _check_equality(value, kind)
 
 
 def _member(left, right):
@@ -166,15 +216,24 @@ def _refuse_fake_number(value):
     if any(_claims(lambda order=order: order(value, probe)) for order in ORDERS):
         _gamed(f"{name} says it is ordered against any object")
     if _same_difference(value):
-        _gamed(f"{name} says its difference from 0 and from 1 is the same")
+        _gamed(f"{name} says its difference from 0, 1 and 3 is the same")
 
 
 def _same_difference(value):
-    try:
-        differences = (value - 0, value - 1), (0 - value, 1 - value)
-    except Exception:
-        return False
-    return any(type(a) is type(b) and (a is b or (type(a) in PLAIN_SET and a == b)) for a, b in differences)
+    """Whether `value`'s differences from 0, 1 and 3 (either way round, or as distances: no number
+    is as far from all three) are the same."""
+    for difference in (lambda n: value - n, lambda n: n - value, lambda n: abs(value - n)):
+        try:
+            first, second, third = (difference(n) for n in (0, 1, 3))
+        except Exception:
+            continue
+        if _same(first, second) and _same(second, third):
+            return True
+    return False
+
+
+def _same(a, b):
+    return type(a) is type(b) and (a is b or (type(a) in PLAIN_SET and a == b))
 
 
 def _claims(question):
@@ -209,6 +268,7 @@ HELPER_NAMES = {
     ast.LtE: "__gristmill_le__",
     ast.Gt: "__gristmill_gt__",
     ast.GtE: "__gristmill_ge__",
+    ast.Sub: "__gristmill_sub__",
 }
 EXIT_NAME = "__gristmill_exit__"
 # for the tests' namespace
@@ -216,7 +276,7 @@ HELPERS = {
     **dict(
         zip(
             HELPER_NAMES.values(),
-            (_equal, _not_equal, _member, _not_member, *(_ordering(order) for order in ORDERS)),
+            (_equal, _not_equal, _member, _not_member, *map(_ordering, ORDERS), _subtract),
         )
     ),
     EXIT_NAME: SystemExit,
@@ -393,7 +453,22 @@ def import_machinery():
     """Where modules are found from now: sys.path, meta_path and path_hooks, and the finder cached
     for each path (a sample that changes them can hand the tests a module of its own)."""
     lists = [(name, list(getattr(sys, name))) for name in ("path", "meta_path", "path_hooks")]
-    return lists, dict(sys.path_importer_cache)
+    return lists, dict(sys.path_importer_cache), dict(sys.modules)
+
+
+def _planted(name, module):
+    """Whether `module`, put in sys.modules[name] by the sample, is not what the import machinery
+    finds under that name (a `pytest` of the sample's own that turns every test into nothing)."""
+    package = name.rpartition(".")[0]
+    path = getattr(sys.modules.get(package), "__path__", None) if package else None
+    found = None
+    if path is not None or not package:
+        for finder in sys.meta_path:
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is not None and (found := find_spec(name, path)) is not None:
+                break
+    origin = getattr(getattr(module, "__spec__", None), "origin", None)
+    return found is None or origin is None or origin != found.origin
 
 
 def _part_executor(executor, ends):
@@ -454,7 +529,9 @@ def _guarded(method):
             _refuse_always_equal(value)
             if ordered:
                 _refuse_fake_number(value)
-        return method(self, *args, **kwargs)
+        result = method(self, *args, **kwargs)
+        _check_made_objects(*args[:2])  # asked again: an `__eq__` that says True after some calls
+        return result
 
     return guarded
 
@@ -468,7 +545,8 @@ def _qualified(owner):
 def refuse_tampering(watched, imports=None):
     """Raise GamedTests if a guard found something, or the sample replaced something `watched`
     ((label, live mapping, what it held, whether it held every name) each), added a name to one
-    that held every name, or changed the `import_machinery` from `imports`."""
+    that held every name, changed the `import_machinery` from `imports`, or planted a module the
+    tests import."""
     for label, live, held, complete in watched:
         for name, value in held.items():
             if live.get(name) is not value:
@@ -477,7 +555,11 @@ def refuse_tampering(watched, imports=None):
             added = sorted(str(name) for name in live.keys() - held.keys())
             FOUND.append("the sample set " + label.format(added[0] if added else "?"))
     if imports is not None:
-        lists, finders = imports
+        lists, finders, modules = imports
+        for name in sorted(TESTS_IMPORTS):
+            module = sys.modules.get(name)
+            if module is not None and modules.get(name) is not module and _planted(name, module):
+                FOUND.append(f"the sample put a module of its own in sys.modules[{name!r}]")
         for name, items in lists:
             now = getattr(sys, name)
             if len(now) != len(items) or any(a is not b for a, b in zip(now, items)):

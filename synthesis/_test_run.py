@@ -90,6 +90,7 @@ def run_defined_tests(namespace, before, tests, unittest_ran):
         and name not in mentioned
     }
     collected, cases = [], []  # test functions and (Test class, its tests), in definition order
+    taken = []  # their names
     for name, value in list(namespace.items()):
         if before.get(name) is value or name in mentioned:
             continue
@@ -97,10 +98,12 @@ def run_defined_tests(namespace, before, tests, unittest_ran):
         if isinstance(value, types.FunctionType):
             if name.startswith("test") and value.__code__.co_filename == "<tests>":
                 collected.append(value)
+                taken.append(name)
         elif not isinstance(value, type) or value.__module__ != "__main__":
             continue
         elif unittest is not None and issubclass(value, unittest.TestCase):
             cases.append(value)
+            taken.append(name)
         elif name.startswith("Test") and "__init__" not in vars(value):
             methods = [
                 method
@@ -111,9 +114,12 @@ def run_defined_tests(namespace, before, tests, unittest_ran):
             ]
             if methods:
                 collected.append((value, methods))
+                taken.append(name)
     cases = cases if not unittest_ran else []
     if not (collected or cases):
         return
+    for name in taken:  # out of the module a solution can import (nothing else names them)
+        del namespace[name]
     module = sys.modules["__main__"]
     _call_xunit(hooks.get("setup_module"), module)
     for item in collected:

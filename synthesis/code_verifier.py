@@ -39,7 +39,6 @@ SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError", "ValueError")
 MAX_SOURCE_CHARS = 1 << 20  # solution + tests; parsed outside the sandbox, at ~300 bytes a character
 MUTANT_SLOWDOWN = 10.0
 MUTANT_MIN_TIMEOUT_S = 0.5
-CPU_SIGNALS = (signal.SIGXCPU, signal.SIGKILL)  # SIGKILL at the hard CPU limit
 
 
 def tests_text(doc: Document) -> str:
@@ -196,7 +195,10 @@ def classify(result: RunResult, timeout_s: float) -> Verdict:
             "crashed", "the sample killed a fresh sandbox runner too: " + " | ".join(result.attempts)
         )
     if result.signal is not None:
-        if result.signal in CPU_SIGNALS:
+        # SIGXCPU at the soft CPU limit; SIGKILL at the hard one, or from the sample itself or the
+        # kernel's out-of-memory killer (then it ran for less CPU time than the limit)
+        cpu_limit_kill = result.signal == signal.SIGKILL and (result.cpu_s or 0.0) >= timeout_s
+        if result.signal == signal.SIGXCPU or cpu_limit_kill:
             return reject("timeout", over_time)
         if result.signal == signal.SIGXFSZ:
             return reject("crashed", "file size limit (SIGXFSZ)")

@@ -3,7 +3,8 @@
 Containment (`bubblewrap`, the default): new user, PID, network, IPC, UTS and cgroup namespaces
 (no network at all, no view of host processes), `/usr` bound read-only and nothing else of the host
 (no `/etc`, `/home`, `/root`, `/work`) but the recipe's `import_paths` (read-only), the root and
-`/dev` remounted read-only, a private size-limited tmpfs on `/tmp` as the only writable place (a
+`/dev` and `/proc/sys` read-only (sysctls of the sandbox's namespaces, as `pid_max`, would carry
+over to later samples), a private size-limited tmpfs on `/tmp` as the only writable place (a
 fresh scratch folder per sample, all of `/tmp` wiped after each) besides a private 8 MB `/dev/shm` (multiprocessing's semaphores; wiped
 after each sample too), an empty environment, `--new-session`, `--die-with-parent`, and no nested
 user namespaces (bubblewrap >= 0.8). When the host runs as root, bubblewrap itself is started as
@@ -14,7 +15,8 @@ need a bwrap profile). Inside, one warm interpreter (`_sandbox_runner.py`) forks
 sample, sets rlimits (CPU seconds, address space, processes, file size, open files), counts the
 files and folders it creates on its tmpfs mounts (kernel memory no rlimit bounds), enforces the
 time limit on the sample's own time (wall time minus the time it waited for a CPU, so a loaded
-machine does not time out correct samples), caps the captured stdout/stderr, and afterwards kills
+machine does not time out correct samples), caps the captured stdout/stderr, refuses System V IPC
+by a seccomp filter (its objects outlive the sample: memory no limit counts), and afterwards kills
 every process left in the namespace. A host-side watchdog kills the whole bubblewrap process group
 if the runner itself stops answering (e.g. a sample stopped it with SIGSTOP).
 
@@ -218,6 +220,9 @@ def bwrap_command(python: str, scratch_mb: int, import_paths: tuple[str, ...] = 
     for path, inside in zip(import_paths, seen_import_paths("bubblewrap", import_paths)):
         cmd += ["--ro-bind", path, inside]
     cmd += ["--proc", "/proc", "--dev", "/dev", "--size", str(scratch_mb << 20), "--tmpfs", "/tmp"]
+    # The sandbox's own sysctls (its PID namespace's pid_max, its IPC limits) would carry over to
+    # the next sample: read-only.
+    cmd += ["--ro-bind", "/proc/sys", "/proc/sys"]
     # multiprocessing's semaphores live in /dev/shm: a private one of 8 MB (or scratch_mb if smaller).
     cmd += ["--size", str(min(scratch_mb, 8) << 20), "--tmpfs", "/dev/shm"]
     # Only the size-limited /tmp and /dev/shm stay writable: bubblewrap's root and /dev are unlimited tmpfs.

@@ -31,6 +31,10 @@ def test_classify_maps_every_outcome_to_its_reason():
         (RunResult("runner_died"), "crashed"),
         (RunResult("finished", signal=signal.SIGXCPU), "timeout"),
         (RunResult("finished", signal=signal.SIGSEGV), "crashed"),
+        # SIGKILL at the hard CPU limit is a timeout; before it (the sample's own kill, the kernel's
+        # out-of-memory killer) it is not
+        (RunResult("finished", signal=signal.SIGKILL, cpu_s=2.0), "timeout"),
+        (RunResult("finished", signal=signal.SIGKILL, cpu_s=0.01), "crashed"),
         (RunResult("finished", exit_code=0), "crashed"),  # exited before reporting
         (RunResult("finished", status("solution", "MemoryError"), exit_code=1), "memory_limit"),
         (RunResult("finished", status("compile_solution", "SyntaxError"), exit_code=1), "syntax_error"),
@@ -58,7 +62,7 @@ def test_a_timeout_detail_does_not_depend_on_machine_load():
             RunResult("timeout", elapsed_s=5.2, waited_s=0.1),
             RunResult("timeout", elapsed_s=14.4, waited_s=9.4),
             RunResult("finished", signal=signal.SIGXCPU, elapsed_s=6.5),
-            RunResult("finished", signal=signal.SIGKILL, elapsed_s=7.0),
+            RunResult("finished", signal=signal.SIGKILL, elapsed_s=7.0, cpu_s=7.0),
         )
     }
     assert details == {"own time > 5s"}

@@ -52,6 +52,21 @@ FRAME_ROUTES = {
         "import io\nclass P:\n    def __fspath__(self):\n        return '/proc/self/mem'\nio.FileIO(P())\n"
     ),
     "ctypes": "import ctypes\nctypes.string_at(id(sys), 64)\n",
+    # traceback's stack summary may walk a traceback; the frames must go nowhere else
+    "walk_stack_resumed": (
+        "import traceback\nwalker = traceback.walk_stack(None)\n"
+        "traceback.StackSummary.extract(walker, limit=1)\nfor frame, _ in walker:\n    walk(frame)\n"
+    ),
+    "walk_tb_through_map": (
+        "import traceback\ntry:\n    raise ValueError\nexcept ValueError as e:\n"
+        "    traceback.StackSummary.extract(map(lambda item: walk(item[0]) or item, "
+        "traceback.walk_tb(e.__traceback__)))\n"
+    ),
+    "walk_tb_replaced_islice": (
+        "import traceback, types\n"
+        "traceback.itertools = types.SimpleNamespace(islice=lambda items, *n: map(lambda item: walk(item[0]) or item, items))\n"
+        "try:\n    raise ValueError\nexcept ValueError:\n    traceback.print_exc(limit=5)\n"
+    ),
     "replaced_callee": (  # an allowed caller hands its frame to a module function the sample replaced
         "import traceback\ntraceback.walk_stack = lambda frame: walk(frame) or iter(())\ntraceback.extract_stack()\n"
     ),
@@ -185,6 +200,7 @@ def test_a_solution_that_replaces_the_verifiers_own_functions_is_gamed(stage):
         "import unittest\nnames = unittest.TestCase.assertEqual.__globals__\n"
         "names['refuse_tampering'] = lambda *args: None\n"
         "names['_check_operands'] = lambda left, right, by_hash: None\n"
+        "names['_check_made_objects'] = lambda *values: None\n"
         "class AlwaysEqual:\n    def __eq__(self, other):\n        return True\n"
         "def add(a, b):\n    return AlwaysEqual()\n"
     )

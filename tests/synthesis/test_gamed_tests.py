@@ -146,7 +146,7 @@ def test_solutions_that_game_the_tests_instead_of_solving_the_task_are_rejected(
     assert details["always_equal"] == "tests: GamedTests: solution.AlwaysEqual says it equals any object"
     assert details["caught_by_the_tests"] == details["always_equal"]
     assert details["check"] == "check: GamedTests: solution.AlwaysEqual says it equals any object"
-    assert details["made_by_type"] == "tests: GamedTests: __main__.X says it equals any object"
+    assert details["made_by_type"] == "tests: GamedTests: solution.X says it equals any object"
     assert details["mock_wildcard"] == "tests: GamedTests: unittest.mock._ANY says it equals any object"
     assert details["compiled_elsewhere"] == "tests: GamedTests: solution.X says it equals any object"
     assert details["list_subclass_hiding_its_items"] == details["always_equal"]
@@ -263,6 +263,7 @@ ENDED_OR_UNCOUNTED = {
         "import sys\nadd = lambda a, b: sys.exit(0)\nfib = sys.exit\n",
         "assert fib(0) == 0\n",
     ),
+    "exit_builtin_in_the_function": ("def add(a, b):\n    exit(0)\n", "assert add(1, 2) == 3\n"),
     "exit_compiled_by_exec": (
         "exec('def add(a, b):\\n    raise SystemExit\\n')\n",
         "assert add(1, 2) == 3\n",
@@ -334,7 +335,7 @@ def test_wrong_solutions_that_tests_ending_early_or_unittest_settings_would_admi
         details["less_than_anything"] == "tests: GamedTests: solution.Z says it is ordered against any object"
     )
     assert details["difference_always_zero"] == (
-        "tests: GamedTests: solution.Z says its difference from 0 and from 1 is the same"
+        "tests: GamedTests: solution.Z says its difference from 0, 1 and 3 is the same"
     )
 
 
@@ -344,6 +345,9 @@ def test_right_solutions_with_tests_that_end_or_run_themselves_or_compare_by_ord
     honest = {
         "tests_exit": (right, "import sys\nassert add(1, 2) == 3\nsys.exit(0)\n"),
         "tests_raise_exit": (right, "assert add(1, 2) == 3\nraise SystemExit\n"),
+        # the builtins `site` adds (the sandbox runs without it): the tests' own end too
+        "tests_exit_builtin": (right, "assert add(1, 2) == 3\nexit(0)\n"),
+        "tests_quit_builtin": (right, "if add(1, 2) != 3:\n    quit(1)\nquit()\n"),
         "main_without_exit": (right, UNITTEST_ADD + "unittest.main(exit=False)\nassert add(2, 2) == 4\n"),
         "functions_and_main": (
             right,
@@ -369,3 +373,73 @@ def test_right_solutions_with_tests_that_end_or_run_themselves_or_compare_by_ord
     }
     docs = [code(name, solution, tests) for name, (solution, tests) in honest.items()]
     assert [(d.id, v.reason) for d, v in zip(docs, stage.check_batch(docs))] == [(d.id, None) for d in docs]
+
+
+# A solution that implements nothing: it runs the tests' own test (found as RUN_TESTS says) with
+# an `add` that answers what it learned, and a recorder for the rest that stores what it is
+# compared with (and compares unequal, so no guard sees an object equal to everything).
+LEARNS_FROM_THE_TESTS = (
+    "import sys\nlearned, learning = {}, []\n"
+    "class Recorder:\n    def __init__(self, key):\n        self.key = key\n"
+    "    def __eq__(self, expected):\n        learned[self.key] = expected\n        return False\n"
+    "def add(*args):\n"
+    "    if learning:\n        return learned[args] if args in learned else Recorder(args)\n"
+    "    if args not in learned:\n        learning.append(True)\n"
+    "        for _ in range(5):\n            try:\n                RUN_TESTS\n                break\n"
+    "            except (AssertionError, KeyError, AttributeError):\n                pass\n"
+    "        learning.pop()\n"
+    "    return learned.get(args)\n"
+)
+CHECK_ADD = "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(2, 2) == 4\n"
+PYTEST_ADD = "def test_add():\n    assert add(1, 2) == 3\n    assert add(2, 2) == 4\n"
+
+
+@needs_bwrap
+def test_a_solution_cannot_run_the_tests_own_functions_to_learn_the_answers(stage):
+    """The tests run in a module of their own; `check` and the collected tests leave it before
+    they run. Before, such a solution passed 154 of 164 HumanEval tasks."""
+    routes = {
+        "check_in_globals": ("globals()['check'](add)", CHECK_ADD),
+        "check_in_main": ("sys.modules['__main__'].check(add)", CHECK_ADD),
+        "test_in_globals": ("globals()['test_add']()", PYTEST_ADD),
+        "test_in_main": ("sys.modules['__main__'].test_add()", PYTEST_ADD),
+    }
+    docs = [
+        code(name, LEARNS_FROM_THE_TESTS.replace("RUN_TESTS", run), tests, entry_point="add")
+        for name, (run, tests) in routes.items()
+    ]
+    verdicts = stage.check_batch(docs)
+    assert [(doc.id, verdict.keep) for doc, verdict in zip(docs, verdicts)] == [
+        (doc.id, False) for doc in docs
+    ]
+    honest = stage.check_batch(
+        [code("honest", "def add(a, b):\n    return a + b\n", CHECK_ADD, entry_point="add")]
+    )
+    assert honest[0].keep
+
+
+@needs_bwrap
+def test_a_module_the_solution_puts_in_sys_modules_for_the_tests_is_refused(stage):
+    """A `pytest` of the solution's own, whose `parametrize` turned every test into nothing, passed a
+    wrong solution (the right one fails: no pytest here). A module really imported is not refused."""
+    planted = (
+        "import sys, types\nfake = types.ModuleType('pytest')\n"
+        "fake.fixture = lambda *a, **k: (lambda f: f)\n"
+        "class Mark:\n    def __getattr__(self, name):\n        return lambda *a, **k: (lambda f: (lambda *x, **y: None))\n"
+        "fake.mark = Mark()\nsys.modules['pytest'] = fake\n" + WRONG_ADD
+    )
+    tests = (
+        "import pytest\n@pytest.mark.parametrize('a,b,total', [(1, 2, 3), (2, 2, 4)])\n"
+        "def test_add(a, b, total):\n    assert add(a, b) == total\n"
+    )
+    imported = "import sys, graphlib\nsys.modules['graphlib'] = graphlib\ndef add(a, b):\n    return a + b\n"
+    verdicts = stage.check_batch(
+        [
+            code("planted", planted, tests),
+            code("imported", imported, "import graphlib\nassert add(1, 2) == 3\n"),
+        ]
+    )
+    assert [(v.keep, v.detail) for v in verdicts] == [
+        (False, "tests: GamedTests: the sample put a module of its own in sys.modules['pytest']"),
+        (True, None),
+    ]

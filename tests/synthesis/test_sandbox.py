@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -78,6 +79,25 @@ def test_environment_is_empty_and_the_system_is_read_only(pool):
         "home" not in lines[1] and "root" not in lines[1] and "work" not in lines[1] and "etc" not in lines[1]
     )
     assert lines[2] in ("OSError", "PermissionError")
+
+
+# A program the sample execs (no audit hook there) asks for System V shared memory, then tries to
+# lower the sandbox's pid_max for the samples after it.
+SYSTEM_V_AND_SYSCTL = (
+    "import os\nos.execv('/usr/bin/python3', ['python3', '-c', '''\n"
+    "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+    "print(libc.shmget(0, 1 << 20, 0o1600), ctypes.get_errno())\n"
+    "try:\n    open('/proc/sys/kernel/pid_max', 'w').write('301')\nexcept OSError as error:\n"
+    "    print(error.errno)\n'''])\n"
+)
+
+
+@needs_bwrap
+def test_system_v_ipc_and_the_sandboxs_sysctls_are_refused(pool):
+    """Before, a sample held 600 MB of host memory in shared-memory segments that outlived it (none
+    of its limits counts them), and could lower pid_max for the samples after it."""
+    result = pool.run(SYSTEM_V_AND_SYSCTL, "assert True")
+    assert result.stdout.split() == ["-1", str(errno.EPERM), str(errno.EROFS)]
 
 
 @needs_bwrap
@@ -158,16 +178,20 @@ def test_a_runner_that_hangs_at_start_up_is_replaced_then_an_error(monkeypatch):
     reason="the kernel reports no run-queue delay (CONFIG_SCHED_INFO)",
 )
 def test_time_limits_count_the_samples_own_time_not_the_machines_load():
-    """Four busy loops share the sandbox's one CPU: a sample needing 0.5 s of CPU takes > 0.8 s of wall."""
+    """Four busy loops share the sandbox's one CPU: a sample needing 0.5 s of CPU (on its main thread
+    or a worker thread) takes > 0.8 s of wall."""
     cpu = min(os.sched_getaffinity(0))
     hog = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True:\n    pass\n"
     hogs = [subprocess.Popen([sys.executable, "-c", hog]) for _ in range(4)]
     affinity = os.sched_getaffinity(0)
     busy = "import time\nstart = time.process_time()\nwhile time.process_time() - start < 0.5:\n    pass\n"
+    in_a_thread = "import threading\nworker = threading.Thread(target=exec, args=(BUSY,))\nworker.start()\nworker.join()\n"
     try:
         os.sched_setaffinity(0, {cpu})  # the runner started from this thread inherits it
-        with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=0.8)) as loaded:
+        limits = Limits(timeout_s=0.8, max_processes=2)
+        with SandboxPool("bubblewrap", workers=1, limits=limits) as loaded:
             result = loaded.run(busy, "assert True")
+            threaded = loaded.run(in_a_thread.replace("BUSY", repr(busy)), "assert True")
             looping = loaded.run("while True:\n    pass\n", "assert True")
     finally:
         os.sched_setaffinity(0, affinity)
@@ -176,6 +200,7 @@ def test_time_limits_count_the_samples_own_time_not_the_machines_load():
             process.wait()
     assert result.passed, result
     assert result.elapsed_s > 0.8 and result.waited_s > 0.3  # a wall-clock limit would have rejected it
+    assert threaded.passed, threaded  # the worker thread's wait counts (before, only the main thread's)
     assert looping.outcome == "timeout"
     assert classify(looping, 0.8).reason == "timeout"
 
