@@ -280,7 +280,7 @@ def build_recipe(
 
 def _check_score_names(stages: list, path: str, input_config: InputConfig) -> None:
     """Every score a stage reads (`required_scores()`: {param: names}) is written by an earlier one
-    (its name, or the names its `score_names()` lists) or carried by the inputs (an output read back);
+    (the names its `score_names()` lists) or carried by the inputs (an output read back);
     a stage reading a score written only for some languages sees only those languages."""
     known: dict[str, frozenset[str] | None] = {}  # score -> the only_languages of its writer
     carried: set[str] | None = None  # looked up only when a name is not written by a stage
@@ -298,15 +298,15 @@ def _check_score_names(stages: list, path: str, input_config: InputConfig) -> No
                 hint = (
                     f"; add {head!r} to the heads of stage {owner!r}"
                     if any(s.name == owner and hasattr(s, "heads") for s in stages[: index - 1])
-                    else ""
+                    else "; a stage of your own declares the scores it writes: `writes_scores = True` "
+                    "or `score_names()`"
                 )
                 raise ConfigError(
                     f"{path}: stage {index} ({stage.name}): {key}: unknown score {unknown[0]!r} "
                     f"(no earlier stage writes it; {did_you_mean(unknown[0], known)}"
                     f"known: {', '.join(sorted(known)) or 'none'}{hint})"
                 )
-        written = stage.score_names() if hasattr(stage, "score_names") else [stage.name]
-        known.update(dict.fromkeys(written, stage.only_languages))
+        known.update(dict.fromkeys(stage.score_names(), stage.only_languages))
 
 
 def _check_score_languages(stage, key: str, names: list[str], known: dict, where: str) -> None:

@@ -122,6 +122,13 @@ class Stage(Configurable):
     # The recipe's `only_languages`: documents whose `language` is not listed bypass the stage
     # too. None: every document.
     only_languages: frozenset[str] | None = None
+    # Whether the stage writes `scores[<its name>]` (a scorer); one writing other names overrides
+    # `score_names`. A recipe may read only the scores an earlier stage declares.
+    writes_scores: ClassVar[bool] = False
+
+    def score_names(self) -> list[str]:
+        """The scores this stage writes."""
+        return [self.name] if self.writes_scores else []
 
     def setup(self) -> None:
         """Load models, sandboxes and lists. The runtime calls it once per worker before any

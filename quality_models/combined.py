@@ -193,7 +193,19 @@ def load_weights(path) -> dict[str, Any]:
         raise RuntimeError(
             f"quality weights {path}: features, mean, scale, weight (low, high) differ in length"
         )
+    for key in ("mean", "scale", "weight", "bias", "low", "high"):
+        values = model.get(key, [])
+        if not all(_is_finite_number(v) for v in (values if isinstance(values, list) else [values])):
+            raise RuntimeError(f"quality weights {path}: {key} holds something other than finite numbers")
+    if not all(scale > 0 for scale in model["scale"]):
+        raise RuntimeError(f"quality weights {path}: every scale must be above 0")
+    if any(low > high for low, high in zip(model.get("low", ()), model.get("high", ()))):
+        raise RuntimeError(f"quality weights {path}: a feature's low is above its high")
     return model
+
+
+def _is_finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def combine(model: dict[str, Any], docs: list[Document]) -> np.ndarray:
@@ -232,6 +244,7 @@ class CombinedQuality(DocumentStage):
     """
 
     reasons = ()
+    writes_scores = True
     params = {
         "model": Param(
             str,

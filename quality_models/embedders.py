@@ -20,6 +20,7 @@ Names:
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import re
 import sys
@@ -46,6 +47,7 @@ MINILM_MAX_TOKENS = 256
 MINILM_WIDTHS = tuple(range(32, MINILM_MAX_TOKENS + 1, 32))
 MINILM_CPU_ROWS = 16
 STATIC_MAX_TOKENS = 512
+MINILM_DIM = 384  # all-MiniLM-L6-v2's vectors
 EMBEDDER_NAMES = ("minilm", "minilm-bf16", "static")
 WORD_CACHE_SIZE = 500_000
 # Characters str.split() splits on but the BERT normalizer deletes (controls) or keeps inside a word.
@@ -308,6 +310,13 @@ class StaticEmbedder(Embedder):
                 means[row] = vectors.mean(axis=0)
             feats[row] = coherence.features(text, vectors, token_ids, boundary, self._content)
         return _normalize(means), feats
+
+
+def embedder_dim(name: str) -> int:
+    """The width of the vectors the embedder called `name` gives, read without loading it."""
+    if name == "static":
+        return int(json.loads((STATIC_MODEL_DIR / "config.json").read_text())["hidden_dim"])
+    return MINILM_DIM
 
 
 def load_embedder(name: str) -> Embedder:

@@ -25,7 +25,7 @@ from quality_models._paths import (
     resolve_model_path,
 )
 from quality_models.coherence import FEATURES as COHERENCE_FEATURES
-from quality_models.embedders import EMBEDDER_NAMES, load_embedder
+from quality_models.embedders import EMBEDDER_NAMES, embedder_dim, load_embedder
 
 DEFAULT_EMBEDDING_HEAD = MODELS_DIR / "embedding-quality-minilm" / "head.safetensors"
 HEADS_DIR = MODELS_DIR / "heads"
@@ -175,17 +175,32 @@ class EmbeddingQuality(DocumentStage):
             paths[key] = head_path(value)
         if not paths:
             raise ConfigError("model: give a main head or at least one of `heads`")
-        embedders = set()
+        heads = {}
         for key, path in paths.items():
             try:  # a few KB each: a wrong file stops the recipe, not the run
-                embedders.add(LinearHead.load(path).embedder)
+                heads[key] = LinearHead.load(path)
             except RuntimeError as error:
                 raise ConfigError(f"{'model' if key == self.name else 'heads'}: {error}") from None
+        embedders = {head.embedder for head in heads.values()}
         if len(embedders) > 1 and not self.embedder:
             raise ConfigError(f"heads: the heads name different embedders: {sorted(embedders)}")
+        self._check_embedder(heads, self.embedder or embedders.pop())
         self._paths = paths
         self._heads: HeadStack | None = None
         self._embedder = None
+
+    def _check_embedder(self, heads: dict[str, LinearHead], embedder: str) -> None:
+        """The embedder (`embedder`, or the heads' own) must give each head the vectors it reads."""
+        dim = embedder_dim(embedder)
+        for key, head in heads.items():
+            label = "model" if key == self.name else f"heads: {key.removeprefix(self.name + '.')!r}"
+            if head.embedding_dim != dim:
+                raise ConfigError(
+                    f"{label} expects {head.embedding_dim} dims (made for {head.embedder!r}); "
+                    f"embedder {embedder!r} gives {dim}"
+                )
+            if head.features == "embedding+coherence" and embedder != "static":
+                raise ConfigError(f"{label} reads coherence features only the static embedder gives")
 
     def score_names(self) -> list[str]:
         """The scores this stage writes."""
@@ -197,14 +212,6 @@ class EmbeddingQuality(DocumentStage):
     def setup(self) -> None:
         heads = {key: LinearHead.load(path) for key, path in self._paths.items()}
         embedder = load_embedder(self.embedder or next(iter(heads.values())).embedder)
-        for key, head in heads.items():
-            if head.embedding_dim != embedder.dim:
-                raise RuntimeError(
-                    f"embedding head {self._paths[key]} expects {head.embedding_dim} dims, "
-                    f"embedder {embedder.name} gives {embedder.dim}"
-                )
-            if head.features == "embedding+coherence" and not hasattr(embedder, "encode_with_coherence"):
-                raise RuntimeError(f"embedding head {self._paths[key]} needs the static embedder")
         self._heads, self._embedder = HeadStack(list(heads.values())), embedder
 
     def __getstate__(self) -> dict[str, Any]:

@@ -79,6 +79,7 @@ class FastTextQuality(DocumentStage):
     """
 
     reasons = ()
+    writes_scores = True
     params = {
         "model": Param(
             str,

@@ -38,13 +38,15 @@ class MissingScore(KeyError):
 
 
 def tokenize(text: str) -> list[tuple[str, str]]:
-    tokens, pos = [], 0
-    while pos < len(text):
-        if text[pos:].strip() == "":
-            break
+    """The expression's tokens; ExprError past MAX_TOKENS (counted as they are read: a long
+    expression is refused at once)."""
+    tokens, pos, end = [], 0, len(text.rstrip())
+    while pos < end:
+        if len(tokens) == MAX_TOKENS:
+            raise ExprError(f"expression too long: more than {MAX_TOKENS} tokens")
         match = _TOKEN.match(text, pos)
         if not match or match.end() == pos:
-            raise ExprError(f"unexpected {text[pos:].strip()[:10]!r} at character {pos + 1}")
+            raise ExprError(f"unexpected {text[pos : pos + 40].strip()[:10]!r} at character {pos + 1}")
         kind = match.lastgroup
         value = match.group(kind)
         if kind == "name" and value in KEYWORDS:
@@ -58,8 +60,6 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = tokenize(text)
-        if len(self.tokens) > MAX_TOKENS:
-            raise ExprError(f"expression too long: {len(self.tokens)} tokens (at most {MAX_TOKENS})")
         self.i = 0
 
     def peek(self) -> str | None:

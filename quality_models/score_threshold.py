@@ -160,7 +160,8 @@ class ScoreThreshold(CollectionStage):
             try:
                 self._expr = score_expr.parse(self.expr)
             except score_expr.ExprError as exc:
-                raise ConfigError(f"expr: {exc} in {self.expr!r}") from None
+                shown = self.expr if len(self.expr) <= 200 else self.expr[:200] + " …"
+                raise ConfigError(f"expr: {exc} in {shown!r}") from None
             return
         if self.keep_fraction is not None and (self.min is not None or self.max is not None):
             raise ConfigError("keep_fraction: cannot be combined with min or max")
@@ -176,11 +177,12 @@ class ScoreThreshold(CollectionStage):
     def decide(self, doc: Document, cut: tuple[float, int] | None) -> tuple[str | None, str]:
         """(None, "") to keep, or (reason, detail)."""
         if self._expr is not None:
-            try:
-                if score_expr.evaluate(self._expr, doc.scores):
-                    return None, ""
-            except score_expr.MissingScore as exc:
-                return "missing_score", f"no finite score {exc.args[0]!r}"
+            # every score it reads, whichever `and`/`or` would skip: the same verdict in any order
+            for name in score_expr.names(self._expr):
+                if score_of(doc, name) is None:
+                    return "missing_score", f"no finite score {name!r} (got {doc.scores.get(name)!r})"
+            if score_expr.evaluate(self._expr, doc.scores):
+                return None, ""
             values = " ".join(
                 f"{n}={doc.scores[n]:.4g}" for n in score_expr.names(self._expr) if n in doc.scores
             )

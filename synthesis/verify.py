@@ -112,6 +112,10 @@ class Verify(DocumentStage):
         self._code: CodeVerifier | None = None
         self._math: MathVerifier | None = None
 
+    def score_names(self) -> list[str]:
+        """`mutation_score` of the admitted code samples, with the mutation gate on."""
+        return ["mutation_score"] if self.min_mutation_score > 0 else []
+
     def setup(self) -> None:
         limits = Limits(
             timeout_s=self.timeout_s,

@@ -63,8 +63,8 @@ def test_heads_that_would_write_one_score_or_need_two_embedders_are_config_error
         EmbeddingQuality("emb", heads=[same_name[0]])
 
 
-def test_head_for_other_dims_fails_at_setup(tmp_path):
+def test_head_for_other_dims_is_refused_when_the_recipe_loads(tmp_path):
     path = tmp_path / "h384.safetensors"
     LinearHead("static", np.zeros(384, dtype=np.float32), 0.0).save(path)
-    with pytest.raises(RuntimeError, match="384 dims, embedder static gives 256"):
-        EmbeddingQuality("emb", model=str(path)).setup()
+    with pytest.raises(ConfigError, match="model expects 384 dims .*embedder 'static' gives 256"):
+        EmbeddingQuality("emb", model=str(path))

@@ -75,6 +75,13 @@ def test_main_head_and_heads_together_and_config_errors(tmp_path):
         EmbeddingQuality("eq", heads=["no_such_head"])
     with pytest.raises(ConfigError, match="model: give a main head"):
         EmbeddingQuality("eq", model="")
+    # before, these loaded, then failed at setup on every worker
+    with pytest.raises(
+        ConfigError, match="heads: 'informative' expects 256 dims .*embedder 'minilm' gives 384"
+    ):
+        EmbeddingQuality("eq", model="", heads=["informative"], embedder="minilm")
+    with pytest.raises(ConfigError, match="model expects 384 dims"):
+        EmbeddingQuality("eq", embedder="static")
 
 
 def test_coherence_pass_matches_the_plain_embedding():
@@ -227,6 +234,18 @@ def test_quality_weights_file_errors(tmp_path):
         CombinedQuality("quality", model=str(bad))
     with pytest.raises(ConfigError, match="not found"):
         CombinedQuality("quality", model=str(tmp_path / "none.json"))
+    # before, these loaded: every score NaN, or every document failed
+    good = {"features": ["log_words", "mean_word_length"], "mean": [0, 4], "scale": [1, 1], "weight": [1, 1]}
+    for change, message in (
+        ({"mean": [float("nan"), 4]}, "mean holds something other than finite numbers"),
+        ({"weight": ["1", 1]}, "weight holds something other than finite numbers"),
+        ({"bias": True}, "bias holds"),
+        ({"scale": [0, 1]}, "every scale must be above 0"),
+        ({"low": [0, 5], "high": [1, 4]}, "low is above its high"),
+    ):
+        bad.write_text(json.dumps({**good, "bias": 0, **change}))
+        with pytest.raises(ConfigError, match=message):
+            CombinedQuality("quality", model=str(bad))
 
 
 FUZZ_ALPHABET = [
