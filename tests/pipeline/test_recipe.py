@@ -140,11 +140,28 @@ def test_a_recipe_saved_with_a_byte_order_mark_loads(tmp_path):
         ("en", "stage 1 (length): only_languages: must be a non-empty list of language codes"),
         ([], "must be a non-empty list"),
         (["en", "e n"], "only_languages: 'e n' is not a language code"),
+        (["en", 3], "only_languages: must be a list of language codes"),
+        # before, accepted: no document is ever in it, so the stage quietly did nothing
+        (["EN"], "only_languages: lid.176 has no label 'EN' (did you mean 'en'?"),
     ],
 )
 def test_only_languages_must_be_a_list_of_codes(value, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
         build_recipe(recipe([{"use": "length", "only_languages": value}]))
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {"use": "c4_badwords", "default_language": "EN"},
+        {"use": "semantic_dedup", "languages": ["EN"]},
+        {"use": "unit_dedup", "embed_languages": ["EN"]},
+    ],
+)
+def test_every_language_parameter_takes_only_lid176_labels(table):
+    key = next(key for key in table if key != "use")
+    with pytest.raises(ConfigError, match=re.escape(f"{key}: lid.176 has no label 'EN' (did you mean 'en'?")):
+        build_recipe(recipe([table]))
 
 
 def test_only_languages_is_kept_and_shown_in_the_resolved_recipe():
