@@ -280,7 +280,7 @@ class SemanticDedup(PrefersScore, CollectionStage):
             int, 20_000, "documents (lowest seeded id hashes) that k-means trains on", min=1
         ),
         "kmeans_iterations": Param(int, 20, "k-means iterations", min=1, max=1000),
-        "seed": Param(int, 1234, "seed of the sample hash and of k-means", min=0),
+        "seed": Param(int, 1234, "seed of the sample hash and of k-means", min=0, max=2**31 - 1),
         "max_cluster_size": Param(
             int, 10_000, "clusters larger than this are split by a second-level k-means", min=100
         ),

@@ -143,7 +143,9 @@ class UnitDedup(PrefersScore, CollectionStage):
         "min_remaining_chars": Param(
             int, 200, "an edited document with fewer characters left (stripped) is rejected", min=0
         ),
-        "seed": Param(int, 1, "seed of the shingle hash, the permutations and the band keys", min=0),
+        "seed": Param(
+            int, 1, "seed of the shingle hash, the permutations and the band keys", min=0, max=2**31 - 1
+        ),
         "max_bucket_size": Param(
             int, 100, "a band bucket with more units links them to its first unit instead of all pairs", min=2
         ),

@@ -26,6 +26,9 @@ from pipeline.stages import (
 )
 
 MIXTURE_STAGE = "mixture"  # the stage name of rows the output mixture leaves out
+MAX_NAME_CHARS = 100  # of a stage's or generator's name
+MAX_SHARDS = 100_000  # of each part (kept, rejected, failed): more is a typo, not a layout
+MIN_SHARD_MB = 0.01  # a smaller target_shard_mb makes a shard per document or two
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RECIPE = REPO_ROOT / "recipes" / "default.toml"
@@ -93,8 +96,17 @@ class Recipe:
 
 def _check_output(output: OutputConfig, where: str) -> None:
     sizes = ("shards", "target_shard_mb", "target_shard_rows", "target_shard_tokens")
-    if not all(getattr(output, key) >= 0 for key in sizes) or not output.row_group_mb > 0:  # nan too
-        raise ConfigError(f"{where} {', '.join(sizes)} and row_group_mb must be positive")
+    for key in sizes:
+        if not getattr(output, key) >= 0:  # nan too
+            raise ConfigError(f"{where} {key} must be 0 (unset) or more, got {getattr(output, key)!r}")
+    if not output.row_group_mb > 0:
+        raise ConfigError(f"{where} row_group_mb must be above 0, got {output.row_group_mb!r}")
+    if output.shards > MAX_SHARDS:
+        raise ConfigError(f"{where} shards must be at most {MAX_SHARDS:,}, got {output.shards:,}")
+    if 0 < output.target_shard_mb < MIN_SHARD_MB:
+        raise ConfigError(
+            f"{where} target_shard_mb must be at least {MIN_SHARD_MB}, got {output.target_shard_mb!r}"
+        )
     chosen = [key for key in sizes if getattr(output, key)]
     if len(chosen) > 1:
         raise ConfigError(f"{where} set one of {', '.join(sizes)}, not {' and '.join(chosen)}")
@@ -413,6 +425,8 @@ def _build(registry: dict[str, type], table: dict[str, Any], where: str, what: s
         )
     if not isinstance(name, str) or not name:
         raise ConfigError(f"{where}: `name` must be a non-empty string")
+    if len(name) > MAX_NAME_CHARS:  # it names spill and checkpoint folders (255 bytes a file name)
+        raise ConfigError(f"{where}: `name` is longer than {MAX_NAME_CHARS} characters")
     try:
         return registry[use](name, **params)
     except ConfigError as error:

@@ -10,6 +10,7 @@ Two kinds of stage:
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -70,6 +71,8 @@ class Param:
             raise ConfigError(f"{key}: expected {expected.__name__}, got {type(value).__name__} {value!r}")
         if isinstance(value, float) and value != value:  # TOML's nan: every comparison with it is false
             raise ConfigError(f"{key}: nan is not a number a stage can compare with")
+        if isinstance(value, float) and value in (math.inf, -math.inf):  # not JSON: the manifest holds it
+            raise ConfigError(f"{key}: {value} is not a finite number")
         if self.min is not None and value is not None and value < self.min:
             raise ConfigError(f"{key}: {value!r} is below the minimum {self.min}")
         if self.max is not None and value is not None and value > self.max:

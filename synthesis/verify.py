@@ -46,7 +46,7 @@ class Verify(DocumentStage):
             min=0.1,
             max=3600,
         ),
-        "memory_mb": Param(int, 512, "address-space limit per code sample, MiB", min=64),
+        "memory_mb": Param(int, 512, "address-space limit per code sample, MiB", min=64, max=1 << 20),
         "max_output_bytes": Param(
             int, 1 << 20, "stdout+stderr a sample may print before `output_limit`", min=1024
         ),
@@ -54,7 +54,7 @@ class Verify(DocumentStage):
             int, 1, "processes/threads a sample may run, itself included", min=1, max=4096
         ),
         "max_open_files": Param(int, 64, "open file descriptors per sample", min=16, max=65536),
-        "max_file_mb": Param(int, 16, "largest file a sample may write, MiB", min=1),
+        "max_file_mb": Param(int, 16, "largest file a sample may write, MiB", min=1, max=1 << 20),
         "max_files": Param(
             int,
             10_000,
@@ -67,6 +67,7 @@ class Verify(DocumentStage):
             64,
             "size of each sandbox's private /tmp, MiB (its /dev/shm: 8 MiB, or this if smaller)",
             min=1,
+            max=1 << 20,
         ),
         "workers": Param(int, 0, "sandboxed runners per Beam worker; 0 = one per CPU core", min=0, max=1024),
         "python": Param(

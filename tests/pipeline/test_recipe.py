@@ -96,6 +96,10 @@ def test_stage_names_that_the_run_figures_would_mix_up_are_refused(name, message
         ({"input": {"paths": ["a"], "html_extractor": "lynx"}}, "html_extractor"),
         ({"input": {"paths": ["a"], "split_bytes": 0}}, "[input] split_bytes must be at least 1, got 0"),
         ({"stages": []}, "unknown table [stages] (did you mean 'stage'? known: "),
+        # these ran everything, then ran out of memory (3M empty shards) or file name length
+        ({"output": {"shards": 4611686018427387904}}, "shards must be at most 100,000"),
+        ({"output": {"target_shard_mb": 1e-300}}, "target_shard_mb must be at least 0.01"),
+        ({"output": {"shards": -1}}, "[output] shards must be 0 (unset) or more, got -1"),
     ],
 )
 def test_bad_tables(tables, message):
@@ -104,6 +108,23 @@ def test_bad_tables(tables, message):
     with pytest.raises(ConfigError) as error:
         build_recipe(data)
     assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "table, message",
+    [
+        # each passed loading, then failed the run once every document was read (or, for memory_mb,
+        # made every code sample `crashed`)
+        ({"use": "exact_dedup", "name": "x" * 101}, "`name` is longer than 100 characters"),
+        ({"use": "semantic_dedup", "seed": 2**31}, "seed: 2147483648 is above the maximum 2147483647"),
+        ({"use": "verify", "memory_mb": 2**53}, "memory_mb: 9007199254740992 is above the maximum"),
+        # the manifest would hold `Infinity`, which is not JSON
+        ({"use": "gopher_quality", "max_avg_word_length": float("inf")}, "inf is not a finite number"),
+    ],
+)
+def test_values_a_run_cannot_use_are_refused_when_the_recipe_loads(table, message):
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        build_recipe(recipe([table]))
 
 
 def test_no_input_is_an_error():
