@@ -321,7 +321,13 @@ def _check_score_names(stages: list, path: str, input_config: InputConfig) -> No
                     f"(no earlier stage writes it; {did_you_mean(unknown[0], known)}"
                     f"known: {', '.join(sorted(known)) or 'none'}{hint})"
                 )
-        known.update(dict.fromkeys(stage.score_names(), stage.only_languages))
+        for name in stage.score_names():
+            if name in known:  # the later one would overwrite the earlier's
+                raise ConfigError(
+                    f"{path}: stage {index} ({stage.name}): writes score {name!r}, which an earlier "
+                    "stage writes too; rename one of them"
+                )
+            known[name] = stage.only_languages
 
 
 def _check_score_languages(stage, key: str, names: list[str], known: dict, where: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from pipeline.document import Document, Failure, Record
-from pipeline.readers import InputConfig, expand_paths, plan_splits, read_split
+from pipeline.readers import FORMATS, InputConfig, InputError, expand_paths, plan_splits, read_split
 from pipeline.stages import ConfigError, Generator, Param, register_generator
 
 KINDS = ("code", "math")
@@ -67,6 +67,12 @@ class FileGenerator(Generator):
             raise ConfigError("paths: the file generator needs at least one path")
         if self.kind not in ("",) + KINDS:
             raise ConfigError(f"kind: {self.kind!r} is not one of {list(KINDS)}")
+        if self.format not in ("",) + FORMATS:
+            raise ConfigError(f"format: {self.format!r} is not one of {list(FORMATS)}")
+        try:  # a missing file stops the recipe here, not the run after its other inputs were read
+            expand_paths(self.paths)
+        except InputError as error:
+            raise ConfigError(f"paths: {error}") from None
         for target, field in self.fields.items():
             names = field if isinstance(field, list) else [field]
             if not names or not all(isinstance(name, str) and name for name in names):

@@ -127,6 +127,16 @@ def test_values_a_run_cannot_use_are_refused_when_the_recipe_loads(table, messag
         build_recipe(recipe([table]))
 
 
+def test_two_stages_writing_one_score_name_are_refused():
+    """Before, the later stage silently overwrote the earlier one's score."""
+    stages = [
+        {"use": "fasttext_quality", "name": "emb.toxic"},
+        {"use": "embedding_quality", "name": "emb", "model": "", "heads": ["toxic"]},
+    ]
+    with pytest.raises(ConfigError, match="stage 2 \\(emb\\): writes score 'emb.toxic', which an earlier"):
+        build_recipe(recipe(stages))
+
+
 def test_no_input_is_an_error():
     with pytest.raises(ConfigError, match="no input"):
         build_recipe({"stage": [{"use": "length"}]})

@@ -99,3 +99,8 @@ def test_a_bad_record_is_one_failure_and_the_records_after_it_are_read(tmp_path)
         FileGenerator("file", paths=[str(path)], kind="poetry")
     with pytest.raises(ConfigError, match="paths"):
         FileGenerator("file")
+    # before, these loaded and the run ended with one failed record
+    with pytest.raises(ConfigError, match="paths: .*no input file matches"):
+        FileGenerator("file", paths=[str(tmp_path / "none" / "*.jsonl")])
+    with pytest.raises(ConfigError, match="format: 'nope' is not one of"):
+        FileGenerator("file", paths=[str(path)], format="nope")
