@@ -192,6 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # ConfigError, InputError, UsageError: one clear line
         print(f"gristmill: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as error:  # `inspect`/`report` on a folder they may not read or write
+        if args.command == "run":
+            raise
+        print(f"gristmill: error: {error}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM during `run`
         signum = getattr(interrupt, "signum", signal.SIGINT)
         stopped = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"

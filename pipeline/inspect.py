@@ -81,13 +81,23 @@ class Scan:
     synthesis: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))  # family → outcome
 
 
+MANIFEST_KEYS = ("run", "counts", "stages", "shards")  # what inspect and report read
+
+
 def read_manifest(directory: str) -> dict[str, Any]:
     """The folder's manifest; a folder without one is not a finished output (error naming it)."""
     fileio.check_filesystem(directory, "output folder")
     path = f"{directory.rstrip('/')}/manifest.json"
     if not fileio.exists(path):
         raise UsageError(f"{directory}: no manifest.json (not a finished gristmill output folder)")
-    return json.loads(fileio.read_bytes(path))
+    try:
+        manifest = json.loads(fileio.read_bytes(path))
+    except (OSError, ValueError) as error:  # unreadable, cut short, not JSON
+        raise UsageError(f"{path}: cannot be read as a gristmill manifest: {error}") from None
+    missing = [key for key in MANIFEST_KEYS if key not in manifest] if isinstance(manifest, dict) else ["all"]
+    if missing:  # another tool's manifest.json
+        raise UsageError(f"{path}: not a gristmill manifest (no {missing[0]!r})")
+    return manifest
 
 
 def part_files(directory: str, part: str) -> list[str]:
@@ -98,7 +108,11 @@ def part_files(directory: str, part: str) -> list[str]:
 
 
 def _open_parquet(path: str):
-    return fileio.parquet_reader(fileio.open_random_access(path))
+    """The shard's reader; an error naming the file when it cannot be read (cut short, no access)."""
+    try:
+        return fileio.parquet_reader(fileio.open_random_access(path))
+    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        raise UsageError(f"{path}: cannot be read as Parquet: {error}") from None
 
 
 def _read_group(parquet, group: int, columns: list[str] | None = None):
@@ -466,9 +480,10 @@ def inspect_command(args) -> int:
         elif not found:
             print(f"no document with id {args.doc_id!r} in {directory}")
         for row in [] if args.json else found:
-            print(
+            shown = (
                 f"{row.pop('fate')} ({row.pop('file')}): {json.dumps(row, ensure_ascii=False, default=str)}"
             )
+            print(terminal_safe(shown))
         return 0 if found else 1
     if args.reason or args.stage or args.failed or args.kept:
         part = "failed" if args.failed else "kept" if args.kept else "rejected"
@@ -493,5 +508,5 @@ def inspect_command(args) -> int:
         print(json.dumps(figures, ensure_ascii=False))
     else:
         print(terminal_safe(summary(manifest, directory)))
-        print(details_text(figures))
+        print(terminal_safe(details_text(figures)))
     return 0

@@ -164,3 +164,29 @@ def test_document_text_reaches_the_terminal_without_control_sequences():
 
     hostile = "page\x1b]0;PWNED\x07\x1b[2J\x9b31m end\n\tnext line é"
     assert terminal_safe(hostile) == "page\\x1b]0;PWNED\\x07\\x1b[2J\\x9b31m end\n\tnext line é"
+
+
+def test_a_foreign_or_damaged_output_is_one_line_naming_the_file(curated_output, capsys, tmp_path):
+    """Before: a KeyError traceback for another tool's manifest.json, and a JSON or Parquet error
+    that named no file."""
+    import shutil
+
+    copy = tmp_path / "out"
+    shutil.copytree(curated_output, copy)
+    manifest = copy / "manifest.json"
+    original = manifest.read_bytes()
+    for content, message in (
+        (b'{"name": "my-webapp"}', "not a gristmill manifest (no 'run')"),
+        (b"[]", "not a gristmill manifest"),
+        (original[:300], "cannot be read as a gristmill manifest"),
+    ):
+        manifest.write_bytes(content)
+        for command in ("inspect", "report"):
+            code = main([command, str(copy)])
+            err = capsys.readouterr().err
+            assert code == 2 and err.startswith(f"gristmill: error: {manifest}: ") and message in err, err
+    manifest.write_bytes(original)
+    shard = next((copy / "kept").glob("*.parquet"))
+    shard.write_bytes(shard.read_bytes()[:100])
+    code, _, err = _inspect(capsys, copy)
+    assert code == 2 and err.startswith(f"gristmill: error: {shard}: cannot be read as Parquet")
