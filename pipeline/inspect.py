@@ -97,6 +97,13 @@ def read_manifest(directory: str) -> dict[str, Any]:
     missing = [key for key in MANIFEST_KEYS if key not in manifest] if isinstance(manifest, dict) else ["all"]
     if missing:  # another tool's manifest.json
         raise UsageError(f"{path}: not a gristmill manifest (no {missing[0]!r})")
+    listed = {shard["file"] for shard in manifest["shards"]}
+    present = {_short_path(file) for part in PARTS for file in part_files(directory, part)}
+    if gone := sorted(listed - present):  # figures read from what is left would be wrong
+        raise UsageError(
+            f"{directory.rstrip('/')}/{gone[0]}: missing ({len(gone)} of the {len(listed)} shards "
+            "manifest.json lists are): the output folder is incomplete"
+        )
     return manifest
 
 

@@ -190,3 +190,16 @@ def test_a_foreign_or_damaged_output_is_one_line_naming_the_file(curated_output,
     shard.write_bytes(shard.read_bytes()[:100])
     code, _, err = _inspect(capsys, copy)
     assert code == 2 and err.startswith(f"gristmill: error: {shard}: cannot be read as Parquet")
+
+
+def test_a_shard_the_manifest_lists_that_is_gone_is_an_error(curated_output, capsys, tmp_path):
+    """Before, inspect and report gave figures from the shards left, and exited 0."""
+    import shutil
+
+    copy = tmp_path / "out"
+    shutil.copytree(curated_output, copy)
+    gone = sorted((copy / "kept").glob("*.parquet"))[0]
+    gone.unlink()
+    for command in ("inspect", "report"):
+        assert main([command, str(copy)]) == 2
+        assert f"{gone}: missing (1 of the" in capsys.readouterr().err
