@@ -63,7 +63,7 @@ from pipeline.read_phase import ReadPhaseFn, RestoreFn
 from pipeline.readers import input_changes, input_files, plan_splits
 from pipeline.recipe import Recipe
 from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
-from pipeline.signals import WORKER_MODULE, Stopped, watch_run
+from pipeline.signals import WORKER_MODULE, Stopped, stop_signals_deferred, watch_run
 from pipeline.writers import (
     ScoreNames,
     WriteShards,
@@ -559,14 +559,15 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
     from pipeline.report import render_report
 
     pages = {"report.html": render_report(manifest, staging), "README.md": render_card(manifest, output)}
-    mark_output(output)
-    manifest_path = fileio.join(output, "manifest.json")
-    fileio.delete([manifest_path])
-    for part in OUTPUT_PARTS:
-        fileio.delete_tree(fileio.join(output, part))
-        fileio.make_folder(fileio.join(output, part))
-    for shard in manifest["shards"]:
-        fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
-    for name, page in pages.items():
-        fileio.write_bytes(fileio.join(output, name), page.encode("utf-8"))
-    fileio.write_whole(manifest_path, json.dumps(manifest, indent=2, sort_keys=False).encode())
+    with stop_signals_deferred("the output was being replaced"):
+        mark_output(output)
+        manifest_path = fileio.join(output, "manifest.json")
+        fileio.delete([manifest_path])
+        for part in OUTPUT_PARTS:
+            fileio.delete_tree(fileio.join(output, part))
+            fileio.make_folder(fileio.join(output, part))
+        for shard in manifest["shards"]:
+            fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
+        for name, page in pages.items():
+            fileio.write_bytes(fileio.join(output, name), page.encode("utf-8"))
+        fileio.write_whole(manifest_path, json.dumps(manifest, indent=2, sort_keys=False).encode())

@@ -54,6 +54,29 @@ def sigterm_unwinds():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextlib.contextmanager
+def stop_signals_deferred(what: str):
+    """While inside, SIGINT and SIGTERM wait: `what` (replacing the previous output) is finished
+    first, then the run goes on to its end, saying the signal came (before, a Ctrl-C while the
+    shards were moved left half the new shards and no manifest, and said nothing was published)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = {
+        signum: signal.signal(signum, lambda number, frame: received.append(number))
+        for signum in STOP_SIGNALS
+    }
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if received:
+            name = signal.Signals(received[0]).name
+            print(f"gristmill: {name} came while {what}; that was finished first", file=sys.stderr)
+
+
 class _OutlivesItsReader:
     """A console stream that, when whatever reads it goes away (`gristmill run ... | head -1`),
     points its file descriptor at /dev/null and goes on: the broken pipe stopped the run, which

@@ -44,6 +44,7 @@ LENGTH_BYTES = 8
 # buckets) or large values (minhash's packed chunks) the buffers would otherwise hold a share of the
 # corpus (the kept rows, text and all) until `finish_bundle`, or up to keys × CHUNK_VALUES blobs.
 HELD_BYTES = 16 * 1024 * 1024
+MAX_OPEN_FILES = 256  # spill files one SpillByKeyFn holds open at once
 SIZE_SAMPLE = 16  # items weighed of a long list or tuple (`rough_size`)
 _GOLDEN = (5**0.5 - 1) / 2
 SpilledFile = tuple[int, str]  # (key, path of one of its spill files): what a spilling step yields
@@ -119,7 +120,10 @@ class SpillByKeyFn(beam.DoFn):
     file. The name comes from `process` (Beam 2.77's DaskRunner drops what `finish_bundle` emits);
     it reaches the reader through a GroupByKey, so only after the bundle, and its files, closed.
     A key's values are written in chunks of `CHUNK_VALUES`, and all keys' buffers as soon as they
-    hold `held_bytes` together, so memory does not grow with the bundle."""
+    hold `held_bytes` together, so memory does not grow with the bundle. At most `MAX_OPEN_FILES`
+    are open at once: the oldest is closed for another, and its key's later values go to a new
+    file (before, the kept output's 1,024 buckets, twice over in two fused steps, ran past the
+    1,024 open files many systems allow: `Too many open files`)."""
 
     def __init__(self, directory: str, held_bytes: int = HELD_BYTES) -> None:
         self.directory, self.held_bytes = directory, held_bytes
@@ -142,6 +146,11 @@ class SpillByKeyFn(beam.DoFn):
     def process(self, item: tuple[int, Any]) -> Iterator[tuple[int, str]]:
         key, value = item
         if key not in self._files:
+            if len(self._files) >= MAX_OPEN_FILES:
+                oldest = next(iter(self._files))
+                if oldest in self._buffers:
+                    self._write(oldest)
+                self._files.pop(oldest).close()
             path = f"{self.directory}/k{key:06d}-{uuid.uuid4().hex}.pkl"
             self._files[key] = fileio.create(path)
             yield key, path

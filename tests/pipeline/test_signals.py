@@ -110,3 +110,32 @@ def test_a_driver_left_waiting_on_a_dead_worker_is_woken(monkeypatch):
 
 def _worker_exits() -> None:
     raise RuntimeError("Worker subprocess exited with return code -9")  # as Beam's local runner says
+
+
+def test_a_stop_signal_while_the_output_is_replaced_waits_until_it_is_whole(tmp_path, monkeypatch, capsys):
+    """Before, Ctrl-C while the shards were moved left half the new shards and no manifest in the
+    output, and said "nothing was published"."""
+    import json
+
+    from pipeline import run
+    from pipeline.cli import main
+    from tests.conftest import IN_PROCESS, LONG_TEXT
+
+    data = write_jsonl(tmp_path / "in.jsonl", [{"id": str(n), "text": LONG_TEXT} for n in range(6)])
+    recipe = write_recipe(tmp_path / "r.toml", [str(data)], '[[stage]]\nuse = "length"\n')
+    mark_output = run.mark_output
+    signalled = []
+
+    def mark_then_signal(output):  # Ctrl-C as the previous output starts to be replaced
+        mark_output(output)
+        signalled.append(True)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(run, "mark_output", mark_then_signal)
+    out = tmp_path / "out"
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out), *IN_PROCESS]) == 0
+    assert "gristmill: SIGINT came while the output was being replaced; that was finished first" in (
+        capsys.readouterr().err
+    )
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert all((out / shard["file"]).is_file() for shard in manifest["shards"]) and signalled

@@ -71,21 +71,24 @@ def test_external_sort_of_nothing(tmp_path):
 
 def test_spill_by_key_holds_at_most_its_cap_over_all_keys(tmp_path):
     """Many keys, few values each (a worker's share of 1,024 buckets): no key's buffer fills to
-    a chunk, yet the buffers together never hold much more than the cap, and every key's file
-    reads back its values in input order."""
+    a chunk, yet the buffers together never hold much more than the cap, at most MAX_OPEN_FILES
+    files are open (before, one per key: `Too many open files` at a limit of 1,024), and every
+    key's files read back its values in input order."""
     spill = SpillByKeyFn(str(tmp_path), held_bytes=10_000)
     spill.start_bundle()
     values = [(i % 1024, {"id": str(i), "text": "x" * 100}) for i in range(5000)]
-    files, most = {}, 0
+    files, most, most_open = {}, 0, 0
     for item in values:
-        files.update(spill.process(item))
+        for key, path in spill.process(item):
+            files.setdefault(key, []).append(path)
         held = sum(rough_size(v) for buffer in spill._buffers.values() for v in buffer)
-        most = max(most, held)
+        most, most_open = max(most, held), max(most_open, len(spill._files))
     spill.finish_bundle()
     assert 9_000 < most < 10_000 + rough_size(values[0][1]) and not spill._buffers
+    assert most_open == pipeline.spill.MAX_OPEN_FILES
     assert sorted(files) == list(range(1024))
-    for key, path in files.items():
-        assert list(read_values(path)) == [value for k, value in values if k == key]
+    for key, paths in files.items():
+        assert [v for path in paths for v in read_values(path)] == [value for k, value in values if k == key]
 
 
 def test_rough_size_counts_the_text_inside_rows_documents_and_blobs():
