@@ -401,10 +401,11 @@ def run_recipe(
         resume = None
         if checkpoints_enabled(checkpoints, options):
             check_work_root(work_root, output)  # before its lock: `--work-dir OUT` is not "another run"
-            if checkpoints.work_dir:  # elsewhere: held like the output folder
-                fileio.make_folder(work_root)
-                held.callback(remove_if_empty, work_root)  # after the lock's release
-                held.enter_context(exclusive(work_root, "--work-dir"))
+            # held like the output folder, the default one too (another run may be given it as
+            # its --work-dir: before, that run deleted this one's live checkpoints)
+            fileio.make_folder(work_root)
+            held.callback(remove_if_empty, work_root)  # after the lock's release
+            held.enter_context(exclusive(work_root, "--work-dir"))
             resume = plan_checkpoints(recipe, work_root, checkpoints.fresh, inputs)
             if (unusable := remove_leftovers(resume)) and progress:
                 progress.note(

@@ -306,6 +306,28 @@ def test_the_fingerprints_cover_only_languages_and_the_data_files_a_stage_reads(
     assert phase_0() != first
 
 
+def test_a_run_holds_its_default_work_area_too(setup, monkeypatch):
+    """Before, only a `--work-dir` was held: another run given OUT/.gristmill-work as its own
+    deleted the first run's live checkpoints."""
+    import pipeline.run
+
+    folder, recipe, _ = setup
+    plan, held = pipeline.run.plan_checkpoints, []
+
+    def plan_and_try_the_lock(recipe, work_root, *args):
+        probe = (  # exit 3: another process holds the lock
+            "import fcntl, sys\ntry:\n    fcntl.flock(open(sys.argv[1], 'a'), fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+            "except BlockingIOError:\n    sys.exit(3)"
+        )
+        tried = subprocess.run([sys.executable, "-c", probe, os.path.join(work_root, LOCK_FILE)], check=False)
+        held.append(tried.returncode)
+        return plan(recipe, work_root, *args)
+
+    monkeypatch.setattr(pipeline.run, "plan_checkpoints", plan_and_try_the_lock)
+    run_recipe(load_recipe(recipe), str(folder / "default-work"), IN_PROCESS)
+    assert held == [3]
+
+
 def test_a_work_dir_in_use_by_another_run_is_refused_and_left_alone(setup, capsys):
     """Two runs with one `--work-dir`: the second one's `--fresh`, or its cleanup after success,
     deleted the first one's checkpoints while it ran."""
