@@ -38,13 +38,16 @@ import apache_beam as beam
 from pipeline import fileio, gristmill_version
 from pipeline.outcomes import FAILED, KEPT, REJECTED
 from pipeline.output_folder import remove_if_empty
-from pipeline.spill import ChunkEncoder
+from pipeline.spill import ChunkEncoder, rough_size
 from pipeline.stages import CollectionStage, Stage
 
 LOG = logging.getLogger("gristmill")
 CHECKPOINT_VERSION = 5  # 2: compressed chunks; 3: documents carry their origin; 4: Parquet split by bytes;
 # 5: only_languages and data files in the phases' fingerprints
 CHUNK_RECORDS = 512  # pairs per chunk (the unit read back at once)
+# A later phase's records are written in batches of at most this many, and about this many bytes
+# of text (before, 4,096 records whatever their size: 4 GB a stream per worker of 1 MB pages).
+FILE_RECORDS, FILE_BYTES = 4096, 16 << 20
 MARKER = ".done.json"
 PHASE_MARKER = f"phase{MARKER}"
 MODES = ("auto", "on", "off")
@@ -231,7 +234,7 @@ class WritePhase(beam.PTransform):
         written = [
             pcoll
             | f"Pairs{index}" >> beam.Map(lambda record, outcome: (outcome, record), outcome)
-            | f"Batch{index}" >> beam.BatchElements(min_batch_size=4096, max_batch_size=4096)
+            | f"Batch{index}" >> file_batches()
             | f"Write{index}" >> beam.Map(_write_batch, self.folder, "kept" if outcome == KEPT else "removed")
             for index, (outcome, pcoll) in enumerate(streams)
         ]
@@ -241,6 +244,18 @@ class WritePhase(beam.PTransform):
             | "Files" >> beam.combiners.ToList()
             | "Marker" >> beam.Map(_write_phase_marker, self.marker, self.phase, self.stages)
         )
+
+
+def file_batches() -> beam.BatchElements:
+    """Batches of (outcome, record) pairs, one checkpoint file each: FILE_RECORDS or FILE_BYTES at most."""
+    return beam.BatchElements(
+        min_batch_size=FILE_BYTES, max_batch_size=FILE_BYTES, element_size_fn=_batch_weight
+    )
+
+
+def _batch_weight(pair: tuple) -> int:
+    """A record's share of a batch: its bytes, and at least 1/FILE_RECORDS of the batch."""
+    return max(rough_size(pair[1]), FILE_BYTES // FILE_RECORDS)
 
 
 def _write_batch(batch: list, folder: str, kind: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.checkpoints import CheckpointSettings, WorkArea, cut_phases, describe
+from pipeline.outcomes import KEPT as KEPT_OUTCOME
 from pipeline.output_folder import LOCK_FILE
 from pipeline.progress import size_text
 from pipeline.recipe import load_recipe
@@ -439,3 +440,31 @@ def test_ctrl_c_publishes_nothing_and_says_what_was_kept(setup):
     assert "interrupted: nothing was published" in message and "finished input splits" in message
     assert not (out / "manifest.json").exists()
     assert issubclass(RunInterrupted, KeyboardInterrupt)
+
+
+def test_a_later_phase_is_written_in_batches_bounded_by_bytes_and_by_records():
+    """Before, 4,096 records a batch whatever their size: with 500 KB pages, 2 GB held per stream
+    and worker while a later phase was checkpointed."""
+    import apache_beam as beam
+    from apache_beam.testing.util import assert_that
+
+    from pipeline.checkpoints import FILE_BYTES, FILE_RECORDS, file_batches
+    from pipeline.document import Document
+    from pipeline.run import new_pipeline
+
+    big = [(KEPT_OUTCOME, Document(f"b{n}", "x" * 500_000)) for n in range(100)]
+    small = [(KEPT_OUTCOME, Document(f"s{n}", "y")) for n in range(10_000)]
+
+    def bounded(batches):
+        assert sum(count for count, _ in batches) == 10_100
+        assert all(count <= FILE_RECORDS and size <= FILE_BYTES + 600_000 for count, size in batches)
+
+    pipeline = new_pipeline()
+    batches = (
+        pipeline
+        | beam.Create(big + small)
+        | file_batches()
+        | beam.Map(lambda batch: (len(batch), sum(len(doc.text) for _, doc in batch)))
+    )
+    assert_that(batches, bounded)
+    pipeline.run().wait_until_finish()
