@@ -460,9 +460,7 @@ def run_recipe(
                 ) from failed
             raise
         finally:
-            fileio.delete_tree(staging)
-            if own_spill:
-                fileio.delete_tree(own_spill)
+            _remove_temporary([staging, own_spill])
             if pipeline is not None:  # Beam deletes its local temp folder only when the pipeline runs
                 shutil.rmtree(pipeline.local_tempdir, ignore_errors=True)
         problems = manifest["problems"]
@@ -471,6 +469,16 @@ def run_recipe(
         if resume and not checkpoints.keep_work:
             clear_work_area(work_root)
         return RunResult(output, manifest)
+
+
+def _remove_temporary(folders: list[str | None]) -> None:
+    """Delete the run's staging and spill folders; one that cannot be deleted (its object store
+    gone) is a warning: before, its error replaced the run's own (a traceback, no summary line)."""
+    for folder in filter(None, folders):
+        try:
+            fileio.delete_tree(folder)
+        except Exception as error:  # any filesystem's error
+            LOG.warning("could not delete %s: %s", folder, error_summary(error))
 
 
 def read_bookkeeping(path: str) -> Any:

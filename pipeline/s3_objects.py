@@ -26,11 +26,21 @@ def settings_of(options) -> dict:
     }
 
 
-def new_client(settings: dict, config=None):
-    """A boto3 S3 client with these settings (`settings_of`)."""
-    import boto3
+class S3SettingsError(ValueError):
+    """S3 options a client cannot be made with (a key id without its secret)."""
 
-    return boto3.session.Session().client("s3", **settings, config=config)
+
+def new_client(settings: dict, config=None):
+    """A boto3 S3 client with these settings (`settings_of`); S3SettingsError when they are incomplete."""
+    import boto3
+    from botocore.exceptions import BotoCoreError
+
+    try:
+        return boto3.session.Session().client("s3", **settings, config=config)
+    except BotoCoreError as error:  # before, a PartialCredentialsError traceback
+        raise S3SettingsError(
+            f"the S3 options: {error} (give --s3_access_key_id and --s3_secret_access_key together)"
+        ) from None
 
 
 def bucket_and_key(path: str) -> tuple[str, str]:

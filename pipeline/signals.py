@@ -67,14 +67,17 @@ def stop_signals_deferred(what: str):
         signum: signal.signal(signum, lambda number, frame: received.append(number))
         for signum in STOP_SIGNALS
     }
+    finished = False
     try:
         yield
+        finished = True
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         if received:
             name = signal.Signals(received[0]).name
-            print(f"gristmill: {name} came while {what}; that was finished first", file=sys.stderr)
+            outcome = "that was finished first" if finished else "which then failed"
+            print(f"gristmill: {name} came while {what}; {outcome}", file=sys.stderr)
 
 
 class _OutlivesItsReader:

@@ -50,3 +50,16 @@ def test_a_listing_that_fails_after_the_filesystems_retries_is_one_line(monkeypa
     monkeypatch.setattr(fileio, "_filesystems", lambda: Offline)
     with pytest.raises(fileio.ListingFailed, match=r"^gs://b/d/\*.jsonl: the listing failed: List operation"):
         fileio.listing("gs://b/d/*.jsonl")
+
+
+def test_s3_options_with_a_key_id_but_no_secret_are_one_clear_error():
+    """Before, botocore's PartialCredentialsError went up as a traceback (exit 1) from run,
+    inspect, report and the trainer reader."""
+    from pipeline.s3_objects import S3SettingsError
+
+    fileio.use_options(["--s3_endpoint_url=http://127.0.0.1:9", "--s3_access_key_id=testing"])
+    try:
+        with pytest.raises(S3SettingsError, match="missing: aws_secret_access_key .*together"):
+            fileio.open_read("s3://bucket/x.jsonl")
+    finally:
+        fileio.set_options(None)

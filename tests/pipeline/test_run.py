@@ -424,3 +424,22 @@ def test_an_object_store_output_spills_on_local_disk_when_the_runner_is_local(tm
     assert spill_root(pipeline_options(["--spill_dir", "s3://b/spill"]), "s3://bucket/out") == "s3://b/spill"
     cluster = pipeline_options(["--runner", "DataflowRunner"])  # workers on other machines
     assert spill_root(cluster, "gs://bucket/out") is None
+
+
+def test_a_temporary_folder_that_cannot_be_deleted_is_a_warning_not_the_runs_error(
+    tmp_path, monkeypatch, caplog
+):
+    """Before, the staging folder's delete on an object store gone away raised from the run's
+    `finally`, hiding the run's own error behind a traceback."""
+    from pipeline import fileio, run
+
+    def delete_tree(folder):
+        if folder.endswith("gone"):
+            raise OSError("Max retries exceeded")
+        shutil.rmtree(folder)
+
+    (tmp_path / "spill").mkdir()
+    monkeypatch.setattr(fileio, "delete_tree", delete_tree)
+    run._remove_temporary([str(tmp_path / "gone"), None, str(tmp_path / "spill")])
+    assert not (tmp_path / "spill").exists()
+    assert f"could not delete {tmp_path / 'gone'}: Max retries exceeded" in caplog.text

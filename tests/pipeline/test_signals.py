@@ -139,3 +139,13 @@ def test_a_stop_signal_while_the_output_is_replaced_waits_until_it_is_whole(tmp_
     )
     manifest = json.loads((out / "manifest.json").read_text())
     assert all((out / shard["file"]).is_file() for shard in manifest["shards"]) and signalled
+
+
+def test_a_deferred_stop_signal_says_when_the_block_failed(capsys):
+    """Before, "that was finished first" was said of a replacement that had failed."""
+    with pytest.raises(OSError), signals.stop_signals_deferred("the output was being replaced"):
+        os.kill(os.getpid(), signal.SIGTERM)
+        raise OSError("the object store went away")
+    assert capsys.readouterr().err == (
+        "gristmill: SIGTERM came while the output was being replaced; which then failed\n"
+    )
