@@ -30,7 +30,7 @@ LID176_LANGUAGES = frozenset(
 LID176_ALIASES = {"nb": "no", "iw": "he", "in": "id", "ji": "yi", "fil": "tl"}
 
 
-def check_language_codes(codes, key: str) -> None:
+def check_language_codes(codes: list[str], key: str) -> None:
     """ConfigError naming `key` for a code that is not a label of lid.176 (which sets every
     document's `language`): no document would ever be in it."""
     bad = [code for code in codes if not is_language_code(code)]

@@ -159,6 +159,7 @@ class ScoreThreshold(CollectionStage):
                 raise ConfigError(f"expr: cannot be combined with score ({self.score!r}); name it in expr")
             try:
                 self._expr = score_expr.parse(self.expr)
+                self._names = score_expr.names(self._expr)
             except score_expr.ExprError as exc:
                 shown = self.expr if len(self.expr) <= 200 else self.expr[:200] + " …"
                 raise ConfigError(f"expr: {exc} in {shown!r}") from None
@@ -172,20 +173,18 @@ class ScoreThreshold(CollectionStage):
 
     def required_scores(self) -> dict[str, list[str]]:
         """Scores earlier stages must write, by parameter (checked when the recipe loads)."""
-        return {"expr": score_expr.names(self._expr)} if self._expr else {"score": [self.score]}
+        return {"expr": self._names} if self._expr else {"score": [self.score]}
 
     def decide(self, doc: Document, cut: tuple[float, int] | None) -> tuple[str | None, str]:
         """(None, "") to keep, or (reason, detail)."""
         if self._expr is not None:
             # every score it reads, whichever `and`/`or` would skip: the same verdict in any order
-            for name in score_expr.names(self._expr):
+            for name in self._names:
                 if score_of(doc, name) is None:
                     return "missing_score", f"no finite score {name!r} (got {doc.scores.get(name)!r})"
             if score_expr.evaluate(self._expr, doc.scores):
                 return None, ""
-            values = " ".join(
-                f"{n}={doc.scores[n]:.4g}" for n in score_expr.names(self._expr) if n in doc.scores
-            )
+            values = " ".join(f"{n}={doc.scores[n]:.4g}" for n in self._names if n in doc.scores)
             return "expression_false", f"{values}: not ({self.expr})"
         score = score_of(doc, self.score)
         if score is None:
