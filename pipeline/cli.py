@@ -192,11 +192,6 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # ConfigError, InputError, UsageError: one clear line
         print(f"gristmill: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except OSError as error:  # `inspect`/`report` on a folder they may not read or write
-        if args.command == "run":
-            raise
-        print(f"gristmill: error: {error}", file=sys.stderr)
-        return EXIT_RUN_FAILED
     except KeyboardInterrupt as interrupt:  # Ctrl-C, or SIGTERM during `run`
         signum = getattr(interrupt, "signum", signal.SIGINT)
         stopped = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
@@ -206,6 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # whatever read our output stopped (`gristmill inspect OUT | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing to flush at exit
         return EXIT_BROKEN_PIPE
+    except OSError as error:  # `inspect`/`report` on a folder they may not read or write
+        if args.command == "run":
+            raise
+        print(f"gristmill: error: {error}", file=sys.stderr)
+        return EXIT_RUN_FAILED
     return EXIT_OK
 
 

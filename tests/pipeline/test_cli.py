@@ -182,3 +182,17 @@ def test_run_stops_with_exit_1_and_publishes_nothing_when_a_stage_loses_document
     assert not (out / "manifest.json").exists()
     work = out / ".gristmill-work"  # what finished before the failure is kept for a rerun
     assert f"1 finished input splits and 0 finished later phases are checkpointed in {work} (a rerun" in error
+
+
+def test_inspect_or_report_that_cannot_read_or_write_a_file_is_one_line(cli_run, capsys, monkeypatch):
+    """Before, a PermissionError (an unreadable shard, a read-only output for report.html) was a traceback."""
+    import pipeline.report
+
+    out, _ = cli_run
+
+    def refused(directory, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", f"{directory}/report.html")
+
+    monkeypatch.setattr(pipeline.report, "write_report", refused)
+    assert main(["report", str(out)]) == 1
+    assert capsys.readouterr().err == f"gristmill: error: [Errno 13] Permission denied: '{out}/report.html'\n"
