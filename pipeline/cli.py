@@ -119,8 +119,9 @@ def _parser() -> argparse.ArgumentParser:
         "--reason", help="show rejected documents with this reason code (with --failed: this error)"
     )
     inspect.add_argument("--stage", help="show rejected documents from this stage")
-    inspect.add_argument("--failed", action="store_true", help="show failed records")
-    inspect.add_argument("--kept", action="store_true", help="show kept documents")
+    part = inspect.add_mutually_exclusive_group()  # before, --kept --failed showed failed silently
+    part.add_argument("--failed", action="store_true", help="show failed records")
+    part.add_argument("--kept", action="store_true", help="show kept documents")
     inspect.add_argument("--id", dest="doc_id", metavar="ID", help="one document's fate")
     inspect.add_argument("--sample", type=_count, default=5, help="how many examples (default 5)")
     inspect.add_argument("--json", action="store_true", help="machine-readable output (docs/inspect.md)")

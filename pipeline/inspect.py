@@ -471,6 +471,10 @@ def inspect_command(args) -> int:
     manifest = read_manifest(directory)
     if args.kept and (args.reason or args.stage):
         raise UsageError("--kept lists kept documents: they have no --reason or --stage")
+    if args.doc_id is not None and (args.kept or args.failed or args.reason or args.stage):
+        raise UsageError(
+            "--id looks in kept, rejected and failed: it takes no --kept, --failed, --reason or --stage"
+        )
     _check_choice("stage", args.stage, {s["name"] for s in manifest["stages"]})
     # a failed record's reason is its error (`--failed --reason MalformedJson`)
     by_reason = manifest["failed_by_error" if args.failed else "rejected_by_reason"]

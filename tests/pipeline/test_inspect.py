@@ -203,3 +203,13 @@ def test_a_shard_the_manifest_lists_that_is_gone_is_an_error(curated_output, cap
     for command in ("inspect", "report"):
         assert main([command, str(copy)]) == 2
         assert f"{gone}: missing (1 of the" in capsys.readouterr().err
+
+
+def test_options_that_ask_for_two_things_at_once_are_refused(curated_output, capsys):
+    """Before, `--kept --failed` showed failed records and `--id` ignored `--kept`, both silently."""
+    with pytest.raises(SystemExit) as usage:
+        main(["inspect", str(curated_output), "--kept", "--failed"])
+    assert usage.value.code == 2
+    assert "argument --failed: not allowed with argument --kept" in capsys.readouterr().err
+    code, _, err = _inspect(capsys, curated_output, "--id", "a", "--kept")
+    assert code == 2 and "--id looks in kept, rejected and failed: it takes no --kept" in err
