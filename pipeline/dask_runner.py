@@ -37,6 +37,7 @@ from apache_beam.pipeline import PipelineVisitor
 from apache_beam.runners.common import DoFnContext, DoFnSignature
 from apache_beam.runners.dask import dask_runner
 from apache_beam.runners.dask import transform_evaluator as evaluator
+from apache_beam.runners.runner import PipelineState
 
 from pipeline import fileio
 
@@ -108,11 +109,21 @@ class _NoMorePartitionsThanInputs(PipelineVisitor):
 
 class _Result(dask_runner.DaskRunnerResult):
     """Beam's result, which never closes its client: closed here once the run has ended, so the
-    local cluster a client without an address starts stops with it."""
+    local cluster a client without an address starts stops with it. Beam's says DONE when the
+    scheduler went away and the final tasks were cancelled: that is a failure here (before, the
+    run failed later on a missing bookkeeping file, never naming the cluster)."""
 
     def wait_until_finish(self, duration=None) -> str:
         try:
-            return super().wait_until_finish(duration)
+            state = super().wait_until_finish(duration)
+            unfinished = [future for future in self.futures if future.status != "finished"]
+            if duration is None and unfinished:
+                self._state = PipelineState.FAILED
+                raise RuntimeError(
+                    f"the Dask cluster lost the run: {len(unfinished)} of its {len(self.futures)} final "
+                    f"tasks ended {unfinished[0].status!r}, not finished (was the scheduler stopped?)"
+                )
+            return state
         finally:
             if duration is None:  # ended (done, failed or interrupted), not merely waited on
                 self.client.close()

@@ -392,3 +392,21 @@ def test_a_run_on_dask_reads_and_publishes_on_s3_with_the_options_it_was_given(
     assert dask.manifest["counts"] == default.manifest["counts"] and dask.manifest["conservation"]
     listing = client.list_objects_v2(Bucket=BUCKET, Prefix="dask/out/kept/")
     assert [item["Key"] for item in listing["Contents"]]
+
+
+def test_a_run_whose_final_tasks_were_cancelled_fails_naming_the_cluster(monkeypatch):
+    """With the scheduler killed, Beam's result said DONE over cancelled futures, and the run
+    failed later on a missing bookkeeping file, never naming the cluster."""
+    from types import SimpleNamespace
+
+    from apache_beam.runners.dask import dask_runner as beams
+
+    from pipeline.dask_runner import _Result
+
+    monkeypatch.setattr(beams.DaskRunnerResult, "wait_until_finish", lambda self, duration=None: "DONE")
+    closed = []
+    futures = [SimpleNamespace(status="finished"), SimpleNamespace(status="cancelled")]
+    result = _Result(SimpleNamespace(close=lambda: closed.append(True)), futures)
+    with pytest.raises(RuntimeError, match="lost the run: 1 of its 2 final tasks ended 'cancelled'"):
+        result.wait_until_finish()
+    assert closed == [True] and result.state == "FAILED"
