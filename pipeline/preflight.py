@@ -32,7 +32,7 @@ from pipeline.readers import (
     read_split,
 )
 from pipeline.recipe import Recipe
-from pipeline.stages import CollectionStage, closest_name
+from pipeline.stages import CollectionStage, ConfigError, closest_name
 
 PROBE_RECORDS = 20
 FIELD_FORMATS = ("jsonl", "json", "parquet")  # WARC/WET have no field names
@@ -148,7 +148,10 @@ def check_tokenizer(recipe: Recipe) -> None:
     from pipeline.tokenizer import BUNDLED, load_tokenizer, tokenizer_path
 
     if recipe.output.tokenizer not in ("none", BUNDLED):
-        load_tokenizer(tokenizer_path(recipe.output.tokenizer))
+        try:
+            load_tokenizer(tokenizer_path(recipe.output.tokenizer))
+        except ConfigError as error:  # named with its recipe, as every other recipe error is
+            raise ConfigError(f"{recipe.path}: {error}") from None
 
 
 def check_output(folder: str) -> None:

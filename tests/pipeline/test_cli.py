@@ -78,7 +78,7 @@ def test_a_tokenizer_that_does_not_load_stops_the_run_before_it_starts(tmp_path,
     recipe.write_text(recipe.read_text().replace("[output]", f'[output]\ntokenizer = "{not_one}"'))
     args = ["--recipe", str(recipe), "--output", str(tmp_path / "o")] if command == "run" else [str(recipe)]
     assert main([command, *args]) == 2
-    assert f"[output] tokenizer: cannot load '{not_one}'" in capsys.readouterr().err
+    assert f"error: {recipe}: [output] tokenizer: cannot load '{not_one}'" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 
