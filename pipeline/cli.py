@@ -187,8 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "report":
             from pipeline.report import write_report
 
-            read_manifest(args.directory)
-            print(write_report(args.directory))
+            print(write_report(args.directory, read_manifest(args.directory)))
             return EXIT_OK
     except ValueError as error:  # ConfigError, InputError, UsageError: one clear line
         print(f"gristmill: error: {error}", file=sys.stderr)

@@ -47,7 +47,12 @@ class FileGenerator(Generator):
             str, "", "kind for records without one (`code` or `math`); empty: every record has `kind`"
         ),
         "id_field": Param(str, "id", "record field holding the id"),
-        "format": Param(str, "", "input format when the extension does not say (`jsonl`, `json`, `parquet`)"),
+        "format": Param(
+            str,
+            "",
+            "input format when the extension does not say (`jsonl`, `json`, `parquet`)",
+            choices=("", *FORMATS),
+        ),
         "prepend_prompt": Param(
             bool, False, "the solution continues the prompt (HumanEval): run prompt + solution"
         ),
@@ -67,8 +72,6 @@ class FileGenerator(Generator):
             raise ConfigError("paths: the file generator needs at least one path")
         if self.kind not in ("",) + KINDS:
             raise ConfigError(f"kind: {self.kind!r} is not one of {list(KINDS)}")
-        if self.format not in ("",) + FORMATS:
-            raise ConfigError(f"format: {self.format!r} is not one of {list(FORMATS)}")
         try:  # a missing file stops the recipe here, not the run after its other inputs were read
             expand_paths(self.paths)
         except InputError as error:
