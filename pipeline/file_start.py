@@ -17,6 +17,9 @@ COMPRESSED_MAGIC = {
     re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"): ("bzip2", ".bz2"),
     re.compile(rb"\xfd7zXZ\x00"): ("xz", ".xz"),
 }
+# How a file of each codec starts (a zstd file may start with a skippable frame instead).
+CODEC_START = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "bzip2": b"BZh", "xz": b"\xfd7zXZ\x00"}
+ZSTD_SKIPPABLE = re.compile(rb"[\x50-\x5f]\x2a\x4d\x18")
 # Byte-order marks of UTF-32 and UTF-16 (UTF-32 first: its little-endian mark starts with UTF-16's).
 WIDE_TEXT_BOMS = {
     codecs.BOM_UTF32_LE: "UTF-32",
@@ -40,7 +43,12 @@ class WideTextInput(UnreadableFile):
     failed as invalid UTF-8 or malformed JSON."""
 
 
-WHOLE_FILE_ERRORS = (CompressedInput.__name__, WideTextInput.__name__)
+class NotCompressed(UnreadableFile):
+    """A file whose name says it is compressed (`.gz`, `.zst`, ...) and whose first bytes say it is
+    not, or is compressed otherwise: its bytes were searched for compressed members."""
+
+
+WHOLE_FILE_ERRORS = (CompressedInput.__name__, WideTextInput.__name__, NotCompressed.__name__)
 
 
 def refuse_wide_text(head: bytes) -> None:
@@ -54,13 +62,14 @@ def refuse_wide_text(head: bytes) -> None:
         )
 
 
-def refuse_unreadable(handle: io.IOBase, path: str) -> None:
+def refuse_unreadable(handle: io.IOBase, path: str, wide_text_ok: bool = False) -> None:
     """Raise CompressedInput when the file's first bytes say it is compressed though its name does
-    not, WideTextInput when they are a UTF-16 or UTF-32 byte-order mark; `handle` (the file's raw
-    bytes) is left at its start."""
+    not, WideTextInput when they are a UTF-16 or UTF-32 byte-order mark (unless `wide_text_ok`);
+    `handle` (the file's raw bytes) is left at its start."""
     head = handle.read(10)
     handle.seek(0)
-    refuse_wide_text(head)
+    if not wide_text_ok:
+        refuse_wide_text(head)
     found = [known for magic, known in COMPRESSED_MAGIC.items() if magic.match(head)]
     if not found:
         return
@@ -68,4 +77,27 @@ def refuse_unreadable(handle: io.IOBase, path: str) -> None:
     raise CompressedInput(
         f"the file is {codec}-compressed but its name does not say so: rename it to "
         f"{os.path.basename(path)}{suffix}; nothing of it was read"
+    )
+
+
+def refuse_not_compressed(handle: io.IOBase, path: str, compression: str) -> None:
+    """Raise NotCompressed when a file named `compression`-compressed does not start as such a file
+    does; `handle` (the file's raw bytes) is left at its start."""
+    head = handle.read(10)
+    handle.seek(0)
+    start = CODEC_START[compression]
+    # a file cut inside that start (or empty) is the decompressor's to report (TruncatedInput)
+    if (
+        head.startswith(start)
+        or start.startswith(head)
+        or (compression == "zstd" and ZSTD_SKIPPABLE.match(head))
+    ):
+        return
+    found = [(codec, suffix) for magic, (codec, suffix) in COMPRESSED_MAGIC.items() if magic.match(head)]
+    name = os.path.basename(path)
+    stem = os.path.splitext(name)[0]
+    actually, suffix = (f"{found[0][0]}-compressed", found[0][1]) if found else ("not compressed", "")
+    raise NotCompressed(
+        f"the file's name says {compression} but its first bytes say it is {actually}: rename it to "
+        f"{stem}{suffix}; nothing of it was read"
     )

@@ -43,9 +43,9 @@ def parse_json_line(raw: bytes | int, source: str, line_number: int, config: Inp
             "LineTooLong",
             f"line {line_number} is {raw:,} bytes, over {MAX_LINE_BYTES >> 20} MiB; {ONE_LINE_ARRAY}",
         )
-    stripped = raw.strip()
-    if line_number == 1:  # a byte-order mark, as Windows tools write, is not part of the first record
-        stripped = stripped.removeprefix(codecs.BOM_UTF8).lstrip()
+    # a byte-order mark, as Windows tools write, is not part of a record: at a file's start, or at
+    # any line's of files joined with `cat` (never valid at the start of a JSON text)
+    stripped = raw.strip().removeprefix(codecs.BOM_UTF8).lstrip()
     if not stripped:
         return None
     where = f"{source}:{line_number}"

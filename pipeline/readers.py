@@ -27,7 +27,7 @@ from urllib.parse import unquote
 
 from pipeline import fileio, json_array
 from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
-from pipeline.file_start import refuse_unreadable, refuse_wide_text
+from pipeline.file_start import refuse_not_compressed, refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, TOO_LARGE, ElementTooLarge, JsonArray
 from pipeline.json_lines import (
     MAX_LINE_BYTES,
@@ -349,16 +349,19 @@ def _read_text_file(path: str, compression: str | None, position: ReadPosition) 
 def _read_html_file(path: str, compression: str | None, position: ReadPosition, extractor: str) -> Record:
     """A saved HTML page as one document (its main text, as for WARC responses; the charset from
     the page itself); its path is its id and source."""
-    html = _file_document_bytes(path, compression, position)
+    html = _file_document_bytes(path, compression, position, wide_text_ok=True)
     if html is None:
         return _file_too_large(path)
     return page_record(Document(id=path, text="", source=path), html, "", extractor)
 
 
-def _file_document_bytes(path: str, compression: str | None, position: ReadPosition) -> bytes | None:
+def _file_document_bytes(
+    path: str, compression: str | None, position: ReadPosition, wide_text_ok: bool = False
+) -> bytes | None:
     """A one-document file's bytes, decompressed; None past MAX_FILE_DOCUMENT_BYTES (read no further:
-    a log file or a decompression bomb is not held in memory)."""
-    with _open_decompressed(path, compression, position) as handle:
+    a log file or a decompression bomb is not held in memory). `wide_text_ok`: a UTF-16 or UTF-32
+    file is read too (an HTML page, whose charset is detected, its byte-order mark first)."""
+    with _open_decompressed(path, compression, position, wide_text_ok=wide_text_ok) as handle:
         data = handle.read(MAX_FILE_DOCUMENT_BYTES + 1)
         if len(data) > MAX_FILE_DOCUMENT_BYTES:
             return None
@@ -374,17 +377,23 @@ def _file_too_large(path: str) -> Failure:
 
 @contextmanager
 def _open_decompressed(
-    path: str, compression: str | None, position: ReadPosition, unbuffered: bool = False
+    path: str,
+    compression: str | None,
+    position: ReadPosition,
+    unbuffered: bool = False,
+    wide_text_ok: bool = False,
 ) -> Iterator[io.BufferedIOBase]:
     """The decompressed bytes of a file (gzip, bzip2 and xz member by member, on past a corrupt one);
     `unbuffered`: gzip as `CompressedMembers` itself, so a read gives what decompressed before a cut
-    (WARC files, which buffer their own reads)."""
+    (WARC files, which buffer their own reads); UTF-16 and UTF-32 text is refused unless
+    `wide_text_ok`."""
     with fileio.open_read(path) as raw:
         position.follow(raw)
         if compression is None:
-            refuse_unreadable(raw, path)
+            refuse_unreadable(raw, path, wide_text_ok)
             yield raw
             return
+        refuse_not_compressed(raw, path, compression)
         if unbuffered and compression == "gzip":
             yield CompressedMembers(raw, GZIP)
             return
@@ -395,7 +404,8 @@ def _open_decompressed(
                 raise TruncatedInput(one_line(error)) from None
             if not head:  # nothing decompressed: a zstd stream says here why
                 raise_zstd_damage(handle)
-            refuse_wide_text(head)
+            if not wide_text_ok:
+                refuse_wide_text(head)
             yield handle
 
 

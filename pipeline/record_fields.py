@@ -30,7 +30,23 @@ SURROGATE = re.compile(r"[\ud800-\udfff]")  # half of a pair: not valid Unicode,
 
 
 def record_to_document(record: Any, source: str, position: str, config: InputConfig) -> Record:
-    """Map one parsed record to a Document using the `[input]` field names."""
+    """Map one parsed record to a Document using the `[input]` field names. A record the mapping
+    raises on (a value no rule foresaw: a score of 10^400) is a failure of its own: before, the
+    error ended the reading of its file, and the records after it were never read or counted."""
+    try:
+        return _mapped(record, source, position, config)
+    except Exception as error:
+        where = f"{source}:{position}"
+        return Failure(
+            record_id(record, config.id_field, where),
+            source,
+            READ_STAGE,
+            type(error).__name__,
+            one_line(error),
+        )
+
+
+def _mapped(record: Any, source: str, position: str, config: InputConfig) -> Record:
     where = f"{source}:{position}"
     if not isinstance(record, dict):
         return Failure(

@@ -25,6 +25,7 @@ READ_CHUNK = 1 << 20
 MAX_DECODED_BYTES = 64 << 20  # an HTTP body decoding to more is a failure, not a page
 MAX_HELD_BLOCK = 64 << 20  # a longer record block (a video in a wget WARC) is passed over, not held
 HEAD_BYTES = 64 << 10  # what is kept of a block passed over: its HTTP headers and first bytes
+UTF8_BOM = b"\xef\xbb\xbf"
 CUT_SHORT = "the body ends before its compressed stream does"
 # resiliparse's main-content pass takes time quadratic in <div>/<article> nesting (10,000 deep:
 # 4.4 CPU-s, 20,000: 17); real pages nest tens deep, browsers stop nesting at 512.
@@ -69,26 +70,6 @@ class _Buffer:
         self.pos = 0
         return have >= needed
 
-    def pass_over(self, count: int) -> bool:
-        """Drop the next `count` bytes, a read at a time; False, stopped there, where a record start
-        (`\nWARC/`) comes first: then the Content-Length was wrong. True where the stream ends."""
-        left = count
-        while left > 0:
-            available = len(self.data) - self.pos
-            if available < len(RECORD_START) and not self.eof:
-                self.fill(available + 1)  # a record start across two reads is searched whole
-                continue
-            if available == 0:
-                return True  # the stream ends first: the boundary check says so
-            found = self.data.find(RECORD_START, self.pos, self.pos + left)
-            if found >= 0:
-                self.pos = found
-                return False
-            step = min(left, available if self.eof else available - len(RECORD_START) + 1)
-            self.pos += step
-            left -= step
-        return True
-
     def header_end(self, limit: int = 64 << 20) -> tuple[int, int]:
         """Where the first blank line ends the header block at pos (relative to pos) and that line's
         length, reading ahead as far as it needs, up to `limit` bytes, searching each byte once;
@@ -103,10 +84,31 @@ class _Buffer:
             searched = len(self.data) - self.pos
             self.fill(searched + READ_CHUNK)
 
+    def skip(self, count: int) -> bool:
+        """Drop the next `count` bytes, a read at a time; False where the stream ends first."""
+        while count > 0:
+            if self.pos == len(self.data) and not self.fill(1):
+                return False
+            step = min(count, len(self.data) - self.pos)
+            self.pos += step
+            count -= step
+        return True
+
     def pass_over_to_next_record(self) -> bool:
         """Drop bytes up to the next record start (`\nWARC/`), however far, holding a read at a
         time; False when the stream ends first."""
-        return not self.pass_over(1 << 62)
+        while True:
+            available = len(self.data) - self.pos
+            if available < len(RECORD_START) and not self.eof:
+                self.fill(available + 1)  # a record start across two reads is searched whole
+                continue
+            if available == 0:
+                return False
+            found = self.data.find(RECORD_START, self.pos)
+            if found >= 0:
+                self.pos = found
+                return True
+            self.pos += available if self.eof else available - len(RECORD_START) + 1
 
     def take(self, count: int) -> bytes:
         self.fill(count)
@@ -158,6 +160,7 @@ def read_warc(stream: io.BufferedIOBase, path: str, fmt: str, html_extractor: st
 
 
 def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> Iterator[Record]:
+    pages_told = False  # whether the response records of a file read as WET were reported
     while True:
         buffer.fill(len(WARC_MAGIC))
         if buffer.pos >= len(buffer.data) and buffer.eof:
@@ -185,7 +188,9 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
         if length > MAX_HELD_BLOCK:
             buffer.fill(HEAD_BYTES)
             head = buffer.data[buffer.pos : buffer.pos + HEAD_BYTES]
-            length = 0 if buffer.pass_over(length) else -1
+            # passed over by its length, unsearched: a block may hold WARC records (a crawled .warc)
+            claimed = buffer.offset()
+            length = 0 if buffer.skip(length) else -1
         # A record is well formed when its block is followed by two line ends and the next record,
         # or ends the file (the last record's closing line ends are sometimes cut off).
         well_formed = False
@@ -198,26 +203,38 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             ends_file = block_held and not rest and buffer.eof
             well_formed = ends_file or (gap >= 2 and rest.startswith(WARC_MAGIC))
         if not well_formed:
+            why = f"Content-Length {headers.get('content-length')!r} does not end at a record boundary"
+            if head is not None:  # what records those bytes held are lost with them: said, whatever the type
+                why += f"; the {buffer.offset() - claimed:,} bytes it claimed were passed over unsearched"
             found = buffer.pass_over_to_next_record()
             if not found and buffer.error is not None:
                 return  # the record runs into where the stream broke off: TruncatedInput says so
-            if _is_document_record(headers, fmt):
-                yield Failure(
-                    f"{path}@{start}",
-                    path,
-                    READ_STAGE,
-                    "BadContentLength",
-                    f"Content-Length {headers.get('content-length')!r} does not end at a record boundary",
-                )
+            if head is not None or _is_document_record(headers, fmt):
+                yield Failure(f"{path}@{start}", path, READ_STAGE, "BadContentLength", why)
             if not found:
                 return
             buffer.take(1)
             continue
         block = buffer.take(length) if head is None else head
         buffer.take(gap)
-        record = _warc_block_to_record(headers, block, path, start, fmt, html_extractor, head is None)
+        if fmt == "wet" and not pages_told and headers.get("warc-type") == "response":
+            pages_told = True  # else a WARC read as WET was read whole and gave nothing, silently
+            why = (
+                "a WARC response record in a file read as WET: its pages are passed over; read the "
+                "file as WARC (name it .warc.gz or pass --input-format warc)"
+            )
+            yield Failure(f"{path}@{start}", path, READ_STAGE, "PagesInWet", why)
+        try:
+            record = _warc_block_to_record(headers, block, path, start, fmt, html_extractor, head is None)
+        except Exception as error:  # a page no rule foresaw fails alone; the file is read on
+            doc_id = _record_id(headers, path, start)
+            record = Failure(doc_id, path, READ_STAGE, type(error).__name__, one_line(error))
         if record is not None:
             yield record
+
+
+def _record_id(headers: dict[str, str], path: str, offset: int) -> str:
+    return headers.get("warc-record-id", "").strip("<>") or f"{path}@{offset}"
 
 
 def _is_document_record(headers: dict[str, str], fmt: str) -> bool:
@@ -232,7 +249,7 @@ def _warc_block_to_record(
     `whole`: enough to tell HTML from the rest); None for records that are not documents."""
     warc_type = headers.get("warc-type", "")
     url = normalize_url(headers.get("warc-target-uri"))
-    doc_id = headers.get("warc-record-id", "").strip("<>") or f"{path}@{offset}"
+    doc_id = _record_id(headers, path, offset)
     metadata = {"warc_date": headers.get("warc-date"), "warc_offset": offset}
     if not _is_document_record(headers, fmt):
         return None  # warcinfo, request, metadata, revisit: not documents
@@ -293,7 +310,8 @@ def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:
         try:
             payload = CONTENT_DECODERS[encoding](payload)
         except Exception as error:  # each codec raises its own error type
-            if payload.lstrip()[:1] == b"<":  # crawlers often store the decoded body, header unchanged
+            # crawlers often store the decoded body, header unchanged (maybe behind a byte order mark)
+            if payload.lstrip().removeprefix(UTF8_BOM).lstrip()[:1] == b"<":
                 continue
             raise ValueError(f"{encoding} body does not decode: {one_line(error)}") from None
         if len(payload) > MAX_DECODED_BYTES:
@@ -385,8 +403,8 @@ def extract_html_text(html: bytes | str, content_type: str, extractor: str) -> s
     except UnicodeDecodeError:
         charset = content_type.partition("charset=")[2].split(";")[0].strip() or detect_encoding(html)
         try:  # bytes that are not in the declared charset (often "utf-8") were decoded as cp1252
-            html.decode(charset)
-        except UnicodeDecodeError:
+            html.decode(charset).encode("utf-8")
+        except (UnicodeError, ValueError):  # not in it, or no charset ("undefined", "unicode_escape")
             charset = detect_encoding(html)
         except LookupError:  # a name Python does not know: resiliparse may
             pass

@@ -345,10 +345,13 @@ def test_a_text_field_holding_no_strings_stops_early(tmp_path, capsys):
             lambda data: data.decode().encode("utf-16"),
             ["notes.txt: the file is UTF-16", "iconv"],
         ),
-        (
-            "page.html",
-            lambda data: data.decode().encode("utf-16"),
-            ["page.html: the file is UTF-16", "iconv"],
+        (  # a UTF-16 page is read: its charset is detected, as a WARC page's is
+            "page.html.gz",
+            lambda data: data,
+            [
+                "page.html.gz: the file's name says gzip but its first bytes say it is not compressed",
+                "rename it to page.html",
+            ],
         ),
         (
             "crawl.warc",

@@ -59,6 +59,36 @@ def test_bytes_not_in_the_declared_charset_are_decoded_in_the_detected_one(tmp_p
     assert text in doc.text
 
 
+@pytest.mark.parametrize("declared", ["undefined", "utf-8\x00", "unicode_escape"])
+def test_a_declared_charset_that_is_no_charset_is_detected_instead_and_the_file_read_on(tmp_path, declared):
+    """`charset=undefined` raised UnicodeError (not UnicodeDecodeError) on a page that is not UTF-8:
+    the whole file's reading ended there, the records after it never read or counted."""
+    page = b"<html><body><article><p>" + "Un caf\xe9 \\ud800 au coin de la rue. ".encode("latin-1") * 8
+    page += b"</p></article></body></html>"
+    path = tmp_path / "w.warc.gz"
+    records = [_response(HTML), _response(page, f"text/html; charset={declared}"), _response(HTML)]
+    path.write_bytes(b"".join(gzip.compress(_warc_record("response", r)) for r in records))
+    before, odd, after = read_all(path)
+    assert isinstance(odd, Document) and "Un café" in odd.text
+    assert isinstance(before, Document) and isinstance(after, Document)
+
+
+def test_a_utf16_html_file_is_read_by_its_byte_order_mark(tmp_path):
+    """A saved page is decoded by its charset as a WARC page is; it was refused as UTF-16 text."""
+    body = "The weather today is sunny with a light breeze over the harbour. " * 6
+    path = tmp_path / "page.html"
+    path.write_bytes(f"<html><body><article><p>{body}</p></article></body></html>".encode("utf-16"))
+    (doc,) = read_all(path)
+    assert isinstance(doc, Document) and doc.text.startswith("The weather today")
+
+
+def test_a_decoded_body_behind_a_byte_order_mark_under_a_content_encoding_is_read(tmp_path):
+    path = tmp_path / "w.warc"
+    path.write_bytes(_warc_record("response", _response(b"\xef\xbb\xbf" + HTML, encoding="gzip")))
+    (doc,) = read_all(path)
+    assert isinstance(doc, Document) and "real paragraph" in doc.text
+
+
 def test_a_byte_order_mark_is_not_text(tmp_path):
     """With a UTF-8 byte order mark, the page's text began with U+FEFF and its <title>."""
     body = "The weather today is sunny with a light breeze over the harbour. " * 6
@@ -132,7 +162,7 @@ def test_a_block_too_long_to_hold_is_passed_over_and_judged_by_its_first_bytes(t
     path.write_bytes(
         b"".join(
             [plain[0], _warc_record("response", video), plain[1], _warc_record("response", page), plain[2]]
-            + [liar, plain[3]]
+            + [plain[3], liar]
         )
     )
     found = read_all(path)
@@ -143,10 +173,31 @@ def test_a_block_too_long_to_hold_is_passed_over_and_judged_by_its_first_bytes(t
         ("Document", None),
         ("Failure", "RecordTooLarge"),
         ("Document", None),
-        ("Failure", "BadContentLength"),
         ("Document", None),
+        ("Failure", "BadContentLength"),
     ]
     assert found[3].message == "a block of 8,492 bytes, longer than the 4,000 read whole: passed over"
+    assert found[-1].message == (  # the file ends inside what it claims, and says what was passed over
+        "Content-Length '10000000000' does not end at a record boundary; the 81 bytes it claimed "
+        "were passed over unsearched"
+    )
+
+
+def test_a_block_too_long_to_hold_is_passed_over_by_its_length_not_searched_for_records(
+    tmp_path, monkeypatch
+):
+    """A crawled .warc file served as a page holds WARC records: they were read as documents of the
+    outer file (any URL and text its author chose), and the block they sat in was a failure."""
+    from pipeline import warc
+
+    monkeypatch.setattr(warc, "MAX_HELD_BLOCK", 4_000)
+    inner = _warc_record("response", _response(HTML), uri="http://forged.example/")
+    archive = _response(b"\n" + inner * 3 + b"y" * 10_000, "application/warc")
+    path = tmp_path / "crawl.warc"
+    path.write_bytes(_warc_record("response", archive) + _warc_record("response", _response(HTML)))
+    (archived, after) = read_all(path)
+    assert isinstance(archived, Rejection) and archived.reason == "not_html"
+    assert isinstance(after, Document) and after.url == "http://example.com/"
 
 
 def test_a_wet_text_too_long_to_hold_is_one_failure_and_the_next_is_read(tmp_path, monkeypatch):

@@ -205,6 +205,72 @@ def test_every_compression_reads_json_lines_arrays_and_text_and_reports_a_cut_fi
     assert isinstance(last, Failure) and last.error == "TruncatedInput"
 
 
+@pytest.mark.parametrize("codec", COMPRESSORS)
+@pytest.mark.parametrize("actual", [None, *COMPRESSORS])
+@pytest.mark.parametrize("name", ["data.jsonl", "crawl.warc"])
+def test_a_file_named_compressed_that_is_not_so_compressed_is_one_failure_saying_what_to_do(
+    tmp_path, codec, actual, name
+):
+    """A plain file named .gz failed as a 'corrupt gzip member'; a plain WARC named .warc.gz was
+    searched for gzip members, and the gzip bodies of its pages were read as such."""
+    if actual == codec:
+        return
+    body = "".join(json.dumps({"id": str(i), "text": "word " * 50}) + "\n" for i in range(200)).encode()
+    suffix = {"gzip": ".gz", "zstd": ".zst", "bzip2": ".bz2", "xz": ".xz"}
+    path = tmp_path / f"{name}{suffix[codec]}"
+    path.write_bytes(COMPRESSORS[actual](body) if actual else body)
+    records = read_all(path)
+    assert [(type(r).__name__, r.id, r.error) for r in records] == [("Failure", str(path), "NotCompressed")]
+    actually = (
+        f"{actual}-compressed: rename it to {name}{suffix[actual]}"
+        if actual
+        else f"not compressed: rename it to {name}"
+    )
+    assert (
+        records[0].message
+        == f"the file's name says {codec} but its first bytes say it is {actually}; nothing of it was read"
+    )
+
+
+def test_a_zstd_file_may_begin_with_a_skippable_frame(tmp_path):
+    import zstandard
+
+    path = tmp_path / "a.jsonl.zst"
+    skippable = (0x184D2A50).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"abc"
+    path.write_bytes(skippable + zstandard.ZstdCompressor().compress(b'{"id": "a", "text": "one"}\n'))
+    (doc,) = read_all(path)
+    assert doc.text == "one"
+
+
+@pytest.mark.parametrize("name", ["data.jsonl", "data.jsonl.gz"])
+def test_files_joined_with_cat_that_each_begin_with_a_byte_order_mark_read_whole(tmp_path, name):
+    """The second file's first record failed as `MalformedJson` (Unexpected UTF-8 BOM)."""
+    part = codecs.BOM_UTF8 + b'{"id": "a", "text": "one"}\n{"id": "b", "text": "two"}\n'
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(part + part) if name.endswith(".gz") else part + part)
+    assert [r.text for r in read_all(path)] == ["one", "two", "one", "two"]
+
+
+def test_a_record_the_mapping_raises_on_fails_alone_and_the_records_after_it_are_read(tmp_path):
+    """An output row read back with a score of 10^400 raised OverflowError, which ended the split:
+    the records after it were neither read nor counted."""
+    huge = "1" + "0" * 400
+    path = tmp_path / "a.jsonl"
+    lines = ['{"id": "r0", "text": "fine"}']
+    lines.append(
+        '{"id": "r1", "text": "x", "scores": {"q": '
+        + huge
+        + '}, "language": "en", "language_score": 0.9, "metadata": "{}"}'
+    )
+    lines += [json.dumps({"id": f"r{i}", "text": "fine"}) for i in range(2, 5)]
+    path.write_text("\n".join(lines) + "\n")
+    records = read_all(path)
+    assert [(type(r).__name__, r.id) for r in records] == [("Document", "r0"), ("Failure", "r1")] + [
+        ("Document", f"r{i}") for i in range(2, 5)
+    ]
+    assert records[1].error == "OverflowError"
+
+
 @pytest.mark.parametrize(
     "encoding, name", [("utf-16", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32", "UTF-32")]
 )

@@ -199,3 +199,30 @@ def test_records_after_a_long_stretch_that_is_not_warc_are_read(tmp_path):
     assert failure.error == "BadWarcRecord"
     assert failure.message == f"{len(junk) - 1:,} bytes without a WARC header"
     assert record.text == "the record after it"
+
+
+def test_a_warc_read_as_wet_says_its_pages_are_passed_over(tmp_path):
+    """`--input-format wet` on a WARC file (or a WARC named .wet) read 0 documents, exit 0, silently."""
+    path = tmp_path / "crawl.wet"
+    path.write_bytes(b"".join(_warc_record("response", _response(HTML)) for _ in range(3)))
+    (told,) = read_all(path)
+    assert (told.error, told.id) == ("PagesInWet", f"{path}@0")
+    assert "read the file as WARC" in told.message
+
+
+def test_a_record_the_reader_raises_on_fails_alone_and_the_file_is_read_on(tmp_path, monkeypatch):
+    from pipeline import warc
+
+    def extract(html, content_type, extractor):
+        if b"poison" in html:
+            raise RuntimeError("an extractor bug")
+        return "some text"
+
+    monkeypatch.setattr(warc, "extract_html_text", extract)
+    path = tmp_path / "a.warc.gz"
+    pages = [HTML, b"<html>poison</html>", HTML, HTML]
+    path.write_bytes(b"".join(gzip.compress(_warc_record("response", _response(page))) for page in pages))
+    records = read_all(path)
+    assert [type(r).__name__ for r in records] == ["Document", "Failure", "Document", "Document"]
+    assert (records[1].error, records[1].message) == ("RuntimeError", "an extractor bug")
+    assert records[1].id.startswith("urn:uuid:")
