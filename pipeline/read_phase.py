@@ -28,6 +28,7 @@ from pipeline.readers import ReadPosition, Split, read_split
 from pipeline.record_fields import candidate_problem
 from pipeline.spill import read_values
 
+UNVERIFIED = "a synthesis candidate is admitted only by a `verify` stage, and the recipe has none"
 BYTES_EVERY = 64  # records between two reads of a split's byte position for progress
 
 
@@ -60,7 +61,9 @@ class ReadPhaseFn(StageDoFn):
 
     `work` is None when checkpoints are off; `done` maps the keys of units an earlier run
     finished to their (checked) markers; `progress` is the progress channel's folder or None;
-    `options` are the run's pipeline options, which its object-store reads use.
+    `options` are the run's pipeline options, which its object-store reads use;
+    `verifies_candidates` whether a stage of the recipe admits synthesis candidates (`verify`):
+    without one, every candidate read is rejected `unverified`, never kept unchecked.
     """
 
     def __init__(
@@ -72,6 +75,7 @@ class ReadPhaseFn(StageDoFn):
         done: dict,
         progress: str | None,
         options,
+        verifies_candidates: bool,
     ):
         super().__init__(stages)
         self.config, self.batch_size, self.work, self.done, self.progress, self.options = (
@@ -82,6 +86,7 @@ class ReadPhaseFn(StageDoFn):
             progress,
             options,
         )
+        self.verifies_candidates = verifies_candidates
 
     def setup(self) -> None:
         super().setup()
@@ -121,8 +126,11 @@ class ReadPhaseFn(StageDoFn):
         unit_origin = origin_of(unit)
         batch: list[Document] = []
         for number, record in enumerate(records):
-            if isinstance(record, Document) and record.kind and (problem := candidate_problem(record)):
-                record = Failure(record.id, record.source, READ_STAGE, "BadCandidate", problem)
+            if isinstance(record, Document) and record.kind:
+                if problem := candidate_problem(record):
+                    record = Failure(record.id, record.source, READ_STAGE, "BadCandidate", problem)
+                elif not self.verifies_candidates:
+                    record = Rejection(record, READ_STAGE, "unverified", UNVERIFIED)
             if not isinstance(record, Document):
                 yield _outcome_of(record)
                 continue

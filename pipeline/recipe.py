@@ -286,6 +286,11 @@ def build_recipe(
     if slashed:  # a run's figures are keyed 'stage/reason'
         raise ConfigError(f"{path}: stage name {slashed[0]!r}: a stage name may not hold '/'")
     _check_score_names(stages, path, input_config)
+    if generators and not any(stage.admits_candidates for stage in stages):
+        raise ConfigError(
+            f"{path}: [[synthesis]] generators make candidates that only a `verify` stage admits, "
+            'and the recipe has none: add one ([[stage]] use = "verify")'
+        )
     if not input_config.paths and not generators:
         raise ConfigError(
             f"{path}: no input: set [input] paths, pass --input, or add [[synthesis]] generators"

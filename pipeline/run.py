@@ -227,6 +227,7 @@ def build_pipeline(
             done,
             channel.directory if channel else None,
             pipeline.options,
+            verifies_candidates=any(stage.admits_candidates for stage in recipe.stages),
         )
         pairs = (
             pipeline

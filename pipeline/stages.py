@@ -122,6 +122,8 @@ class Stage(Configurable):
     reasons: ClassVar[tuple[str, ...]] = ()
     # Synthesis candidates (documents with `kind`) bypass every stage that does not handle them.
     handles_candidates: ClassVar[bool] = False
+    # Whether the stage admits candidates (`verify`): a recipe without such a stage keeps none.
+    admits_candidates: ClassVar[bool] = False
     # The recipe's `only_languages`: documents whose `language` is not listed bypass the stage
     # too. None: every document.
     only_languages: frozenset[str] | None = None

@@ -32,6 +32,7 @@ class Verify(DocumentStage):
 
     reasons = CODE_REASONS + MATH_REASONS
     handles_candidates = True
+    admits_candidates = True
     params = {
         "sandbox": Param(
             str,

@@ -47,10 +47,12 @@ def stage_uses(recipe: str) -> dict[str, str]:
 
 
 def fineweb_fate(record: dict) -> str:
-    """The fate under recipes/fineweb.toml: a removal by one of its stages is unchanged, exact
-    copies fall to its MinHash stage (Jaccard 1), anything else (verify, scorers, semantic dedup,
-    candidates, which bypass every stage it has) is kept."""
+    """The fate under recipes/fineweb.toml: synthesis candidates are rejected by `read` (it has no
+    `verify` stage to admit them), a removal by one of its stages is unchanged, exact copies fall
+    to its MinHash stage (Jaccard 1), anything else (scorers, semantic dedup) is kept."""
     expected = record["expected"]
+    if record.get("kind"):
+        return "read"
     if expected == "exact_dedup":
         return "minhash_dedup"
     return expected if expected in stage_uses("fineweb") else "kept"

@@ -138,7 +138,16 @@ def test_a_long_compressed_split_shows_its_bytes_as_it_is_read(tmp_path, monkeyp
                 json.dumps({"id": str(i), "text": " ".join(f"{rng.random():.6f}" for _ in range(40))}) + "\n"
             )
     (tmp_path / "progress").mkdir()
-    read = ReadPhaseFn([], InputConfig((str(path),)), 64, None, {}, str(tmp_path / "progress"), None)
+    read = ReadPhaseFn(
+        [],
+        InputConfig((str(path),)),
+        64,
+        None,
+        {},
+        str(tmp_path / "progress"),
+        None,
+        verifies_candidates=False,
+    )
     read.setup()
     seen = [read.tally.counts["bytes"] for _ in read.process(("unit", Split(str(path))))]
     size = path.stat().st_size
@@ -172,7 +181,9 @@ def test_a_generator_s_records_are_counted_as_it_yields_them_and_kept_when_it_br
             raise ConnectionError("the server went away")
 
     (tmp_path / "progress").mkdir()
-    read = ReadPhaseFn([], InputConfig(()), 1, None, {}, str(tmp_path / "progress"), None)
+    read = ReadPhaseFn(
+        [], InputConfig(()), 1, None, {}, str(tmp_path / "progress"), None, verifies_candidates=True
+    )
     read.setup()
     pairs = list(read.process(("unit", Sampler("llm"))))
     assert counted == [0, 1, 2]

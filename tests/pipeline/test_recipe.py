@@ -59,8 +59,8 @@ def test_duplicate_generator_names_need_a_name():
     """The second generator's candidates were silently dropped (both had one checkpoint key)."""
     math = {"use": "math", "count": 4}
     with pytest.raises(ConfigError, match="two generators are named 'math'; give one a `name`"):
-        build_recipe(recipe([{"use": "length"}], synthesis=[math, {**math, "seed": 1}]))
-    build_recipe(recipe([{"use": "length"}], synthesis=[math, {**math, "seed": 1, "name": "math_1"}]))
+        build_recipe(recipe([{"use": "verify"}], synthesis=[math, {**math, "seed": 1}]))
+    build_recipe(recipe([{"use": "verify"}], synthesis=[math, {**math, "seed": 1, "name": "math_1"}]))
 
 
 @pytest.mark.parametrize(

@@ -155,7 +155,7 @@ def test_a_worker_reads_its_s3_inputs_through_one_client_with_the_run_s_options(
     monkeypatch.setattr(
         FileSystems, "open", lambda path, **kw: beam_opened.append(path) or beam_open(path, **kw)
     )
-    read = ReadPhaseFn([], InputConfig(tuple(paths)), 64, None, {}, None, options)
+    read = ReadPhaseFn([], InputConfig(tuple(paths)), 64, None, {}, None, options, verifies_candidates=False)
     read.setup()
     records = [record for path in paths for _, record in read.process(("unit", Split(path)))]
 

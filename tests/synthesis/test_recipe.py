@@ -158,3 +158,33 @@ workers = 1
         "number-entry-point": ("BadCandidate", "'entry_point' is int, not text"),
     }
     assert manifest["counts"] == {"input": 8, "kept": 3, "rejected": 0, "failed": 5}
+
+
+def test_a_recipe_with_generators_and_no_verify_stage_is_refused(tmp_path):
+    """Its candidates were kept unverified, with an empty text; `validate` said ok."""
+    from pipeline.recipe import ConfigError
+
+    recipe_path = tmp_path / "r.toml"
+    recipe_path.write_text('[[synthesis]]\nuse = "math"\ncount = 3\n[[stage]]\nuse = "length"\n')
+    with pytest.raises(ConfigError, match=r"only a `verify` stage admits, and the recipe has none"):
+        load_recipe(recipe_path)
+
+
+def test_candidates_read_by_a_recipe_without_verify_are_rejected_unverified(tmp_path):
+    """A candidate in an input file went around every stage into `kept`, its text empty."""
+    candidate = {
+        "id": "c1",
+        "kind": "code",
+        "solution": 'import os; os.system("true")',
+        "tests": "assert False",
+    }
+    data = write_jsonl(tmp_path / "in.jsonl", [candidate, {"id": "web", "text": LONG_TEXT}])
+    recipe_path = tmp_path / "r.toml"
+    recipe_path.write_text(
+        f'[input]\npaths = [{json.dumps(str(data))}]\n[[stage]]\nuse = "length"\nmin_chars = 5\n'
+    )
+    manifest = run_recipe(load_recipe(recipe_path), str(tmp_path / "out"), IN_PROCESS).manifest
+    assert [row["id"] for row in rows(tmp_path / "out", "kept")] == ["web"]
+    (rejected,) = rows(tmp_path / "out", "rejected")
+    assert (rejected["id"], rejected["stage"], rejected["reason"]) == ("c1", "read", "unverified")
+    assert manifest["counts"] == {"input": 2, "kept": 1, "rejected": 1, "failed": 0}
