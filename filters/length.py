@@ -38,7 +38,7 @@ class LengthFilter(DocumentStage):
             return reject("too_few_chars", f"chars={chars}<{self.min_chars}")
         if chars > self.max_chars:
             return reject("too_many_chars", f"chars={chars}>{self.max_chars}")
-        words = doc.cached("word_count", count_words)
+        words = doc.cached("whitespace_word_count", count_words)  # not text_analysis's spaCy count
         if words < self.min_words:
             return reject("too_few_words", f"words={words}<{self.min_words}")
         if words > self.max_words:

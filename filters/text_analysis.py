@@ -7,7 +7,9 @@ words, lines and paragraphs once per text version instead of once per filter.
 Words: the reference filters (datatrove) split words with spaCy's English tokenizer. `split_words`
 reproduces that tokenizer without spaCy: it runs spaCy's own algorithm (special cases, then
 prefixes/suffixes, then URLs, then infixes) with spaCy's own patterns and exception table
-(`data/spacy_en_tokenizer.json`, MIT, see `data/LICENSE.md`) on each whitespace-separated chunk,
+(`data/spacy_en_tokenizer.json`, MIT, see `data/LICENSE.md`) on each whitespace-separated chunk
+(spaCy matches multi-token special cases over the whole text: one spanning a single space blocks
+an overlapping one there, not here; README, Known issues),
 and memoizes chunks, so common words cost one lookup. The C extension splits the commonest unseen
 chunk shapes itself (letters with at most an opening bracket or quote before and a punctuation mark
 or 's after, when no special case is involved) and sends every other chunk to that Python tokenizer.
@@ -230,7 +232,9 @@ class _SpacyEnglishTokenizer:
         return match.end() - match.start() if match else 0
 
     def _merge_specials(self, tokens: tuple[str, ...]) -> tuple[str, ...]:
-        """spaCy `Tokenizer._apply_special_cases`: longest special-case token runs win, then earliest."""
+        """spaCy `Tokenizer._apply_special_cases`: longest special-case token runs win, then earliest
+        (its `len_start_cmp`); a run overlapping one chosen before is not merged, and still blocks
+        those after it from its tokens."""
         matches = []
         firsts, heads = self.merge_firsts, self.merge_heads
         starts = [
@@ -245,7 +249,7 @@ class _SpacyEnglishTokenizer:
             return tokens
         seen: set[int] = set()
         chosen = []
-        for length, start, orth in sorted(matches, reverse=True):
+        for length, start, orth in sorted(matches, key=lambda match: (-match[0], match[1])):
             if start not in seen and start + length - 1 not in seen:
                 chosen.append((start, length, orth))
             seen.update(range(start, start + length))

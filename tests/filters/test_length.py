@@ -46,3 +46,19 @@ def test_length_keeps_good_text_and_checks_config():
 )
 def test_length_edge_cases(edge, reason):
     assert length(EDGE_TEXTS[edge]).reason == reason
+
+
+def test_length_and_fineweb_quality_decide_alike_in_either_order():
+    """Both cached their word count as "word_count" (whitespace words, spaCy words): the second
+    stage read the first one's count, so `length` then `fineweb_quality` rejected a text for
+    list_ratio 0.45 (18/40 spaCy words, 9/20 was read) that `fineweb_quality` alone keeps."""
+    from filters.fineweb import FineWebQuality
+
+    text = "\n".join(f"Extraordinarily{i}, incomprehensibly{i}." for i in range(10))
+    fineweb, length = FineWebQuality("fineweb_quality"), LengthFilter("length", min_words=30)
+    alone = (fineweb.check(Document(id="a", text=text)), length.check(Document(id="a", text=text)))
+    shared = Document(id="b", text=text)
+    assert length.check(shared) == alone[1] and not alone[1].keep  # 20 words < 30
+    assert fineweb.check(shared) == alone[0] and alone[0].keep
+    shared = Document(id="c", text=text)
+    assert fineweb.check(shared) == alone[0] and length.check(shared) == alone[1]

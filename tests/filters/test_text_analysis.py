@@ -27,6 +27,13 @@ def test_split_words_merges_special_cases_split_by_affixes():
     assert ta.split_words("''quoted''") == ["''", "quoted", "''"]
 
 
+def test_overlapping_special_cases_of_one_length_merge_the_earliest_as_spacy_does():
+    """spaCy's `len_start_cmp`: longest first, then earliest; the latest was merged (`' '' a`): a
+    text ending `(:-(((._.)` lost the sentence spaCy's `. _ .` makes, and c4_quality rejected it."""
+    assert ta.split_words("'''a") == ["''", "'", "a"]
+    assert ta.split_words("(:)x") == ["(:", ")", "x"]
+
+
 def test_split_words_edge_cases():
     assert ta.split_words("") == []
     assert ta.split_words(" \n\t\r\n ") == []
