@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -132,12 +133,10 @@ def check_replaceable(output: str) -> None:
     """Refuse an output folder whose `kept/`, `rejected/`, `failed/`, manifest, report or README a
     run would replace when gristmill did not write them (a run deleted a user's `kept/` folder).
 
-    Gristmill's folders carry OUTPUT_MARKER (`mark_output`); one with a manifest and no marker is a
-    finished run of an earlier version.
+    Gristmill's folders carry OUTPUT_MARKER (`mark_output`); one with a gristmill manifest and no
+    marker is a finished run of an earlier version (any other `manifest.json`, a web app's, is not).
     """
-    if fileio.exists(fileio.join(output, OUTPUT_MARKER)) or fileio.exists(
-        fileio.join(output, "manifest.json")
-    ):
+    if fileio.exists(fileio.join(output, OUTPUT_MARKER)) or _holds_gristmill_manifest(output):
         return
     found = [name for name in REPLACED_FILES if fileio.exists(fileio.join(output, name))]
     found += [
@@ -148,6 +147,19 @@ def check_replaceable(output: str) -> None:
             f"{output}: holds {', '.join(found)}, which a run replaces, and is not a gristmill output; "
             "choose a new or empty --output folder"
         )
+
+
+def _holds_gristmill_manifest(output: str) -> bool:
+    """Whether `output/manifest.json` is a JSON object with a list of shards, as every gristmill
+    manifest is."""
+    path = fileio.join(output, "manifest.json")
+    if not fileio.exists(path):
+        return False
+    try:
+        manifest = json.loads(fileio.read_bytes(path))
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(manifest, dict) and isinstance(manifest.get("shards"), list)
 
 
 def check_inputs_outside(output: str, files: list[str]) -> None:

@@ -239,6 +239,12 @@ def test_a_folder_gristmill_did_not_write_is_not_replaced(tmp_path, shared_run):
         run_recipe(recipe, str(theirs), IN_PROCESS)
     assert (theirs / "kept" / "important.txt").read_text() == "mine"
     assert (theirs / "README.md").read_text() == "my notes"
+    # A manifest.json of their own (a web app's) does not make the folder a gristmill output: it was
+    # taken for an earlier version's, and the folder's kept/ and README.md were replaced.
+    (theirs / "manifest.json").write_text('{"name": "my-app", "icons": []}')
+    with pytest.raises(OutputNotOurs, match=r"holds manifest.json, README.md, kept/, which a run replaces"):
+        run_recipe(recipe, str(theirs), IN_PROCESS)
+    assert (theirs / "kept" / "important.txt").read_text() == "mine"
     # Other files do not stop a run and are left alone; an earlier version's output (a manifest,
     # no marker) is replaced as before.
     shared = tmp_path / "shared"
