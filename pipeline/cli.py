@@ -15,7 +15,7 @@ from pipeline.inspect import read_manifest, summary
 from pipeline.malloc import tune_malloc
 from pipeline.readers import FORMATS
 from pipeline.recipe import DEFAULT_RECIPE
-from pipeline.signals import console_outlives_its_reader, sigterm_unwinds
+from pipeline.signals import console_outlives_its_reader, sigterm_unwinds, stop_signals_exit_with
 
 EXIT_OK, EXIT_RUN_FAILED, EXIT_BAD_INPUT = 0, 1, 2  # stopped by a signal: 128 + its number
 EXIT_BROKEN_PIPE = 141  # what a shell reports for a program that SIGPIPE ended
@@ -386,5 +386,13 @@ def _list(stage: str | None) -> int:
     return EXIT_OK
 
 
+def console_main() -> None:
+    """The `gristmill` command: `main`, then exit with its status. A stop signal that comes after
+    the command ended, while the interpreter and Beam shut down, exits with that status too."""
+    code = main()
+    stop_signals_exit_with(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

@@ -54,6 +54,25 @@ def sigterm_unwinds():
         signal.signal(signal.SIGTERM, previous)
 
 
+def stop_signals_exit_with(code: int) -> None:
+    """From now on (the run is over, its output published or not), SIGINT and SIGTERM end the
+    process at once with `code`, saying so: while the interpreter and Beam shut down (about a
+    second), they killed it as 130 or 143 without a word, and a scheduler took a finished run for a
+    killed one."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def on_stop(signum, frame):
+        name = signal.Signals(signum).name
+        print(f"gristmill: {name} after the command finished: exiting with its status, {code}", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+    for signum in STOP_SIGNALS:
+        signal.signal(signum, on_stop)
+
+
 @contextlib.contextmanager
 def stop_signals_deferred(what: str):
     """While inside, SIGINT and SIGTERM wait: `what` (replacing the previous output) is finished

@@ -149,3 +149,19 @@ def test_a_deferred_stop_signal_says_when_the_block_failed(capsys):
     assert capsys.readouterr().err == (
         "gristmill: SIGTERM came while the output was being replaced; which then failed\n"
     )
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_after_the_command_ended_exits_with_its_status_saying_so(signum):
+    """A SIGTERM in the second after a run published (the interpreter and Beam shutting down)
+    killed it as 143 without a word: a scheduler took a finished run for a killed one. Here the
+    signal comes from an exit handler, as late as it can."""
+    late = f"atexit.register(lambda: os.kill(os.getpid(), {int(signum)}) or time.sleep(5))"
+    code = f"import atexit, os, sys, time; {late}; sys.argv = ['gristmill', 'list']; from pipeline import cli; cli.console_main()"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    name = signal.Signals(signum).name
+    assert (done.returncode, done.stderr.strip()) == (
+        0,
+        f"gristmill: {name} after the command finished: exiting with its status, 0",
+    )
+    assert "length" in done.stdout  # the command's own output came whole
