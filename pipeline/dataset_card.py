@@ -55,6 +55,11 @@ def _rate(part: int, whole: int | None) -> str:
     return f"{part / whole:.1%}" if whole else "-"
 
 
+def _sql_text(text: str) -> str:
+    """`text` inside an SQL string literal (quotes doubled)."""
+    return text.replace("'", "''")
+
+
 def _schema_table(score_names: list[str], token_ids: bool) -> str:
     from pipeline.writers import SCHEMAS, full_schema
 
@@ -102,7 +107,10 @@ def render_card(manifest: dict[str, Any], directory: str) -> str:
         if figures.get("repeats")
         else ""
     )
-    sql = f"SELECT id, scores['fasttext_quality'] AS q FROM '{kept.replace(chr(39), chr(39) * 2)}/*.parquet' LIMIT 5"
+    names = manifest.get("score_names") or []
+    score = "quality" if "quality" in names else next(iter(names), None)  # the run's own (it names them)
+    column = f", scores['{_sql_text(score)}'] AS score" if score else ""
+    sql = f"SELECT id{column} FROM '{_sql_text(kept)}/*.parquet' LIMIT 5"
     status = (
         "all checks passed" if not manifest["problems"] else "PROBLEMS: " + "; ".join(manifest["problems"])
     )

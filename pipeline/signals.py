@@ -64,7 +64,9 @@ def stop_signals_exit_with(code: int) -> None:
 
     def on_stop(signum, frame):
         name = signal.Signals(signum).name
-        print(f"gristmill: {name} after the command finished: exiting with its status, {code}", file=sys.stderr)
+        print(
+            f"gristmill: {name} after the command finished: exiting with its status, {code}", file=sys.stderr
+        )
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -1,12 +1,14 @@
 """Outputs the usual tools read: DuckDB, Hugging Face `datasets`, and gristmill itself."""
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
 
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
+import pytest
 
 from pipeline.cli import main
 from pipeline.writers import SCHEMAS, shard_schema
@@ -78,6 +80,27 @@ def test_the_card_renders_recipe_names_as_text_and_quotes_its_paths(curated_outp
     done = subprocess.run(["bash", "-c", one_liner.replace("python", sys.executable, 1)], cwd=tmp_path,
                           capture_output=True, text=True)  # fmt: skip
     assert done.stdout.strip() == "17" and not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("score_names", [["fq"], ["fasttext_quality", "quality"], []])
+def test_the_cards_duckdb_one_liner_reads_the_runs_own_scores(curated_output, score_names):
+    """It named `fasttext_quality` whatever the run wrote: with a scorer named otherwise, or no
+    scorer, DuckDB answered `Could not find key "fasttext_quality" in struct`."""
+    import duckdb
+
+    from pipeline.dataset_card import render_card
+
+    manifest = json.loads((curated_output / "manifest.json").read_text()) | {"score_names": score_names}
+    card = render_card(manifest, str(curated_output))
+    one_liner = next(line for line in card.splitlines() if line.startswith("duckdb -c "))
+    query = shlex.split(one_liner)[2]
+    score = "quality" if "quality" in score_names else next(iter(score_names), None)
+    assert (
+        query
+        == f"SELECT id{f', scores[{score!r}] AS score' if score else ''} FROM '{curated_output}/kept/*.parquet' LIMIT 5"
+    )
+    if score in (None, "fasttext_quality"):  # the scores the shared run wrote
+        assert len(duckdb.sql(query).fetchall()) == 5
 
 
 def test_a_clean_run_still_has_an_empty_failed_part(tmp_path):
