@@ -347,14 +347,14 @@ def _validate(path: str) -> int:
 
     recipe = load_recipe(path)
     check_tokenizer(recipe)
+    if recipe.output.mixture:  # checked before anything is printed: a refused recipe prints no JSON
+        _validate_mixture(recipe)
     print(json.dumps(recipe.resolved(), indent=2, default=str))
     for stage in recipe.stages:
         extra = stage.manifest_extra()
         if extra:
             print(f"\n{stage.name}:")
             print(json.dumps(extra, indent=2, default=str))
-    if recipe.output.mixture:
-        _validate_mixture(recipe)
     for note in language_notes(recipe):
         print(note, file=sys.stderr)
     print(f"\nok: {len(recipe.stages)} stages, {len(recipe.generators)} generators", file=sys.stderr)

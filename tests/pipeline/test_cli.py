@@ -130,7 +130,9 @@ def test_validate_checks_a_mixture_against_the_recipes_local_inputs(tmp_path, ca
 
     typo = '{ "*/wbe.jsonl" = 0.5, "*/web.jsonl" = 0.5 }'
     assert main(["validate", recipe(typo, [str(tmp_path / "*.jsonl")])]) == 2
-    assert "mixture: '*/wbe.jsonl' matches no input file" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "mixture: '*/wbe.jsonl' matches no input file" in said.err
+    assert said.out == ""  # `validate r.toml > resolved.json` left a valid-looking JSON file
     assert main(["validate", recipe('{ "*/web.jsonl" = 1.0 }', [str(tmp_path / "*.jsonl")])]) == 0
     assert main(["validate", recipe(typo, [str(tmp_path / "elsewhere/*.jsonl")])]) == 0
     assert "note: [output] mixture not checked: " in capsys.readouterr().err
