@@ -114,7 +114,8 @@ class MinHashDedup(PrefersScore, CollectionStage):
             float,
             0.0,
             "if > 0: derive bands and rows (bands × rows ≤ the configured product) from this target "
-            "similarity by minimizing false positive + false negative area under the S-curve",
+            "similarity by minimizing false positive + false negative area under the S-curve; "
+            "at least jaccard_threshold",
             min=0.0,
             max=0.99,
         ),
@@ -146,6 +147,12 @@ class MinHashDedup(PrefersScore, CollectionStage):
 
     def configure(self) -> None:
         if self.target_threshold > 0:
+            if self.target_threshold < self.jaccard_threshold:  # its candidates would be refused
+                raise ConfigError(
+                    f"target_threshold {self.target_threshold} is below jaccard_threshold "
+                    f"{self.jaccard_threshold}: the pairs between the two would be found, then refused; "
+                    f"set jaccard_threshold = {self.target_threshold} too (or lower)"
+                )
             self.bands, self.rows = bands_rows_for_threshold(self.target_threshold, self.bands * self.rows)
         if self.bands * self.rows > 4096:
             raise ConfigError(f"bands × rows = {self.bands * self.rows} is above the maximum 4096")

@@ -98,6 +98,7 @@ def embed_documents(embedder: Any, texts: list[str], max_chars: int, batch_size:
 # float32 dot products of unit vectors are off by up to a few 1e-7: an identical pair's is
 # 0.99999994 or 1.0000001, and at eps = 0 one in eight pairs of copies passed `> 1.0`
 ROUNDING = 1e-6
+VERIFY_PAIRS = 4096  # pairs `duplicate_groups` hands its `verify` at once
 
 
 def similar_pairs(x: np.ndarray, threshold: float, block_size: int):
@@ -120,21 +121,34 @@ def duplicate_groups(x: np.ndarray, threshold: float, block_size: int, verify=No
 
     Union-find over the pairs above `threshold` (and, if given, accepted by `verify(rows, cols)`
     → boolean mask), vectorized per block: roots are found by pointer jumping and the larger root
-    is hooked under the smaller until every pair shares a root.
+    is hooked under the smaller until every pair shares a root. `verify` sees `VERIFY_PAIRS` pairs
+    at a time, only those not joined already (they cannot change the groups): a group of n copies
+    costs about n checks, not n²/2 (4,000 copies of a page took 117 s).
     """
     parent = np.arange(len(x))
     for rows, cols, _ in similar_pairs(x, threshold, block_size):
-        if verify is not None and len(rows):
-            accepted = verify(rows, cols)
-            rows, cols = rows[accepted], cols[accepted]
-        while len(rows):
-            root_a, root_b = _roots(parent, rows), _roots(parent, cols)
-            differ = root_a != root_b
-            rows, cols = rows[differ], cols[differ]
-            high = np.maximum(root_a[differ], root_b[differ])
-            low = np.minimum(root_a[differ], root_b[differ])
-            np.minimum.at(parent, high, low)
+        if verify is None:
+            _join(parent, rows, cols)
+            continue
+        for start in range(0, len(rows), VERIFY_PAIRS):
+            some_rows, some_cols = rows[start : start + VERIFY_PAIRS], cols[start : start + VERIFY_PAIRS]
+            apart = _roots(parent, some_rows) != _roots(parent, some_cols)
+            some_rows, some_cols = some_rows[apart], some_cols[apart]
+            if len(some_rows):
+                accepted = verify(some_rows, some_cols)
+                _join(parent, some_rows[accepted], some_cols[accepted])
     return _roots(parent, np.arange(len(x)))
+
+
+def _join(parent: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+    """Union of each pair's groups in `parent`."""
+    while len(rows):
+        root_a, root_b = _roots(parent, rows), _roots(parent, cols)
+        differ = root_a != root_b
+        rows, cols = rows[differ], cols[differ]
+        high = np.maximum(root_a[differ], root_b[differ])
+        low = np.minimum(root_a[differ], root_b[differ])
+        np.minimum.at(parent, high, low)
 
 
 def _roots(parent: np.ndarray, nodes: np.ndarray) -> np.ndarray:

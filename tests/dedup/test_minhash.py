@@ -250,6 +250,13 @@ def test_settings_s_curve_and_derived_bands():
     assert derived.bands * derived.rows <= 112 and derived.rows > 8
     with pytest.raises(ConfigError, match="bands"):
         MinHashDedup("near_dups", bands=512, rows=128)
+    # a target below the verification threshold found pairs of Jaccard 0.5-0.75 only to refuse them all
+    with pytest.raises(
+        ConfigError,
+        match=r"target_threshold 0.5 is below jaccard_threshold 0.75: .*set jaccard_threshold = 0.5",
+    ):
+        MinHashDedup("near_dups", target_threshold=0.5)
+    assert MinHashDedup("near_dups", target_threshold=0.5, jaccard_threshold=0.5).rows < 8
 
 
 def verify(pairs, stored, tmp_path, partitions=4):
