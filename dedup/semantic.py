@@ -249,10 +249,10 @@ def _survivor_order(order: tuple, centroid_sim: float, survivor: str) -> tuple:
     """Sort key: the smallest key in a group survives (score, then the `survivor` rule, then id)."""
     if survivor == "longest":
         return order
-    score_rank, _, doc_id = order
+    score_rank, _, *identity = order
     # hard: lowest similarity to the centroid (farthest) first; easy: highest first.
     geometry_rank = centroid_sim if survivor == "hard" else -centroid_sim
-    return (score_rank, round(float(geometry_rank), 6), doc_id)
+    return (score_rank, round(float(geometry_rank), 6), *identity)
 
 
 @register("semantic_dedup")

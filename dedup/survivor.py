@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import xxhash
+
 from pipeline.document import Document
 from pipeline.stages import Param
 
@@ -37,10 +39,13 @@ class PrefersScore:
 
 
 def survivor_key(doc: Document, prefer_score: str, tie_break: str) -> tuple:
-    """Sort key: the smallest key in a cluster survives. Deterministic for any input order; it
-    ends with the document's `unique_id`, so documents sharing an id still have a total order.
-    A NaN score (it has no order) ranks as a missing one."""
+    """Sort key: the smallest key in a cluster survives. Deterministic for any input order: after
+    the id comes a hash of the text, so of two documents sharing an id the same one survives
+    whichever was read first (it was the first read); it ends with the document's `unique_id`, so
+    copies alike in id and text still have a total order. A NaN score (it has no order) ranks as a
+    missing one."""
     score = doc.scores.get(prefer_score) if prefer_score else None
     score_rank = -score if score is not None and not math.isnan(score) else math.inf
     length_rank = -len(doc.text) if tie_break == "longest" else 0
-    return (score_rank, length_rank, doc.unique_id)
+    text_hash = xxhash.xxh3_64_intdigest(doc.text.encode("utf-8", "surrogatepass"))
+    return (score_rank, length_rank, doc.id, text_hash, doc.unique_id)

@@ -74,3 +74,22 @@ def test_the_same_documents_cut_into_other_files_are_deduplicated_alike(tmp_path
         table = pq.read_table(out / "rejected", columns=["id", "duplicate_of", "detail"]).to_pydict()
         removed[name] = sorted(zip(table["id"], table["duplicate_of"], table["detail"]))
     assert removed["one file"] == removed["six files"] and removed["one file"]
+
+
+def test_which_of_two_near_copies_sharing_an_id_survives_does_not_depend_on_input_order(tmp_path):
+    """The survivor order ended with where a document was read, so of two equally long near-copies
+    with one id the first in the file survived: reversing the file changed the kept shard."""
+    words = _text(7).split(" ")
+    middle = len(words) // 2
+    copies = [
+        {"id": "dup", "text": " ".join(words[:middle] + [word] + words[middle + 1 :])}
+        for word in ("hefty", "harsh")
+    ]
+    assert len(copies[0]["text"]) == len(copies[1]["text"]) and copies[0]["text"] != copies[1]["text"]
+    survivors = []
+    for name, records in (("forward", copies), ("reversed", copies[::-1])):
+        inputs = [str(write_jsonl(tmp_path / "in.jsonl", records))]  # one path: one origin hash
+        recipe = write_recipe(tmp_path / "recipe.toml", inputs, '[[stage]]\nuse = "minhash_dedup"\n')
+        run_recipe(load_recipe(recipe), str(tmp_path / name), IN_PROCESS)
+        survivors.append(pq.read_table(tmp_path / name / "kept", columns=["text"]).column("text").to_pylist())
+    assert len(survivors[0]) == 1 and survivors[0] == survivors[1]
