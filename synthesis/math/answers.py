@@ -142,8 +142,11 @@ _SCALE_WORD = "|".join(_WORD_SCALES)
 _VALUE_WORD = re.compile(
     rf"\b(?:negative|minus|(?:{_SCALE_WORD})s?|squared|cubed|roots?"
     r"|sqrt|factorial|reciprocal|inverse|log|ln|exp|sin|cos|tan|not|than|least|most|half|halves|twice"
-    r"|double|triple|thrice|(?:third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|hundredth"
-    r"|thousandth)s?|percent(?:age)?)\b"
+    r"|double|triple|thrice|(?:third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
+    r"|twelfth|sixteenth|twentieth|hundredth|thousandth|millionth|billionth)s?|percent(?:age)?"
+    # negation, exclusion and scaling: `isn't 5`, `all but 5`, `multiples of 5`, `5 doubled`
+    r"|never|no|none|cannot|neither|nor|except|excluding|but|opposite|multiples?|doubled|halved|tripled"
+    r"|quadrupled|exceed\w*|beyond|upto)\b|n['’]t\b|\bup\s+to\b"
     r"|\b(?:under|over|above|below)\s+[-+]?\.?\d",
     re.I,
 )
@@ -209,7 +212,9 @@ def normalize_answer(raw: str) -> Answer:
     """Strip presentation (math delimiters, `\\text` units, currency, degrees, separators, `x =`)."""
     s = " ".join(raw.split()).replace("−", "-")  # one space between words: no regex below backtracks on runs
     s = _strip_delimiters(s).strip()
-    s = s.replace("\\$", "").replace("$", "").replace("**", "")
+    s = s.replace("\\$", "").replace("$", "")
+    if "**" in s:  # a power between operands (`4**2`: it was read as 42), else markdown bold
+        s = re.sub(r"\*\*", "", re.sub(r"(?<=[\d)])\*\*(?=[\d(])", "^", s))
     s = DROPPED_COMMANDS.sub("", s)
     s = SPACING.sub(" ", s)
     s = re.sub(r"\\[dtc]frac", r"\\frac", s)
@@ -237,8 +242,8 @@ def normalize_answer(raw: str) -> Answer:
         s = right.strip()  # `2+3=5`: the computed value (`4=x^2+y^2` is an equation)
     if ", " not in s and not re.search(r"[(\[]", s):  # `5,525` (not a list or interval): thousands
         s = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", s)
-    if re.search(r"\d", s):
-        s = re.sub(r"\s*,?\s*\b(?:and|or)\b\s*", ", ", s)  # `19 and 43`, `2 or 3`: a list
+    if re.search(r"\d", s):  # `19 and 43`, `2 or 3`: a list (spaces made one first: linear time)
+        s = re.sub(r"(?: ?,)? ?\b(?:and|or)\b ?", ", ", " ".join(s.split()))
     s = _read_value_words(s)
     value_words = _VALUE_WORD.search(s) is not None
     m = _UNIT_TAIL.match(s)

@@ -315,6 +315,9 @@ def sympy_equal(a: str, b: str) -> bool | str:
         # Exact answers: only an exact zero (`equals` evaluates the difference itself to significant
         # digits), never a tolerance: 10^{12}+sqrt(3) is not 10^{12}+sqrt(2).
         return diff.equals(0) is True
+    written = x.replace(lambda part: part.is_Float, lambda part: sympy.Rational(str(part)))
+    if y.is_rational and written.is_rational:  # a decimal for a rational: exactly it (`1e-10` is not 0)
+        return sympy.simplify(written - y) == 0
     # A decimal against an irrational value, relative to the reference (absolute only against 0).
     scale = sympy.Abs(sympy.N(y, 30)) or 1
     return bool(sympy.Abs(sympy.N(diff, 30)) <= scale / 10**9)

@@ -173,6 +173,17 @@ def _power(base: Number, exponent: Number) -> Number:
     return result
 
 
+def _bounded(value: Number) -> Number:
+    """`value`, unless an exact value's numerator or denominator is over `_MAX_BITS` bits (a sum of
+    many small powers has a denominator that grows with each term: each sum cost more than the last)."""
+    if (
+        isinstance(value, Fraction)
+        and max(value.numerator.bit_length(), value.denominator.bit_length()) > _MAX_BITS
+    ):
+        raise NotArithmetic("number too large to check")
+    return value
+
+
 class _Parser:
     """Recursive descent over tokens: + - * / ^, parentheses, sqrt, implicit `2(3)`, percentages."""
 
@@ -197,7 +208,7 @@ class _Parser:
         while (tok := self.peek()) is not None and tok.kind == "op" and tok.text in "+-":
             self.i += 1
             rhs = self.term()
-            value = value + rhs if tok.text == "+" else value - rhs
+            value = _bounded(value + rhs if tok.text == "+" else value - rhs)
         return value
 
     def term(self) -> Number:
@@ -216,8 +227,7 @@ class _Parser:
                 value = value * self.factor()
             else:
                 break
-            if isinstance(value, Fraction) and value.numerator.bit_length() > _MAX_BITS:
-                raise NotArithmetic("number too large to check")
+            value = _bounded(value)
         return value
 
     def factor(self) -> Number:
