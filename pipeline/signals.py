@@ -26,6 +26,8 @@ _BUNDLE_FAILED = re.compile(r"Error processing instruction|\[while running \\?'"
 # time in six it waited forever on the dead worker's bundle, so the driver is woken after this.
 LOST_WORKER_WAIT_S = 10.0
 WAKE_SIGNAL = signal.SIGUSR1
+WORKER_THREAD = "run_worker"  # the name of Beam's local runner's thread waiting on each worker process
+WORKER_THREAD_WAIT_S = 10.0  # how long a stopped run waits for those threads (their workers got SIGINT)
 
 
 class Stopped(KeyboardInterrupt):
@@ -245,6 +247,10 @@ def watch_run():
             done.set()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        if ended():  # Beam's threads waiting on the stopped workers may raise yet: heard here, not after
+            for thread in threading.enumerate():
+                if thread.name == WORKER_THREAD and not thread.daemon:  # in-process workers' are daemons
+                    thread.join(timeout=WORKER_THREAD_WAIT_S)
         threading.excepthook = previous_hook
         for handler in handlers:
             handler.removeFilter(not_once_ended)

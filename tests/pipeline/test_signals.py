@@ -165,3 +165,24 @@ def test_a_stop_signal_after_the_command_ended_exits_with_its_status_saying_so(s
         f"gristmill: {name} after the command finished: exiting with its status, 0",
     )
     assert "length" in done.stdout  # the command's own output came whole
+
+
+def test_a_worker_thread_failing_just_after_a_stop_prints_no_traceback():
+    """The threads Beam runs per worker process raise when their worker exits; after a stop that
+    was heard only while the run was watched, and one that raised a moment later printed its
+    traceback (one time in nine under `timeout`). The watch now waits for them. (A process of its
+    own: pytest catches thread exceptions itself.)"""
+    code = """
+import signal, threading, time
+from pipeline import signals
+
+def worker_exits():
+    time.sleep(0.5)
+    raise RuntimeError("Worker subprocess exited with return code -2")
+
+with signals.watch_run() as ending:
+    ending.signum = signal.SIGTERM  # as a stop signal records it
+    threading.Thread(name="run_worker", target=worker_exits).start()  # Beam's name for them
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "Worker subprocess exited" not in done.stderr, done.stderr
