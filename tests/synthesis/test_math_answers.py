@@ -246,29 +246,6 @@ def test_exact_and_approximate_answers_that_agree(verifier, predicted, reference
 
 
 @pytest.mark.parametrize(
-    ("predicted", "reference", "same"),
-    [
-        ("1.0e9", "1000000001", False),  # scientific notation fell to sympy's 1e-9 tolerance
-        ("1e20", "10^{20}+12345", False),
-        ("1e-10", "0", False),
-        ("3.333333333e-1", "\\frac13", False),
-        ("1.5e3", "1500", True),
-        ("2.5e-1", "\\frac14", True),
-    ],
-)
-def test_a_decimal_in_scientific_notation_is_exact_against_a_rational(verifier, predicted, reference, same):
-    assert verifier.equivalent(predicted, reference) is same
-
-
-@pytest.mark.parametrize(
-    ("predicted", "reference", "same"), [("4**2", "42", False), ("4**2", "16", True), ("**16**", "16", True)]
-)
-def test_a_power_written_with_two_stars_is_a_power_and_bold_is_dropped(verifier, predicted, reference, same):
-    """`**` was dropped as markdown bold wherever it stood: `4**2` read as 42."""
-    assert verifier.equivalent(predicted, reference) is same
-
-
-@pytest.mark.parametrize(
     "answer",
     ["\\boxed{1" + "~" * 2000 + "x}", "The answer is 1" + "\\quad " * 1000, "1" + "\\," * 4000 + "!"],
 )
@@ -376,9 +353,22 @@ def test_long_numbers_are_refused_in_linear_time(verifier, solution, answer):
         ("4 2", "42", False),
         ("4 2", "8", False),
         ("1 000 000", "1000000", True),
+        # scientific notation fell to sympy's 1e-9 tolerance against exact rationals
+        ("1.0e9", "1000000001", False),
+        ("1e20", "10^{20}+12345", False),
+        ("1e-10", "0", False),
+        ("3.333333333e-1", "\\frac13", False),
+        ("1.5e3", "1500", True),
+        ("2.5e-1", "\\frac14", True),
+        # `**` was dropped as markdown bold wherever it stood: `4**2` read as 42
+        ("4**2", "42", False),
+        ("4**2", "16", True),
+        ("**16**", "16", True),
     ],
 )
-def test_times_of_day_signs_and_spaced_numbers(verifier, predicted, reference, same):
+def test_times_signs_spaced_numbers_exponents_and_powers_are_read_as_written(
+    verifier, predicted, reference, same
+):
     assert verifier.equivalent(predicted, reference) is same
 
 
