@@ -42,10 +42,15 @@ STATUS_BYTES = 4096  # of the child's report pipe kept (a report is one line of 
 REPORT_RESERVE = 32 * MiB
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36  # prctl options (linux/prctl.h)
 PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-# System V IPC objects outlive the process that made them: memory no limit of a sample's counts,
-# and state the next sample would see. Their `get` system calls (shmget, semget, msgget) per
-# machine: (audit architecture, call numbers) from linux/audit.h and the syscall tables.
-SYSTEM_V_IPC_CALLS = {"x86_64": (0xC000003E, (29, 64, 68)), "aarch64": (0xC00000B7, (194, 190, 186))}
+# System calls refused to samples, per machine: (audit architecture, call numbers) from
+# linux/audit.h and the syscall tables. System V IPC objects (shmget, semget, msgget) and POSIX
+# message queues (mq_open) outlive the process that made them: memory no limit of a sample's
+# counts, and state the next sample would see. ptrace, process_vm_readv/writev and pidfd_getfd
+# reach into another process of the sandbox (its memory, its descriptors).
+REFUSED_CALLS = {
+    "x86_64": (0xC000003E, (29, 64, 68, 240, 101, 310, 311, 438)),
+    "aarch64": (0xC00000B7, (194, 190, 186, 180, 117, 270, 271, 438)),
+}
 X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: another table, refused whole
 # Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -475,15 +480,15 @@ def _protect_runner():
             raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
 
 
-def _refuse_system_v_ipc():
+def _refuse_calls():
     """Install a seccomp filter on this runner (and so on every sample, across `exec` too): the
-    System V IPC `get` calls fail with EPERM, and a program of another architecture (a 32-bit one a
-    sample wrote) is killed at its first system call (its call numbers are another table). Python's
+    `REFUSED_CALLS` fail with EPERM, and a program of another architecture (a 32-bit one a sample
+    wrote) is killed at its first system call (its call numbers are another table). Python's
     multiprocessing uses POSIX semaphores in /dev/shm, not these. Nothing on a machine not listed."""
     import ctypes
     import errno
 
-    machine = SYSTEM_V_IPC_CALLS.get(os.uname().machine)
+    machine = REFUSED_CALLS.get(os.uname().machine)
     if machine is None:
         return
     architecture, calls = machine
@@ -519,7 +524,7 @@ def _refuse_system_v_ipc():
     if prctl(PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0 or (
         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(filter_program), 0, 0) != 0
     ):
-        raise OSError(ctypes.get_errno(), "installing the seccomp filter on System V IPC")
+        raise OSError(ctypes.get_errno(), "installing the seccomp filter")
 
 
 def main():
@@ -546,7 +551,7 @@ def main():
     # Tasks already counted against this uid in the sandbox (init + us), so the child's limit is relative.
     base_tasks = _count_tasks(os.getuid()) if in_pid_namespace or os.getuid() != 0 else None
     _protect_runner()
-    _refuse_system_v_ipc()
+    _refuse_calls()
     replies.write("ready\n")
     replies.flush()
     for seq, line in enumerate(requests):

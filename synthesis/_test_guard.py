@@ -257,7 +257,16 @@ def _check_operands(left, right, by_hash):
         _refuse_always_equal(right)
 
 
-ORDERED_ASSERTS = ("assertAlmostEqual", "assertNotAlmostEqual", "assertLess", "assertGreater")
+ORDERED_ASSERTS = (
+    "assertAlmostEqual",
+    "assertNotAlmostEqual",
+    "assertLess",
+    "assertGreater",
+    "failUnlessAlmostEqual",
+    "failIfAlmostEqual",
+)
+# unittest's names for the values an assertion compares, when they are given by keyword
+COMPARED_KEYWORDS = ("first", "second", "a", "b", "member", "container", "expr", "obj")
 ORDERS = (operator.lt, operator.le, operator.gt, operator.ge)
 HELPER_NAMES = {
     ast.Eq: "__gristmill_eq__",
@@ -332,8 +341,13 @@ def guard_unittest(watched_modules):
     import unittest.case
 
     for name, method in list(vars(unittest.TestCase).items()):
-        if name.startswith("assert") and callable(method):
-            setattr(unittest.TestCase, name, _guarded(method))
+        # `fail*` too: Python 3.11's deprecated aliases (`failUnlessEqual`) call the unguarded original
+        if (
+            name.startswith(("assert", "fail"))
+            and name not in ("fail", "failureException")
+            and callable(method)
+        ):
+            setattr(unittest.TestCase, name, _guarded(method, name))
     outcome = unittest.case._Outcome
     ends = (unittest.SkipTest, getattr(unittest.case, "_ShouldStop", unittest.SkipTest))
     outcome.testPartExecutor = _part_executor(outcome.testPartExecutor, ends)
@@ -520,17 +534,19 @@ def _is_code(value):
     return callable(value) or isinstance(value, (classmethod, staticmethod, property))
 
 
-def _guarded(method):
-    ordered = method.__name__.startswith(ORDERED_ASSERTS)
+def _guarded(method, name):
+    ordered = name.startswith(ORDERED_ASSERTS)
 
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
-        for value in args[:2]:
+        # the two values compared, given by position or by name (`assertEqual(first=..., second=...)`)
+        compared = [*args[:2], *(kwargs[key] for key in COMPARED_KEYWORDS if key in kwargs)]
+        for value in compared:
             _refuse_always_equal(value)
             if ordered:
                 _refuse_fake_number(value)
         result = method(self, *args, **kwargs)
-        _check_made_objects(*args[:2])  # asked again: an `__eq__` that says True after some calls
+        _check_made_objects(*compared)  # asked again: an `__eq__` that says True after some calls
         return result
 
     return guarded

@@ -1,8 +1,17 @@
 """How the runner runs tests that the tests' code only defined, as pytest and unittest would (stdlib
 only; loaded into the sandbox as `_test_guard.py` is, ahead of `_sandbox_runner.py`)."""
 
+import ast
+import asyncio
 import sys
 import types
+
+# Bound once, in the warm interpreter: a solution that replaces `types.FunctionType`,
+# `types.CoroutineType`, `asyncio.run` or `ast.walk` changed which tests were collected, or ran
+# none (wrong solutions were admitted); the runner checks that these names stay as bound.
+FunctionType, MethodType, CoroutineType = types.FunctionType, types.MethodType, types.CoroutineType
+run_coroutine = asyncio.run
+parse_source, walk_tree, NameNode, AttributeNode = ast.parse, ast.walk, ast.Name, ast.Attribute
 
 XUNIT_HOOKS = ("setup_module", "teardown_module", "setup_function", "teardown_function")
 
@@ -19,10 +28,8 @@ def _call_test(function, *bound):
             f"{function.__qualname__} takes arguments (pytest fixtures?) and the tests never call it"
         )
     result = function(*bound)
-    if isinstance(result, types.CoroutineType):
-        import asyncio
-
-        asyncio.run(result)
+    if isinstance(result, CoroutineType):
+        run_coroutine(result)
 
 
 def _run_test_method(instance, method):
@@ -34,7 +41,7 @@ def _run_test_method(instance, method):
 
 def _call_hook(instance, name, method):
     hook = getattr(type(instance), name, None)
-    if isinstance(hook, types.FunctionType):  # pytest passes the test method when the hook takes it
+    if isinstance(hook, FunctionType):  # pytest passes the test method when the hook takes it
         if hook.__code__.co_argcount > 1:
             hook(instance, method)
         else:
@@ -52,19 +59,17 @@ def _call_xunit(hook, argument):
 def _call_class_hook(cls, name):
     """`setup_class`/`teardown_class`, a classmethod or a function taking the class, as pytest."""
     hook = getattr(cls, name, None)
-    if isinstance(hook, types.MethodType):
+    if isinstance(hook, MethodType):
         hook()
-    elif isinstance(hook, types.FunctionType):
+    elif isinstance(hook, FunctionType):
         hook(cls)
 
 
 def _referenced_names(tests):
     """Every name and attribute the tests' source mentions (a `def` or `class` line mentions none)."""
-    import ast
-
-    nodes = list(ast.walk(ast.parse(tests)))
-    return {n.id for n in nodes if isinstance(n, ast.Name)} | {
-        n.attr for n in nodes if isinstance(n, ast.Attribute)
+    nodes = list(walk_tree(parse_source(tests)))
+    return {n.id for n in nodes if isinstance(n, NameNode)} | {
+        n.attr for n in nodes if isinstance(n, AttributeNode)
     }
 
 
@@ -85,7 +90,7 @@ def run_defined_tests(namespace, before, tests, unittest_ran):
     hooks = {
         name: hook
         for name in XUNIT_HOOKS
-        if isinstance(hook := namespace.get(name), types.FunctionType)
+        if isinstance(hook := namespace.get(name), FunctionType)
         and hook.__code__.co_filename == "<tests>"
         and name not in mentioned
     }
@@ -95,7 +100,7 @@ def run_defined_tests(namespace, before, tests, unittest_ran):
         if before.get(name) is value or name in mentioned:
             continue
         unittest = sys.modules.get("unittest")
-        if isinstance(value, types.FunctionType):
+        if isinstance(value, FunctionType):
             if name.startswith("test") and value.__code__.co_filename == "<tests>":
                 collected.append(value)
                 taken.append(name)
@@ -110,7 +115,7 @@ def run_defined_tests(namespace, before, tests, unittest_ran):
                 for method_name, method in vars(value).items()
                 if method_name.startswith("test")
                 and method_name not in mentioned
-                and isinstance(method, types.FunctionType)
+                and isinstance(method, FunctionType)
             ]
             if methods:
                 collected.append((value, methods))

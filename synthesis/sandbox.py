@@ -229,6 +229,11 @@ def bwrap_command(python: str, scratch_mb: int, import_paths: tuple[str, ...] = 
     cmd += ["--remount-ro", "/dev", "--remount-ro", "/"]
     if _bwrap_supports(bwrap, "--disable-userns"):  # bubblewrap >= 0.8: no nested user namespaces
         cmd += ["--disable-userns"]
+    # The runner is the PID namespace's init, not bubblewrap's reaper: the reaper held the host's
+    # request and reply pipes and could be traced, so a sample that exec'd a program took the reply
+    # pipe from it (pidfd_getfd) and wrote verdicts for itself and the samples after it. As init,
+    # the (not dumpable) runner is also out of reach of the sample's signals.
+    cmd += ["--as-pid-1"]
     runner = [interpreter, "-I", "-S", "-c", RUNNER_SOURCE, "/tmp", "pidns", "/dev/shm"]  # wiped per sample
     return cmd + ["--chdir", "/tmp", "--", *runner]
 
@@ -300,7 +305,13 @@ class Runner:
         if reply == b"timeout":
             self.close()
             return RunResult("runner_hung", elapsed_s=limits.backstop_s + WATCHDOG_GRACE_S)
-        data = json.loads(reply)
+        try:
+            data = json.loads(reply)
+        except ValueError:  # not the runner's (it writes JSON lines only): a fault, retried
+            self.close()
+            return RunResult(
+                "runner_died", elapsed_s=time.monotonic() - sent, stderr="its reply was not JSON"
+            )
         if not data["clean"]:
             self.close()  # the runner exits: its /tmp holds something the sample made undeletable
         return RunResult(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.synthesis.test_verify import code, needs_bwrap
 
 WRONG_ADD = "def add(a, b):\n    return 0\n"
@@ -214,3 +216,97 @@ def test_a_solution_that_replaces_the_verifiers_own_functions_is_gamed(stage):
     assert [(v.keep, v.reason, v.detail) for v in verdicts] == [
         (False, "tests_failed", "tests: GamedTests: the sample replaced the verifier's own functions")
     ] * 2
+
+
+# A program the sample exec's (no audit hook there) takes the sandbox's init's copy of the host's
+# reply pipe (pidfd_getfd of pid 1, fd 1) and writes passed verdicts for this sample and the next.
+STOLEN_REPLY_PIPE = r"""
+import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+host = libc.syscall(438, libc.syscall(434, 1, 0), 1, 0)
+ok = {"outcome": None, "exit_code": 0, "signal": None, "status": {"phase": "ok", "error": "", "message": ""},
+      "elapsed": 0.01, "waited": 0.0, "cpu": 0.01, "runner_cpu": 0.0, "stdout": "", "stderr": "",
+      "output_bytes": 0, "clean": True}
+os.write(host, ((json.dumps(ok) + "\n") * 4).encode())
+"""
+
+
+@needs_bwrap
+def test_a_sample_cannot_write_the_hosts_replies_through_the_sandboxs_init(stage):
+    """bubblewrap's reaper, pid 1, held the host's pipes and could be traced: the forger and the
+    next three wrong samples were admitted, and a later right one got a wrong sample's verdict."""
+    forge = f"import os\nos.execv('/usr/bin/python3', ['python3', '-c', {STOLEN_REPLY_PIPE!r}])\n"
+    samples = [code("forger", forge + WRONG_ADD, TESTS)]
+    samples += [code(f"wrong{i}", WRONG_ADD, TESTS) for i in range(4)]
+    samples.append(code("right", "def add(a, b):\n    return a + b\n", TESTS))
+    verdicts = stage.check_batch(samples)
+    assert [(doc.id, verdict.keep) for doc, verdict in zip(samples, verdicts)] == [
+        ("forger", False),
+        *((f"wrong{i}", False) for i in range(4)),
+        ("right", True),
+    ]
+
+
+@needs_bwrap
+def test_posix_message_queues_do_not_carry_over_to_the_next_sample():
+    from synthesis.sandbox import Limits, SandboxPool
+
+    leave = (
+        "import ctypes, os\nrt = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+        "q = rt.mq_open(b'/carry', os.O_CREAT | os.O_RDWR, 0o600, None)\n"
+        "print(q, rt.mq_send(q, b'left by sample 1', 16, 0))\n"
+    )
+    read = (
+        "import ctypes, os\nrt = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+        "q = rt.mq_open(b'/carry', os.O_RDONLY | os.O_NONBLOCK)\nbuf = ctypes.create_string_buffer(8192)\n"
+        "print(rt.mq_receive(q, buf, 8192, None), buf.value)\n"
+    )
+    exec_python = "import os\nos.execv('/usr/bin/python3', ['python3', '-c', {!r}])\n".format
+    with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=2.0)) as one:
+        made = one.run(exec_python(leave), "assert True")
+        found = one.run(exec_python(read), "assert True")
+    assert made.stdout.split() == ["-1", "-1"]  # mq_open refused
+    assert "left by sample 1" not in found.stdout
+
+
+DEFINED_TEST = "def test_add():\n    assert add(1, 2) == 3\n"
+ASYNC_TEST = "async def test_add():\n    assert add(1, 2) == 3\n"
+SEES_EVERY_TEST = (  # every def and class also yields a Name of itself: each test looks called by the tests
+    "import ast\nreal = ast.walk\n"
+    "def walk(node):\n    for n in real(node):\n        yield n\n"
+    "        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):\n"
+    "            yield ast.Name(id=n.name)\n"
+    "ast.walk = walk\n"
+)
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    ("prefix", "tests"),
+    [
+        ("import types\ntypes.FunctionType = type('Nothing', (), {})\n", DEFINED_TEST),
+        ("import asyncio\nasyncio.run = lambda coro, **k: coro.close()\n", ASYNC_TEST),
+        ("import types\ntypes.CoroutineType = type(None)\n", ASYNC_TEST),
+        (SEES_EVERY_TEST, DEFINED_TEST),
+    ],
+    ids=["FunctionType", "asyncio.run", "CoroutineType", "ast.walk"],
+)
+def test_a_wrong_solution_cannot_change_how_defined_tests_are_collected(stage, prefix, tests):
+    """The collection of tests only defined looked these up as it ran: none ran, and wrong
+    solutions were admitted."""
+    (verdict,) = stage.check_batch([code("collection", prefix + WRONG_ADD, tests)])
+    assert not verdict.keep
+
+
+ALWAYS_EQUAL_ZERO = "class R(int):\n    def __eq__(self, o):\n        return True\n    __hash__ = int.__hash__\ndef add(a, b):\n    return R(0)\n"
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "assertion", ["self.failUnlessEqual(add(1, 2), 3)", "self.assertEqual(first=add(1, 2), second=3)"]
+)
+def test_unittests_deprecated_aliases_and_keyword_arguments_are_guarded_too(stage, assertion):
+    """Only `assert*` methods were guarded, and only their positional values."""
+    tests = f"import unittest\nclass T(unittest.TestCase):\n    def test_add(self):\n        {assertion}\nunittest.main()\n"
+    (verdict,) = stage.check_batch([code("alias", ALWAYS_EQUAL_ZERO, tests)])
+    assert not verdict.keep and "GamedTests" in verdict.detail

@@ -113,35 +113,82 @@ def test_run_many_keeps_job_order(pool):
     assert [r.stdout.strip() for r in pool.run_many(jobs)] == [str(i) for i in range(12)]
 
 
-KILL_RUNNER = "import os\nos.kill(os.getppid(), 9)"
-# Kills its runner unless it runs as the first sample of a fresh runner (scratch folder s0).
-KILL_WARM_RUNNER = "import os\nif os.path.basename(os.getcwd()) != 's0':\n    os.kill(os.getppid(), 9)"
+def kill_runners_mid_sample(monkeypatch, times: int) -> None:
+    """The next `times` samples' runners are killed (their whole process group, from the host)
+    while the sample runs: a sample cannot kill its runner, the PID namespace's init."""
+    left = [times]
+    send = sandbox_module.Runner.run
+
+    def run(self, request, limits):
+        if left[0] > 0:
+            left[0] -= 1
+            if self.proc is None or self.proc.poll() is not None:  # started here: the kill is mid-sample
+                self.close()
+                self._start()
+            read_line = self._read_line
+
+            def killed_first(timeout_s):
+                del self._read_line  # once: the class's again
+                os.killpg(self.proc.pid, 9)
+                return read_line(timeout_s)
+
+            self._read_line = killed_first
+        return send(self, request, limits)
+
+    monkeypatch.setattr(sandbox_module.Runner, "run", run)
 
 
 @needs_bwrap
-def test_a_killed_runner_is_restarted(pool):
-    assert pool.run(KILL_RUNNER, "assert True").outcome == "runner_died"
+def test_a_sample_cannot_kill_its_runner(pool):
+    """Its parent is the PID namespace's init, which a signal from inside does not reach."""
+    result = pool.run("import os\nos.kill(os.getppid(), 9)\nprint(os.getppid())", "assert True")
+    assert result.passed and result.stdout.split() == ["1"]
+
+
+@needs_bwrap
+def test_a_killed_runner_is_restarted(pool, monkeypatch):
+    kill_runners_mid_sample(monkeypatch, 2)
+    assert pool.run("import time\ntime.sleep(0.5)", "assert True").outcome == "runner_died"
     assert all(r.passed for r in pool.run_many([("x = 1", "assert x == 1", None)] * 4))
 
 
 @needs_bwrap
-def test_a_sample_whose_runner_dies_once_is_retried_on_a_fresh_runner_and_admitted():
+def test_a_sample_whose_runner_dies_once_is_retried_on_a_fresh_runner_and_admitted(monkeypatch):
     with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=1.0)) as one:
-        assert one.run(
-            "x = 1", "assert x == 1"
-        ).passed  # the runner is warm: the next sample is not its first
-        result = one.run(KILL_WARM_RUNNER, "assert True")
+        assert one.run("x = 1", "assert x == 1").passed  # the runner is warm
+        kill_runners_mid_sample(monkeypatch, 1)
+        result = one.run("import time\ntime.sleep(0.5)", "assert True")
     assert result.passed
     assert len(result.attempts) == 1 and result.attempts[0].startswith("runner_died")
 
 
 @needs_bwrap
-def test_a_sample_that_kills_a_fresh_runner_too_is_rejected_crashed_with_both_attempts(pool):
-    result = pool.run(KILL_RUNNER, "assert True")
+def test_a_sample_whose_fresh_runner_dies_too_is_rejected_crashed_with_both_attempts(pool, monkeypatch):
+    kill_runners_mid_sample(monkeypatch, 2)
+    result = pool.run("import time\ntime.sleep(0.5)", "assert True")
     assert result.outcome == "runner_died" and len(result.attempts) == 2
     verdict = classify(result, 1.0)
     assert verdict.reason == "crashed"
     assert verdict.detail.count("runner_died") == 2 and "SIGKILL" in verdict.detail
+
+
+@needs_bwrap
+def test_a_reply_that_is_not_json_is_a_runner_fault_not_an_error(pool, monkeypatch):
+    """A sample that reached the reply pipe could write a partial line: the next reply did not
+    parse, and `json.loads` raised out of `check_batch`."""
+    read_line = sandbox_module.Runner._read_line
+    replies = iter([b'{"outcome": nul'])
+
+    def garbled_once(self, timeout_s):
+        line = read_line(self, timeout_s)
+        return next(replies, line) if line.startswith(b"{") else line
+
+    monkeypatch.setattr(sandbox_module.Runner, "_read_line", garbled_once)
+    result = pool.run("x = 1", "assert x == 1")
+    assert result.passed and len(result.attempts) == 1
+    assert result.attempts[0].startswith("runner_died") and result.attempts[0].endswith(
+        "its reply was not JSON"
+    )
 
 
 @needs_bwrap

