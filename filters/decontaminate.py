@@ -12,8 +12,10 @@ from typing import Any
 import numpy as np
 import xxhash
 
+from filters.unicode_text import folded
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
+from synthesis.candidate_dedup import training_text
 
 HASH_SEED = 0x6465636F6E  # "decon"
 # Odd 64-bit multiplier of the polynomial that combines token hashes into n-gram hashes.
@@ -55,9 +57,10 @@ def _char_class(codes: list[int]) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """Normalized tokens: NFKC, casefolded, punctuation removed, CJK split per character, Thai
-    and the other scripts written without spaces at their vowel signs and tone marks."""
-    text = unicodedata.normalize("NFKC", text).casefold()
+    """Normalized tokens: NFKC, casefolded, invisible format characters and punctuation removed,
+    CJK split per character, Thai and the other scripts written without spaces at their vowel
+    signs and tone marks."""
+    text = folded(text)
     return (_ASCII_WORD if text.isascii() else _word_pattern()).findall(text)
 
 
@@ -95,7 +98,9 @@ def eval_text(doc: Document, fields: list[str]) -> str:
 
 
 class EvalIndex:
-    """Sorted unique n-gram hashes of the eval sets, each with the index of one eval item holding it."""
+    """The eval sets' n-gram hashes, sorted, once per eval item holding each (`owners`: the item's
+    index), so a document's figures name the item it shares the most with (with one item per
+    n-gram, the first holding it, boilerplate two items share credited the first)."""
 
     def __init__(self, hashes: np.ndarray, owners: np.ndarray, ids: list[str], figures: dict[str, Any]):
         self.hashes = hashes
@@ -144,23 +149,32 @@ class EvalIndex:
                 )
         hashes = np.concatenate(chunks)
         owner = np.concatenate(owners)
-        order = np.lexsort((owner, hashes))  # by hash, then the first eval item holding it
+        order = np.lexsort((owner, hashes))  # by hash, then eval item
         hashes, owner = hashes[order], owner[order]
-        first = np.ones(len(hashes), dtype=bool)
-        first[1:] = hashes[1:] != hashes[:-1]
+        new_pair = np.ones(len(hashes), dtype=bool)  # an item's repeated n-gram counts once
+        new_pair[1:] = (hashes[1:] != hashes[:-1]) | (owner[1:] != owner[:-1])
+        hashes, owner = hashes[new_pair], owner[new_pair]
         figures = {
             "eval_files": len(files),
             "eval_items": len(ids),
             "eval_items_too_short": short,
             "eval_records_skipped": skipped,
-            "eval_ngrams": int(first.sum()),
+            "eval_ngrams": int(len(hashes) and 1 + np.count_nonzero(hashes[1:] != hashes[:-1])),
         }
-        return cls(hashes[first], owner[first], ids, figures)
+        return cls(hashes, owner, ids, figures)
 
-    def matches(self, found: np.ndarray) -> np.ndarray:
-        """Positions in `hashes` of the distinct n-grams of `found` that the eval sets contain."""
-        positions = np.minimum(np.searchsorted(self.hashes, found), len(self.hashes) - 1)
-        return np.unique(positions[self.hashes[positions] == found])
+    def matches(self, found: np.ndarray) -> tuple[int, np.ndarray]:
+        """(How many distinct n-grams of `found` the eval sets contain, the eval item of every
+        (n-gram, item) pair they hold them in)."""
+        found = np.unique(found)
+        starts, ends = (
+            np.searchsorted(self.hashes, found, "left"),
+            np.searchsorted(self.hashes, found, "right"),
+        )
+        held = ends > starts
+        starts, lengths = starts[held], (ends - starts)[held]
+        pairs = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+        return int(held.sum()), self.owners[pairs]
 
 
 @register("decontaminate")
@@ -172,8 +186,8 @@ class Decontaminate(DocumentStage):
     read once per worker into a sorted numpy array of unique n-gram hashes (8 bytes per n-gram,
     plus 4 for the eval item), so a document costs one vectorized hash and one `searchsorted`.
     Eval items shorter than `ngram` tokens cannot be matched and are counted in the manifest.
-    Synthesis candidates are checked too (their text is empty until `verify` renders it), so
-    placing this stage after `verify` also screens admitted synthetic samples.
+    Synthesis candidates are checked too, by the text `verify` gives them (code: prompt and
+    program; math: problem and solution), before `verify` as after it.
     Reasons: `contaminated` (`detail` = distinct matching n-grams and the id of the eval item
     sharing the most of them).
     """
@@ -239,13 +253,16 @@ class Decontaminate(DocumentStage):
 
     def check(self, doc: Document) -> Verdict:
         self.require_setup(self.index)
-        found = ngram_hashes(doc.cached("decontaminate_tokens", tokens), self.ngram)
+        if doc.kind is not None and not doc.text:  # a candidate before `verify`: the text it would get
+            words = tokens(training_text(doc))
+        else:
+            words = doc.cached("decontaminate_tokens", tokens)
+        found = ngram_hashes(words, self.ngram)
         if len(found) < self.min_matches:
             return KEEP
-        positions = self.index.matches(found)
-        if len(positions) < self.min_matches:
+        shared, owners = self.index.matches(found)
+        if shared < self.min_matches:
             return KEEP
-        owners = self.index.owners[positions]
         values, counts = np.unique(owners, return_counts=True)
         top = int(values[np.argmax(counts)])  # the eval item sharing most n-grams (first on ties)
-        return reject("contaminated", f"ngrams={len(positions)} eval={self.index.ids[top]}")
+        return reject("contaminated", f"ngrams={shared} eval={self.index.ids[top]}")

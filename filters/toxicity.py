@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -11,6 +10,7 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
+from filters.unicode_text import folded
 from pipeline.document import Document, Verdict, keep, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 
@@ -28,13 +28,6 @@ _RUN3 = re.compile(r"(\w)\1{2,}+")  # possessive, here and above: no regex state
 _RUN2 = re.compile(r"(\w)\1++")
 _LEET = str.maketrans("0134578@$!|+€", "oieastbasilte")
 _MODEL_CODE = re.compile(r"[^\W\d_]\d+")  # A55, S20: a product's model, not l33t (a55 -> ass)
-
-
-def normalize(text: str) -> str:
-    """NFKC (full-width and compatibility forms) and casefold."""
-    if text.isascii():
-        return text.lower()
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 @lru_cache(maxsize=1)
@@ -71,7 +64,7 @@ class Lexicon:
 def read_list(path: Path) -> list[str]:
     """Normalized entries of one list file (`#` lines are comments)."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [" ".join(normalize(line).split()) for line in lines if line.strip() and not line.startswith("#")]
+    return [" ".join(folded(line).split()) for line in lines if line.strip() and not line.startswith("#")]
 
 
 @lru_cache(maxsize=64)
@@ -189,7 +182,7 @@ class Matcher:
 
     def count(self, text: str) -> ToxicityCounts:
         """Tokens, flagged tokens and matched terms of one text."""
-        raw = _SPLIT.split(normalize(text))
+        raw = _SPLIT.split(folded(text))
         cache, info = self.cache, self.info
         infos = [cache.get(token) or info(token) for token in raw]
         specials = [i for i, found in enumerate(infos) if found is not PLAIN and found is not NONWORD]
@@ -316,7 +309,7 @@ class Toxicity(DocumentStage):
         key = frozenset(chosen)
         found = self.matchers.get(key)
         if found is None:
-            exclude = frozenset(" ".join(normalize(e).split()) for e in self.exclude)
+            exclude = frozenset(" ".join(folded(e).split()) for e in self.exclude)
             if not self.count_ambiguous:
                 exclude |= ambiguous_entries(key)
             found = self.matchers[key] = Matcher(load_lexicon(key, exclude))
@@ -361,8 +354,9 @@ class Toxicity(DocumentStage):
         if learned is not None and learned >= self.max_learned:
             rules.append(f"learned={learned:.3f}>={self.max_learned}")
         if rules:
-            terms = ",".join(term for term, _ in counts.terms[:3])
-            return reject("toxic", " ".join(rules) + f" terms={terms}", doc)
+            if counts.terms:  # the evidence in the word lists, when they hold any
+                rules.append("terms=" + ",".join(term for term, _ in counts.terms[:3]))
+            return reject("toxic", " ".join(rules), doc)
         return keep(doc)
 
     def score_names(self) -> list[str]:

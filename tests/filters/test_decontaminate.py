@@ -104,9 +104,12 @@ def test_edge_cases_empty_one_word_non_latin_crlf(eval_file):
 def test_admitted_synthesis_samples_are_checked(eval_file):
     built = stage(eval_file)
     assert built.handles_candidates
-    assert built.check(Document("c1", "", kind="math")).keep  # not yet rendered by verify
+    assert built.check(Document("c1", "", kind="math")).keep  # nothing in it
     rendered = Document("c2", f"Problem: {QUESTION}\nSolution: 72", kind="math")
     assert built.check(rendered).reason == "contaminated"
+    # before `verify`, by the text it would give: an exact copy of an eval problem passed
+    unrendered = Document("c3", "", kind="math", metadata={"problem": QUESTION, "solution": "#### 72"})
+    assert built.check(unrendered).reason == "contaminated"
 
 
 def test_short_eval_items_are_counted_not_matched(eval_file):
@@ -154,3 +157,26 @@ def test_missing_or_unusable_eval_files_name_the_file(tmp_path, eval_file):
         gone.setup()
     with pytest.raises(ConfigError, match="ngram"):
         Decontaminate("d", paths=[str(wrong)], ngram=2)
+
+
+def test_the_detail_names_the_eval_item_sharing_the_most_not_the_first_holding_an_ngram(tmp_path):
+    """Each n-gram kept one owner, the first item holding it: a document holding item B whole was
+    reported as item A, which shares B's first 30 words."""
+    words = [f"w{i}" for i in range(80)]
+    shared = " ".join(words[:30])
+    items = [
+        {"id": "A", "q": f"{shared} " + " ".join(words[30:60])},
+        {"id": "B", "q": f"{shared} " + " ".join(words[60:65])},
+    ]
+    built = Decontaminate("d", paths=[str(write_jsonl(tmp_path / "eval.jsonl", items))], text_fields=["q"])
+    built.setup()
+    verdict = built.check(Document("doc", f"Some page. {items[1]['q']} end."))
+    assert verdict.reason == "contaminated" and verdict.detail == "ngrams=23 eval=B"
+    assert built.manifest_extra()["eval_ngrams"] == 48 + 23 - 18  # distinct n-grams: A's, and B's own
+
+
+def test_invisible_characters_inside_words_do_not_hide_a_copy(eval_file):
+    """Soft hyphens (`&shy;` hyphenation) split words in two: 43 % of MATH problems so hyphenated
+    were missed."""
+    hyphenated = " ".join(w[:2] + "\u00ad" + w[2:] if len(w) > 3 else w for w in QUESTION.split())
+    assert stage(eval_file).check(Document("web", hyphenated)).reason == "contaminated"

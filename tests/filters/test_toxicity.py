@@ -30,6 +30,8 @@ def test_profane_text_is_rejected_with_score_and_terms():
     lexicon_only = Toxicity("toxicity", learned=False).check(doc)
     assert lexicon_only.detail == "score=0.2500>0.02 flagged=3/12 terms=fuck,shit,fucking"
     assert "toxicity.learned" not in lexicon_only.doc.scores
+    # an insult with no listed word: the learned rule alone, and no empty `terms=` after it
+    assert stage.check(Document("d", "shut up you stupid ugly loser")).detail == "learned=1.000>=0.9"
 
 
 def test_learned_model_rejects_insults_the_word_lists_miss():
@@ -111,7 +113,28 @@ def test_ambiguous_entries_count_only_when_asked():
     assert terms("no abnormality of the scrotum; the clitoris, labia and vulva were normal") == {}
     romanian = Document("d", "cum se numește orașul?", language="ro")
     assert Toxicity("t").counts(romanian).terms == ()
-    assert dict(Toxicity("t").counts(Document("d", "cum se numește orașul?")).terms) == {"cum": 1}
+    assert dict(Toxicity("t").counts(Document("d", "cum se numește orașul?")).terms) == {}  # cum laude
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fecal samples were collected from all 40 patients. The fecal occult blood test detected bleeding "
+        "in six of them, and fecal calprotectin was elevated in patients with active colitis.",
+        "def test():\n    assert mask('123-45-6789') == 'xxx-xx-6789'\n    assert mask('1') == 'xxx'\n",
+        "Blue tits and great tits nested in the boxes; coal tits came to the feeders in winter.",
+        "The court struck down the sodomy law; the swastika had been a Hindu symbol long before.",
+    ],
+)
+def test_clinical_legal_and_everyday_meanings_are_not_toxic(text):
+    """Each was rejected on the word lists alone (a probe of clinical, legal, code and nature text)."""
+    assert Toxicity("t", learned=False).check(Document("d", text)).keep
+
+
+def test_invisible_characters_inside_a_word_do_not_hide_it():
+    """A zero-width space split `fu\u200bcking` in two, and the word lists saw neither half."""
+    text = "You are a fu\u200bcking idiot and a cu\u00adnt"
+    assert dict(Toxicity("t", learned=False).counts(Document("d", text)).terms) == {"fucking": 1, "cunt": 1}
 
 
 def test_min_flagged_and_max_score():
