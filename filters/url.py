@@ -113,7 +113,8 @@ class URLFilter(DocumentStage):
     `datatrove_matching` decides as datatrove does (recipes/fineweb.toml; entries as written,
     lower-cased). Otherwise listed domains and URLs are read as the reader gives documents' URLs
     (scheme and host lower-cased; a `*.`, port or URL around a domain dropped), so an entry copied
-    from the data matches it.
+    from the data matches it, and a URL is matched with or without its scheme (UT1's 19.6k URLs
+    are written without one: as datatrove does, they blocked only URLs written so too).
     Reasons: `blocked_domain`, `blocked_url`, `banned_word`, `soft_banned_words`, `banned_subword`.
     """
 
@@ -175,6 +176,9 @@ class URLFilter(DocumentStage):
         self._urls = frozenset(normalize_url(url) or url for url in listed).union(
             ut1.blocked_urls() if self.ut1_lists else ()
         )
+        # UT1's URLs (and many a user's) are written without a scheme: as datatrove does, those
+        # matched only a document URL without one too; here a URL is also looked up without its scheme
+        self._bare_urls = None if self.datatrove_matching else frozenset(map(_without_scheme, self._urls))
         self._banned = words("banned_words", "banned_words.txt")
         self._soft = words("soft_banned_words", "soft_banned_words.txt")
         subwords = words("banned_subwords", "banned_subwords.txt")
@@ -189,7 +193,7 @@ class URLFilter(DocumentStage):
             for domain in self._domains_to_look_up(url):
                 if domain in self._domains or (self._ut1_domains is not None and domain in self._ut1_domains):
                     return reject("blocked_domain", domain)
-        if url in self._urls:
+        if url in self._urls or (self._bare_urls is not None and _without_scheme(url) in self._bare_urls):
             return reject("blocked_url", url)
         url_words = set(_NON_ALNUM.split(url if self.datatrove_matching else url.lower()))
         banned = url_words & self._banned
@@ -211,3 +215,8 @@ class URLFilter(DocumentStage):
             return host_suffixes(url)
         parts = self._extract(url)
         return [domain for domain in (parts.top_domain_under_public_suffix, parts.fqdn) if domain]
+
+
+def _without_scheme(url: str) -> str:
+    """`host/path...` of a URL (`http://x.org/a` and `x.org/a` alike)."""
+    return url.split("://", 1)[-1]
