@@ -111,6 +111,12 @@ class _Parser:
         right = self.operand()
         if left[0] == "num" and right[0] == "num":
             raise ExprError(f"comparison of two numbers: {left[1]} {op} {right[1]}")
+        if self.peek() == "op":  # `0.2 < q < 0.5`: said so, not as a missing ')' further on
+            middle = right[1] if right[0] == "name" else "x"
+            raise ExprError(
+                f"chained comparisons are not supported: write `... {op} {middle} and {middle} "
+                f"{self.tokens[self.i][1]} ...`"
+            )
         return ("cmp", op, left, right)
 
     def operand(self) -> tuple:

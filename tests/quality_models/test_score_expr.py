@@ -43,6 +43,8 @@ def test_parse_names_and_evaluate():
         ("(a > 1", "missing ')'"),
         ("a > 1 b", "unexpected 'b' after a complete expression"),
         ("1 < 2", "comparison of two numbers"),
+        # said as "missing ')'" (bracketed) or "unexpected '<' after a complete expression"
+        ("(0.2 < q < 0.5)", "chained comparisons are not supported: write `... < q and q < ...`"),
         ("__import__('os') > 1", "unexpected"),
         ("a > 1 and", "expected a score name or a number"),
         ("(" * 2000 + "a > 1" + ")" * 2000, "expression too long: more than 200 tokens"),
