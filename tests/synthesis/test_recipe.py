@@ -178,13 +178,15 @@ def test_candidates_read_by_a_recipe_without_verify_are_rejected_unverified(tmp_
         "solution": 'import os; os.system("true")',
         "tests": "assert False",
     }
-    data = write_jsonl(tmp_path / "in.jsonl", [candidate, {"id": "web", "text": LONG_TEXT}])
+    # an earlier run's admitted sample, read back from its output: it has its training text
+    admitted = {"id": "c2", "kind": "math", "problem": "1+1?", "solution": "#### 2", "text": "1+1?\n#### 2"}
+    data = write_jsonl(tmp_path / "in.jsonl", [candidate, admitted, {"id": "web", "text": LONG_TEXT}])
     recipe_path = tmp_path / "r.toml"
     recipe_path.write_text(
         f'[input]\npaths = [{json.dumps(str(data))}]\n[[stage]]\nuse = "length"\nmin_chars = 5\n'
     )
     manifest = run_recipe(load_recipe(recipe_path), str(tmp_path / "out"), IN_PROCESS).manifest
-    assert [row["id"] for row in rows(tmp_path / "out", "kept")] == ["web"]
+    assert sorted(row["id"] for row in rows(tmp_path / "out", "kept")) == ["c2", "web"]
     (rejected,) = rows(tmp_path / "out", "rejected")
     assert (rejected["id"], rejected["stage"], rejected["reason"]) == ("c1", "read", "unverified")
-    assert manifest["counts"] == {"input": 2, "kept": 1, "rejected": 1, "failed": 0}
+    assert manifest["counts"] == {"input": 3, "kept": 2, "rejected": 1, "failed": 0}
