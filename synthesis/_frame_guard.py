@@ -205,12 +205,13 @@ def _refuse_signal_handlers():
     """A signal handler is called with the frame the signal interrupted: `signal.signal` keeps only
     SIG_DFL and SIG_IGN. SIGINT is set to SIG_DFL, so asyncio.run installs no handler of its own."""
     raw = sys.modules["_signal"]
-    set_handler, is_callable, denied = raw.signal, callable, PermissionError
+    set_handler, is_callable, denied, is_a, integer = raw.signal, callable, PermissionError, isinstance, int
     set_handler(raw.SIGINT, raw.SIG_DFL)
 
     def signal(signalnum, handler):
         if is_callable(handler):
             raise denied("a sample may not install a signal handler (it is given the verifier's frame)")
-        return set_handler(signalnum, handler)
+        # signal.SIG_IGN and SIG_DFL are an IntEnum, which the raw call refused (TypeError)
+        return set_handler(signalnum, integer(handler) if is_a(handler, integer) else handler)
 
     sys.modules["signal"].signal = raw.signal = signal

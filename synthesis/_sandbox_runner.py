@@ -45,12 +45,17 @@ PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
 # System calls refused to samples, per machine: (audit architecture, call numbers) from
 # linux/audit.h and the syscall tables. System V IPC objects (shmget, semget, msgget) and POSIX
 # message queues (mq_open) outlive the process that made them: memory no limit of a sample's
-# counts, and state the next sample would see. ptrace, process_vm_readv/writev and pidfd_getfd
-# reach into another process of the sandbox (its memory, its descriptors).
+# counts, and state the next sample would see, as are keys (add_key, request_key, keyctl: the
+# user keyring outlives them). ptrace, process_vm_readv/writev and pidfd_getfd reach into another
+# process of the sandbox (its memory, its descriptors).
 REFUSED_CALLS = {
-    "x86_64": (0xC000003E, (29, 64, 68, 240, 101, 310, 311, 438)),
-    "aarch64": (0xC00000B7, (194, 190, 186, 180, 117, 270, 271, 438)),
+    "x86_64": (0xC000003E, (29, 64, 68, 240, 248, 249, 250, 101, 310, 311, 438)),
+    "aarch64": (0xC00000B7, (194, 190, 186, 180, 217, 218, 219, 117, 270, 271, 438)),
 }
+# What a sample can change of the runner that forks every later one (same uid: no ptrace needed):
+# its rlimits, priority and CPU scheduling; and of the writable folders' roots, their mode and
+# extended attributes. Any change, and the host starts a fresh runner (`clean` false).
+RLIMITS = tuple(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_"))
 X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: another table, refused whole
 # Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -103,8 +108,11 @@ def _reporter(status_fd, nonce, write=os.write):
     `_read_status`)."""
 
     kind, text_type, encode, to_hex, join = type, str, str.encode, bytes.hex, "\t".join  # builtins too
+    me, current = os.getpid(), os.getpid
 
     def report(phase, error="", message=""):
+        if current() != me:  # a process the sample forked, leaving by sys.exit: its report is not this one
+            return
         fields = [nonce, phase]
         for text in (error, message):
             text = text if kind(text) is text_type else "(not a string)"
@@ -144,6 +152,7 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
     if req.get("import_paths"):  # numerical libraries start a thread per core, which max_processes counts
         os.environ.update(dict.fromkeys(SINGLE_THREAD_VARIABLES, "1"))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as the sandbox's init, a sample's SIGINT is then lost
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
     sys.stdin = open(0, closefd=False)
@@ -276,6 +285,20 @@ def _children():
     return found
 
 
+def _reap_orphans(sample):
+    """Reap the exited processes other than the sample that were left to this runner (the sandbox's
+    init, or the process sandbox's subreaper), as each one ends (SIGCHLD): their zombies counted
+    against the sample's `max_processes` (`sh -c 'true &'` six times under 4 failed: `Cannot fork`)."""
+    while True:
+        try:
+            exited = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if exited is None or exited.si_pid == sample:
+            return
+        os.waitpid(exited.si_pid, 0)
+
+
 def _reap():
     while True:
         try:
@@ -323,7 +346,7 @@ class Clock:
         return (own_left, "timeout") if own_left <= wall_left else (wall_left, "backstop")
 
 
-def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable, guards):
+def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable, guards, runner_state):
     """Run one sample and return the reply dict (status, exit, timing, captured output)."""
     scratch = os.path.join(scratch_root, f"s{seq}")
     os.mkdir(scratch, 0o700)
@@ -355,6 +378,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
     open_fds = set(buffers)
     status = None
     usage = None
+    signal.signal(signal.SIGCHLD, lambda number, frame: _reap_orphans(pid))
     while open_fds:
         remaining, limit = clock.left()
         if remaining <= 0:
@@ -400,6 +424,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
                 outcome = "file_limit"
                 break
             time.sleep(0.0005)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     elapsed = time.monotonic() - clock.start
     exit_code = None
     signal_number = None
@@ -412,6 +437,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
     for fd in buffers:
         os.close(fd)
     clean = all([_wipe(root) for root in (scratch_root, *other_writable)])
+    clean = clean and _inherited_state((scratch_root, *other_writable)) == runner_state
     status_report = _read_status(bytes(buffers[st_r]), nonce)
     return {
         "outcome": outcome,
@@ -454,6 +480,19 @@ def _wipe(root):
         else:
             os.unlink(path)
     return not os.listdir(root)
+
+
+def _inherited_state(roots):
+    """What the next sample would inherit that a sample could change (`RLIMITS` and the rest)."""
+    roots_state = []
+    for root in roots:
+        try:
+            attributes = tuple(sorted(os.listxattr(root)))
+        except OSError:  # a filesystem without extended attributes
+            attributes = ()
+        roots_state.append((os.stat(root).st_mode, attributes))
+    scheduling = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0))
+    return tuple(map(resource.getrlimit, RLIMITS)), scheduling, tuple(roots_state)
 
 
 def _count_tasks(uid):
@@ -548,15 +587,24 @@ def main():
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as the sandbox's init, a sample's SIGINT is then lost
     # Tasks already counted against this uid in the sandbox (init + us), so the child's limit is relative.
     base_tasks = _count_tasks(os.getuid()) if in_pid_namespace or os.getuid() != 0 else None
     _protect_runner()
     _refuse_calls()
+    runner_state = _inherited_state((scratch_root, *other_writable))
     replies.write("ready\n")
     replies.flush()
     for seq, line in enumerate(requests):
         reply = run_one(
-            json.loads(line), scratch_root, seq, base_tasks, in_pid_namespace, other_writable, guards
+            json.loads(line),
+            scratch_root,
+            seq,
+            base_tasks,
+            in_pid_namespace,
+            other_writable,
+            guards,
+            runner_state,
         )
         replies.write(json.dumps(reply) + "\n")
         replies.flush()

@@ -266,7 +266,10 @@ ORDERED_ASSERTS = (
     "failIfAlmostEqual",
 )
 # unittest's names for the values an assertion compares, when they are given by keyword
-COMPARED_KEYWORDS = ("first", "second", "a", "b", "member", "container", "expr", "obj")
+COMPARED_KEYWORDS = (
+    *("first", "second", "a", "b", "member", "container", "expr", "obj"),
+    *("seq1", "seq2", "list1", "list2", "tuple1", "tuple2", "set1", "set2", "d1", "d2"),
+)
 ORDERS = (operator.lt, operator.le, operator.gt, operator.ge)
 HELPER_NAMES = {
     ast.Eq: "__gristmill_eq__",

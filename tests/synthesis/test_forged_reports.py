@@ -298,12 +298,21 @@ def test_a_wrong_solution_cannot_change_how_defined_tests_are_collected(stage, p
     assert not verdict.keep
 
 
-ALWAYS_EQUAL_ZERO = "class R(int):\n    def __eq__(self, o):\n        return True\n    __hash__ = int.__hash__\ndef add(a, b):\n    return R(0)\n"
+ALWAYS_EQUAL_ZERO = (
+    "class R(int):\n    def __eq__(self, o):\n        return True\n    __hash__ = int.__hash__\n"
+    "class L(list):\n    def __eq__(self, o):\n        return True\n    __ne__ = lambda s, o: False\n"
+    "def add(a, b):\n    return R(0)\ndef pair():\n    return L()\n"
+)
 
 
 @needs_bwrap
 @pytest.mark.parametrize(
-    "assertion", ["self.failUnlessEqual(add(1, 2), 3)", "self.assertEqual(first=add(1, 2), second=3)"]
+    "assertion",
+    [
+        "self.failUnlessEqual(add(1, 2), 3)",
+        "self.assertEqual(first=add(1, 2), second=3)",
+        "self.assertSequenceEqual(seq1=pair(), seq2=[1, 2])",
+    ],
 )
 def test_unittests_deprecated_aliases_and_keyword_arguments_are_guarded_too(stage, assertion):
     """Only `assert*` methods were guarded, and only their positional values."""

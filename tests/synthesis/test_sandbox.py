@@ -328,3 +328,76 @@ def test_closing_the_pool_leaves_no_process_behind():
     while _sandbox_processes() - before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _sandbox_processes() - before
+
+
+ADD = "def add(a, b):\n    return a + b\n"
+ADD_TESTS = "assert add(1, 2) == 3\n"
+
+
+@needs_bwrap
+@pytest.mark.parametrize(
+    "change",
+    [
+        "import resource\nresource.prlimit(1, resource.RLIMIT_AS, (300 << 20, 300 << 20))\n",
+        "import os\nos.setpriority(os.PRIO_PROCESS, 1, 19)\nos.sched_setaffinity(1, {0})\n",
+        "import os\nos.chmod('/tmp', 0o777)\n",
+        "import os\nos.setxattr('/tmp', 'user.note', b'from an earlier sample')\n",
+    ],
+    ids=["rlimit", "scheduling", "mode", "xattr"],
+)
+def test_what_a_sample_changes_of_its_runner_does_not_reach_the_next_sample(change):
+    """The runner forks every later sample: an address-space limit a sample set on it (`prlimit`
+    needs no ptrace) made every later correct sample crash, for the pool's life."""
+    with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=2.0)) as one:
+        results = [one.run(source, ADD_TESTS) for source in (ADD, ADD + change, ADD, ADD)]
+        seen = one.run(
+            "import os, resource\nprint(resource.getrlimit(resource.RLIMIT_AS)[1] != 300 << 20,"
+            " os.getpriority(os.PRIO_PROCESS, 1), oct(os.stat('/tmp').st_mode & 0o777), os.listxattr('/tmp'))",
+            "assert True",
+        )
+    assert [r.passed for r in results] == [True] * 4
+    assert seen.stdout.strip().split(maxsplit=3) == ["True", "0", oct(0o755), "[]"]
+
+
+@needs_bwrap
+def test_a_sample_may_ignore_signals_and_cannot_interrupt_its_runner(pool):
+    """`signal.signal(SIGPIPE, SIG_DFL)` raised TypeError (an IntEnum to the raw call), so
+    `multiprocessing.Manager()` failed; and a SIGINT to pid 1 killed the runner."""
+    ignore = "import signal\nsignal.signal(signal.SIGPIPE, signal.SIG_DFL)\nsignal.signal(signal.SIGUSR1, signal.SIG_IGN)\n"
+    assert pool.run(ignore + ADD, ADD_TESTS).passed
+    interrupt = "import os, signal\nos.kill(1, signal.SIGINT)\n"
+    result = pool.run(interrupt + ADD, ADD_TESTS)
+    assert result.passed and result.attempts == ()
+
+
+@needs_bwrap
+def test_keys_are_refused_a_sample():
+    """A key in the user keyring outlived its sample (add_key from an exec'd program)."""
+    add_key = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.syscall(248, b'user', b'note', b'secret', 6, -4), ctypes.get_errno())\n"
+    )
+    exec_python = f"import os\nos.execv('/usr/bin/python3', ['python3', '-c', {add_key!r}])\n"
+    with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=2.0)) as one:
+        result = one.run(exec_python, "assert True")
+    if os.uname().machine == "x86_64":
+        assert result.stdout.split() == ["-1", str(errno.EPERM)]
+
+
+@needs_bwrap
+def test_a_process_the_sample_forks_and_that_leaves_by_sys_exit_does_not_report(pool):
+    """It unwound into the verifier's handler and wrote a report of its own beside the sample's:
+    the verdict was `crashed` though the tests passed."""
+    forking = "import os, sys\ndef add(a, b):\n    pid = os.fork()\n    if pid == 0:\n        sys.exit(0)\n    os.waitpid(pid, 0)\n    return a + b\n"
+    limits = Limits(timeout_s=2.0, max_processes=2)
+    with SandboxPool("bubblewrap", workers=1, limits=limits) as two:
+        assert two.run(forking, ADD_TESTS).passed
+
+
+@needs_bwrap
+def test_orphans_a_sample_leaves_are_reaped_while_it_runs():
+    """Their zombies counted against `max_processes`: `sh -c 'true &'` six times under 4 failed."""
+    orphans = "import subprocess\nfor _ in range(6):\n    subprocess.run(['sh', '-c', 'true &'], check=True)\n"
+    with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=5.0, max_processes=4)) as four:
+        result = four.run(orphans, "assert True")
+    assert result.passed, result.stderr
