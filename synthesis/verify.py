@@ -47,7 +47,13 @@ class Verify(DocumentStage):
             min=0.1,
             max=3600,
         ),
-        "memory_mb": Param(int, 512, "address-space limit per process of a code sample, MiB (a sample of `max_processes` processes may hold that many times it)", min=64, max=1 << 20),
+        "memory_mb": Param(
+            int,
+            512,
+            "address-space limit per process of a code sample, MiB (a sample of `max_processes` processes may hold that many times it)",
+            min=64,
+            max=1 << 20,
+        ),
         "max_output_bytes": Param(
             int, 1 << 20, "stdout+stderr a sample may print before `output_limit`", min=1024
         ),

@@ -397,7 +397,9 @@ def test_a_process_the_sample_forks_and_that_leaves_by_sys_exit_does_not_report(
 @needs_bwrap
 def test_orphans_a_sample_leaves_are_reaped_while_it_runs():
     """Their zombies counted against `max_processes`: `sh -c 'true &'` six times under 4 failed."""
-    orphans = "import subprocess\nfor _ in range(6):\n    subprocess.run(['sh', '-c', 'true &'], check=True)\n"
+    orphans = (
+        "import subprocess\nfor _ in range(6):\n    subprocess.run(['sh', '-c', 'true &'], check=True)\n"
+    )
     with SandboxPool("bubblewrap", workers=1, limits=Limits(timeout_s=5.0, max_processes=4)) as four:
         result = four.run(orphans, "assert True")
     assert result.passed, result.stderr
