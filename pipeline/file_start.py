@@ -17,6 +17,7 @@ COMPRESSED_MAGIC = {
     re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"): ("bzip2", ".bz2"),
     re.compile(rb"\xfd7zXZ\x00"): ("xz", ".xz"),
 }
+TEXT_PROBE_BYTES = 512  # read of a file named compressed whose start is not its codec's: is it text?
 # How a file of each codec starts (a zstd file may start with a skippable frame instead).
 CODEC_START = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "bzip2": b"BZh", "xz": b"\xfd7zXZ\x00"}
 ZSTD_SKIPPABLE = re.compile(rb"[\x50-\x5f]\x2a\x4d\x18")
@@ -44,8 +45,8 @@ class WideTextInput(UnreadableFile):
 
 
 class NotCompressed(UnreadableFile):
-    """A file whose name says it is compressed (`.gz`, `.zst`, ...) and whose first bytes say it is
-    not, or is compressed otherwise: its bytes were searched for compressed members."""
+    """A file whose name says it is compressed (`.gz`, `.zst`, ...) and whose first bytes are text,
+    or another codec's: its bytes were searched for compressed members."""
 
 
 WHOLE_FILE_ERRORS = (CompressedInput.__name__, WideTextInput.__name__, NotCompressed.__name__)
@@ -80,10 +81,23 @@ def refuse_unreadable(handle: io.IOBase, path: str, wide_text_ok: bool = False) 
     )
 
 
+def _is_text(head: bytes) -> bool:
+    """Whether a file's first bytes are UTF-8 text (a cut last character allowed) without control
+    characters but tabs and line ends."""
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(head) - 3:
+            return False
+        text = head[: error.start].decode("utf-8")
+    return all(character >= " " or character in "\t\n\r" for character in text)
+
+
 def refuse_not_compressed(handle: io.IOBase, path: str, compression: str) -> None:
-    """Raise NotCompressed when a file named `compression`-compressed does not start as such a file
-    does; `handle` (the file's raw bytes) is left at its start."""
-    head = handle.read(10)
+    """Raise NotCompressed when a file named `compression`-compressed starts as text or as another
+    codec's file (one damaged or padded at its start is the member reader's to recover); `handle`
+    (the file's raw bytes) is left at its start."""
+    head = handle.read(TEXT_PROBE_BYTES)
     handle.seek(0)
     start = CODEC_START[compression]
     # a file cut inside that start (or empty) is the decompressor's to report (TruncatedInput)
@@ -94,6 +108,10 @@ def refuse_not_compressed(handle: io.IOBase, path: str, compression: str) -> Non
     ):
         return
     found = [(codec, suffix) for magic, (codec, suffix) in COMPRESSED_MAGIC.items() if magic.match(head)]
+    if not found and not _is_text(
+        head
+    ):  # damaged or padded at its start: the member reader recovers the rest
+        return
     name = os.path.basename(path)
     stem = os.path.splitext(name)[0]
     actually, suffix = (f"{found[0][0]}-compressed", found[0][1]) if found else ("not compressed", "")

@@ -47,6 +47,8 @@ class _Buffer:
         self.base = 0  # stream offset of data[0]
         self.eof = False
         self.error: Exception | None = None  # why the stream broke off, if it did
+        self.skipped: bytearray | None = None  # what `skip` held aside, from a record start
+        self.skipped_at = -1  # and the stream offset where that starts
 
     def fill(self, needed: int) -> bool:
         """Make `needed` bytes available from `pos`; False at end of stream. Reads are joined once
@@ -85,13 +87,35 @@ class _Buffer:
             self.fill(searched + READ_CHUNK)
 
     def skip(self, count: int) -> bool:
-        """Drop the next `count` bytes, a read at a time; False where the stream ends first."""
+        """Drop the next `count` bytes, a read at a time; False where the stream ends first. The
+        bytes from the first record start (`\nWARC/`) among them, up to MAX_HELD_BLOCK, are held
+        aside: where the stream ends inside them the length was false, and `resume_in_skipped`
+        reads on from that record start (a record start across two reads is not seen)."""
+        self.skipped, self.skipped_at = None, -1
         while count > 0:
             if self.pos == len(self.data) and not self.fill(1):
                 return False
             step = min(count, len(self.data) - self.pos)
+            if self.skipped is None:
+                found = self.data.find(RECORD_START, self.pos, self.pos + step)
+                if found >= 0:
+                    self.skipped, self.skipped_at = (
+                        bytearray(self.data[found : self.pos + step]),
+                        self.base + found,
+                    )
+            elif len(self.skipped) < MAX_HELD_BLOCK:
+                self.skipped += self.data[self.pos : self.pos + step]
             self.pos += step
             count -= step
+        return True
+
+    def resume_in_skipped(self) -> bool:
+        """After a `skip` that the stream ended: read on from the first record start it held
+        aside; False when it held none."""
+        if self.skipped is None:
+            return False
+        self.data, self.pos, self.base = bytes(self.skipped), 0, self.skipped_at
+        self.skipped = None
         return True
 
     def pass_over_to_next_record(self) -> bool:
@@ -185,12 +209,15 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
         except ValueError:
             length = -1
         head = None  # the first bytes of a block too long to hold, passed over
+        resumed = False  # whether reading went on inside it (its length ran past the end)
         if length > MAX_HELD_BLOCK:
             buffer.fill(HEAD_BYTES)
             head = buffer.data[buffer.pos : buffer.pos + HEAD_BYTES]
             # passed over by its length, unsearched: a block may hold WARC records (a crawled .warc)
             claimed = buffer.offset()
             length = 0 if buffer.skip(length) else -1
+            passed = buffer.offset() - claimed
+            resumed = length < 0 and buffer.resume_in_skipped()  # the length ran past the end: false
         # A record is well formed when its block is followed by two line ends and the next record,
         # or ends the file (the last record's closing line ends are sometimes cut off).
         well_formed = False
@@ -204,8 +231,12 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             well_formed = ends_file or (gap >= 2 and rest.startswith(WARC_MAGIC))
         if not well_formed:
             why = f"Content-Length {headers.get('content-length')!r} does not end at a record boundary"
-            if head is not None:  # what records those bytes held are lost with them: said, whatever the type
-                why += f"; the {buffer.offset() - claimed:,} bytes it claimed were passed over unsearched"
+            if resumed:
+                why += "; it runs past the end of the file: read on from a record start inside it"
+            elif (
+                head is not None
+            ):  # what records those bytes held are lost with them: said, whatever the type
+                why += f"; the {passed:,} bytes it claimed were passed over unsearched"
             found = buffer.pass_over_to_next_record()
             if not found and buffer.error is not None:
                 return  # the record runs into where the stream broke off: TruncatedInput says so

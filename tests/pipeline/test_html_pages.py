@@ -183,6 +183,25 @@ def test_a_block_too_long_to_hold_is_passed_over_and_judged_by_its_first_bytes(t
     )
 
 
+@pytest.mark.parametrize("name", ["crawl.warc", "crawl.warc.gz"])
+def test_a_length_too_long_to_hold_that_runs_past_the_end_is_false_and_reading_goes_on_inside_it(
+    tmp_path, monkeypatch, name
+):
+    """Passed over unsearched, a false 100 MB length cost every record after it, uncounted."""
+    from pipeline import warc
+
+    monkeypatch.setattr(warc, "MAX_HELD_BLOCK", 4_000)
+    records = [_warc_record("response", _response(HTML)) for _ in range(4)]
+    records[1] = _warc_record("response", _response(HTML), length=100_000_000)
+    path = tmp_path / name
+    path.write_bytes(b"".join(map(gzip.compress, records)) if name.endswith(".gz") else b"".join(records))
+    found = read_all(path)
+    assert [type(r).__name__ for r in found] == ["Document", "Failure", "Document", "Document"]
+    assert found[1].message.endswith(
+        "it runs past the end of the file: read on from a record start inside it"
+    )
+
+
 def test_a_block_too_long_to_hold_is_passed_over_by_its_length_not_searched_for_records(
     tmp_path, monkeypatch
 ):

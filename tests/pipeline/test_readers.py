@@ -232,6 +232,24 @@ def test_a_file_named_compressed_that_is_not_so_compressed_is_one_failure_saying
     )
 
 
+@pytest.mark.parametrize("damage", ["first byte flipped", "line end before", "zeros before"])
+def test_a_gzip_file_damaged_or_padded_at_its_start_is_read_from_its_next_member(tmp_path, damage):
+    """Refused whole as `NotCompressed` for a while: only text (or another codec) is refused so."""
+    members = [
+        gzip.compress(json.dumps({"id": str(i), "text": "word " * 20}).encode() + b"\n") for i in range(6)
+    ]
+    data = b"".join(members)
+    data = {
+        "first byte flipped": bytes([data[0] ^ 0xFF]) + data[1:],
+        "line end before": b"\n" + data,
+        "zeros before": b"\0" * 4 + data,
+    }[damage]
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(data)
+    documents = [r.id for r in read_all(path) if isinstance(r, Document)]
+    assert documents == [str(i) for i in range(1 if damage == "first byte flipped" else 0, 6)]
+
+
 def test_a_zstd_file_may_begin_with_a_skippable_frame(tmp_path):
     import zstandard
 
