@@ -63,8 +63,8 @@ class ReadPhaseFn(StageDoFn):
     finished to their (checked) markers; `progress` is the progress channel's folder or None;
     `options` are the run's pipeline options, which its object-store reads use;
     `verifies_candidates` whether a stage of the recipe admits synthesis candidates (`verify`):
-    without one, a candidate read without a text is rejected `unverified`, never kept unchecked
-    (one with its training text, as an earlier run's output holds admitted ones, goes on).
+    without one, every candidate read is rejected `unverified`, never kept unchecked (an earlier
+    run's admitted samples, read back, are verified again by a recipe that has one).
     """
 
     def __init__(
@@ -130,7 +130,7 @@ class ReadPhaseFn(StageDoFn):
             if isinstance(record, Document) and record.kind:
                 if problem := candidate_problem(record):
                     record = Failure(record.id, record.source, READ_STAGE, "BadCandidate", problem)
-                elif not (self.verifies_candidates or record.text):  # with a text: admitted by an earlier run
+                elif not self.verifies_candidates:
                     record = Rejection(record, READ_STAGE, "unverified", UNVERIFIED)
             if not isinstance(record, Document):
                 yield _outcome_of(record)

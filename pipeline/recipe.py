@@ -286,6 +286,12 @@ def build_recipe(
     if slashed:  # a run's figures are keyed 'stage/reason'
         raise ConfigError(f"{path}: stage name {slashed[0]!r}: a stage name may not hold '/'")
     _check_score_names(stages, path, input_config)
+    for stage in stages:
+        if stage.admits_candidates and stage.only_languages is not None:  # candidates have no language
+            raise ConfigError(
+                f"{path}: stage {stage.name!r}: only_languages would send every synthesis candidate "
+                "around it unverified (candidates have no language)"
+            )
     if generators and not any(stage.admits_candidates for stage in stages):
         raise ConfigError(
             f"{path}: [[synthesis]] generators make candidates that only a `verify` stage admits, "

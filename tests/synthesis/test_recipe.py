@@ -170,6 +170,18 @@ def test_a_recipe_with_generators_and_no_verify_stage_is_refused(tmp_path):
         load_recipe(recipe_path)
 
 
+def test_a_verify_stage_limited_to_some_languages_is_refused(tmp_path):
+    """Candidates have no language: every one went around it, unverified, into kept."""
+    from pipeline.recipe import ConfigError
+
+    recipe_path = tmp_path / "r.toml"
+    recipe_path.write_text(
+        '[[synthesis]]\nuse = "math"\n[[stage]]\nuse = "verify"\nonly_languages = ["en"]\n'
+    )
+    with pytest.raises(ConfigError, match="only_languages would send every synthesis candidate around it"):
+        load_recipe(recipe_path)
+
+
 def test_candidates_read_by_a_recipe_without_verify_are_rejected_unverified(tmp_path):
     """A candidate in an input file went around every stage into `kept`, its text empty."""
     candidate = {
@@ -178,15 +190,15 @@ def test_candidates_read_by_a_recipe_without_verify_are_rejected_unverified(tmp_
         "solution": 'import os; os.system("true")',
         "tests": "assert False",
     }
-    # an earlier run's admitted sample, read back from its output: it has its training text
-    admitted = {"id": "c2", "kind": "math", "problem": "1+1?", "solution": "#### 2", "text": "1+1?\n#### 2"}
-    data = write_jsonl(tmp_path / "in.jsonl", [candidate, admitted, {"id": "web", "text": LONG_TEXT}])
+    # with a text of its own (an earlier run's admitted sample, or a record claiming to be one)
+    texted = {"id": "c2", "kind": "math", "problem": "2+2?", "solution": "2+2=5. #### 5", "text": "2+2? 5"}
+    data = write_jsonl(tmp_path / "in.jsonl", [candidate, texted, {"id": "web", "text": LONG_TEXT}])
     recipe_path = tmp_path / "r.toml"
     recipe_path.write_text(
         f'[input]\npaths = [{json.dumps(str(data))}]\n[[stage]]\nuse = "length"\nmin_chars = 5\n'
     )
     manifest = run_recipe(load_recipe(recipe_path), str(tmp_path / "out"), IN_PROCESS).manifest
-    assert sorted(row["id"] for row in rows(tmp_path / "out", "kept")) == ["c2", "web"]
-    (rejected,) = rows(tmp_path / "out", "rejected")
-    assert (rejected["id"], rejected["stage"], rejected["reason"]) == ("c1", "read", "unverified")
-    assert manifest["counts"] == {"input": 3, "kept": 2, "rejected": 1, "failed": 0}
+    assert [row["id"] for row in rows(tmp_path / "out", "kept")] == ["web"]
+    rejected = sorted((row["id"], row["stage"], row["reason"]) for row in rows(tmp_path / "out", "rejected"))
+    assert rejected == [("c1", "read", "unverified"), ("c2", "read", "unverified")]
+    assert manifest["counts"] == {"input": 3, "kept": 1, "rejected": 2, "failed": 0}
