@@ -144,9 +144,12 @@ _VALUE_WORD = re.compile(
     r"|sqrt|factorial|reciprocal|inverse|log|ln|exp|sin|cos|tan|not|than|least|most|half|halves|twice"
     r"|double|triple|thrice|(?:third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh"
     r"|twelfth|sixteenth|twentieth|hundredth|thousandth|millionth|billionth)s?|percent(?:age)?"
-    # negation, exclusion and scaling: `isn't 5`, `all but 5`, `multiples of 5`, `5 doubled`
-    r"|never|no|none|cannot|neither|nor|except|excluding|but|opposite|multiples?|doubled|halved|tripled"
-    r"|quadrupled|exceed\w*|beyond|upto)\b|n['’]t\b|\bup\s+to\b"
+    # exclusion and scaling: `all integers except 5`, `5 doubled`
+    r"|except|excluding|opposite|doubled|halved|tripled|quadrupled|exceed\w*|beyond)\b"
+    # a negation right before the number (`isn't 5`, `is never 5`, `no 5`: not `12 because she can't
+    # buy more`, `6 bags with no remainder`), and phrases (`all but 5`, `multiples of 5`, `up to 5`)
+    r"|\b(?:never|cannot\s+be|(?:is|are|was|were|does|do|did)n['’]t|no)\s+(?=[-+]?\.?\d)"
+    r"|\bmultiples?\s+of\b|\ball\s+but\b|\bup\s+to\b"
     r"|\b(?:under|over|above|below)\s+[-+]?\.?\d",
     re.I,
 )

@@ -114,6 +114,21 @@ def test_a_base_subscript_is_read_in_its_base(verifier, predicted, reference, sa
 
 
 @pytest.mark.parametrize(
+    ("solution", "reference"),
+    [
+        ("The answer is 4 multiples.", "4"),
+        ("The answer is 6 bags with no remainder.", "6"),
+        ("The answer is 5 apples with none left over.", "5"),
+        ("The answer is 12 because she can't buy more.", "12"),
+        ("So $\\boxed{9 \\text{ multiples}}$", "9"),  # MATH's own reference solution (test #3922)
+    ],
+)
+def test_words_near_a_number_that_change_nothing_are_still_prose(verifier, solution, reference):
+    """The negation words added for `isn't 5` matched anywhere at first: these were rejected."""
+    assert verifier.check(math_doc(solution, reference)).keep
+
+
+@pytest.mark.parametrize(
     ("predicted", "reference"),
     [
         ("negative 5", "5"),
