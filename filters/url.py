@@ -173,9 +173,7 @@ class URLFilter(DocumentStage):
         self._extract = TLDExtract(suffix_list_urls=(), cache_dir=None) if self.datatrove_matching else None
         listed = [*self.blocked_urls, *(url for p in self.url_files for url in _read_list(Path(p)))]
         # as the reader gives documents' URLs: scheme and host lower-cased
-        self._urls = frozenset(normalize_url(url) or url for url in listed).union(
-            ut1.blocked_urls() if self.ut1_lists else ()
-        )
+        self._urls = frozenset(map(_as_read, listed)).union(ut1.blocked_urls() if self.ut1_lists else ())
         # UT1's URLs (and many a user's) are written without a scheme: as datatrove does, those
         # matched only a document URL without one too; here a URL is also looked up without its scheme
         self._bare_urls = None if self.datatrove_matching else frozenset(map(_without_scheme, self._urls))
@@ -220,3 +218,11 @@ class URLFilter(DocumentStage):
 def _without_scheme(url: str) -> str:
     """`host/path...` of a URL (`http://x.org/a` and `x.org/a` alike)."""
     return url.split("://", 1)[-1]
+
+
+def _as_read(url: str) -> str:
+    """A listed URL as the reader writes documents' URLs (scheme and host lower-cased); one written
+    without a scheme (`Example.com/Page`) stays without one."""
+    if "://" in url:
+        return normalize_url(url) or url
+    return _without_scheme(normalize_url(f"http://{url}") or url)
