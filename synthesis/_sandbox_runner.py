@@ -2,7 +2,8 @@
 
 Stdlib-only: `synthesis.sandbox` passes this file's source to `python -I -S -c`, after code that
 loads `_test_guard.py` (the checks against gamed tests), `_frame_guard.py` (the verifier's state
-out of the sample's reach) and `_test_run.py` (tests only defined) as the modules it imports, so
+out of the sample's reach), `_test_run.py` (tests only defined) and `_runner_isolation.py` (this
+process's protection, the seccomp filter, what samples could leave behind) as the modules it imports, so
 nothing from the host is imported or bound. Protocol: one JSON request per line on fd 0, one JSON reply per
 line on fd 1. Each sample runs in a child forked from this warm interpreter (no start-up
 cost), in its own fresh scratch folder, with rlimits, an empty environment and no inherited
@@ -28,35 +29,24 @@ import sys
 import time
 import types
 
-import _frame_guard  # loaded by synthesis.sandbox ahead of this file, as the two below
+import _frame_guard  # loaded by synthesis.sandbox ahead of this file, as the three below
+import _runner_isolation
 import _test_guard
 import _test_run
 
 # not for samples to import (the runner's own globals are not either)
-del sys.modules["_test_guard"], sys.modules["_frame_guard"], sys.modules["_test_run"]
+del (
+    sys.modules["_test_guard"],
+    sys.modules["_frame_guard"],
+    sys.modules["_test_run"],
+    sys.modules["_runner_isolation"],
+)
 
 MiB = 1024 * 1024
 CHUNK = 65536
 STATUS_BYTES = 4096  # of the child's report pipe kept (a report is one line of 2 KB at most)
 # Address space kept above the limit so the child can still report a MemoryError.
 REPORT_RESERVE = 32 * MiB
-PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36  # prctl options (linux/prctl.h)
-PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-# System calls refused to samples, per machine: (audit architecture, call numbers) from
-# linux/audit.h and the syscall tables. System V IPC objects (shmget, semget, msgget) and POSIX
-# message queues (mq_open) outlive the process that made them: memory no limit of a sample's
-# counts, and state the next sample would see, as are keys (add_key, request_key, keyctl: the
-# user keyring outlives them). ptrace, process_vm_readv/writev and pidfd_getfd reach into another
-# process of the sandbox (its memory, its descriptors).
-REFUSED_CALLS = {
-    "x86_64": (0xC000003E, (29, 64, 68, 240, 248, 249, 250, 101, 310, 311, 438)),
-    "aarch64": (0xC00000B7, (194, 190, 186, 180, 217, 218, 219, 117, 270, 271, 438)),
-}
-# What a sample can change of the runner that forks every later one (same uid: no ptrace needed):
-# its rlimits, priority and CPU scheduling; and of the writable folders' roots, their mode and
-# extended attributes. Any change, and the host starts a fresh runner (`clean` false).
-RLIMITS = tuple(getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_"))
-X32_CALL_BIT = 0x40000000  # x86_64's x32 calls: another table, refused whole
 # Thread counts of the numerical libraries samples may import from `import_paths` (OpenBLAS, OpenMP, MKL).
 SINGLE_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # Modules that tests commonly import, loaded once here so forked children get them for free; what
@@ -152,7 +142,6 @@ def _run_child(req, scratch, out_w, err_w, status_fd, nonce, base_tasks, guards)
     if req.get("import_paths"):  # numerical libraries start a thread per core, which max_processes counts
         os.environ.update(dict.fromkeys(SINGLE_THREAD_VARIABLES, "1"))
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as the sandbox's init, a sample's SIGINT is then lost
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False)
     sys.stdin = open(0, closefd=False)
@@ -437,7 +426,7 @@ def run_one(req, scratch_root, seq, base_tasks, in_pid_namespace, other_writable
     for fd in buffers:
         os.close(fd)
     clean = all([_wipe(root) for root in (scratch_root, *other_writable)])
-    clean = clean and _inherited_state((scratch_root, *other_writable)) == runner_state
+    clean = clean and _runner_isolation.inherited_state((scratch_root, *other_writable)) == runner_state
     status_report = _read_status(bytes(buffers[st_r]), nonce)
     return {
         "outcome": outcome,
@@ -482,19 +471,6 @@ def _wipe(root):
     return not os.listdir(root)
 
 
-def _inherited_state(roots):
-    """What the next sample would inherit that a sample could change (`RLIMITS` and the rest)."""
-    roots_state = []
-    for root in roots:
-        try:
-            attributes = tuple(sorted(os.listxattr(root)))
-        except OSError:  # a filesystem without extended attributes
-            attributes = ()
-        roots_state.append((os.stat(root).st_mode, attributes))
-    scheduling = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getaffinity(0), os.sched_getscheduler(0))
-    return tuple(map(resource.getrlimit, RLIMITS)), scheduling, tuple(roots_state)
-
-
 def _count_tasks(uid):
     """Processes of `uid` visible here (init + this zygote inside a fresh PID namespace)."""
     count = 0
@@ -507,65 +483,6 @@ def _count_tasks(uid):
     return count
 
 
-def _protect_runner():
-    """Keep samples away from this process, run as the same user: not dumpable (a sample that
-    leaves its audit hook behind by exec may not read or write this process's memory, where its
-    nonce is, through /proc), and the subreaper of what a sample detaches (to kill it after)."""
-    import ctypes
-
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    for option, value in ((PR_SET_DUMPABLE, 0), (PR_SET_CHILD_SUBREAPER, 1)):
-        if prctl(option, value, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), f"prctl({option}, {value})")
-
-
-def _refuse_calls():
-    """Install a seccomp filter on this runner (and so on every sample, across `exec` too): the
-    `REFUSED_CALLS` fail with EPERM, and a program of another architecture (a 32-bit one a sample
-    wrote) is killed at its first system call (its call numbers are another table). Python's
-    multiprocessing uses POSIX semaphores in /dev/shm, not these. Nothing on a machine not listed."""
-    import ctypes
-    import errno
-
-    machine = REFUSED_CALLS.get(os.uname().machine)
-    if machine is None:
-        return
-    architecture, calls = machine
-    load, equal, at_least, answer = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, JGE|K, BPF_RET|K
-    allow, refuse, kill = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x80000000  # SECCOMP_RET_*
-    # (code, jump if true, jump if false, k); seccomp_data: the call number at 0, the architecture at 4
-    program = [
-        (load, 0, 0, 4),
-        (equal, 1, 0, architecture),
-        (answer, 0, 0, kill),
-        (load, 0, 0, 0),
-        (at_least, len(calls) + 1, 0, X32_CALL_BIT),
-        *[(equal, len(calls) - index, 0, number) for index, number in enumerate(calls)],
-        (answer, 0, 0, allow),
-        (answer, 0, 0, refuse),
-    ]
-
-    class Instruction(ctypes.Structure):
-        _fields_ = [
-            ("code", ctypes.c_ushort),
-            ("jt", ctypes.c_ubyte),
-            ("jf", ctypes.c_ubyte),
-            ("k", ctypes.c_uint),
-        ]
-
-    class Program(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
-
-    instructions = (Instruction * len(program))(*program)
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
-    filter_program = Program(len(program), instructions)
-    if prctl(PR_SET_NO_NEW_PRIVS, 1, None, 0, 0) != 0 or (
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(filter_program), 0, 0) != 0
-    ):
-        raise OSError(ctypes.get_errno(), "installing the seccomp filter")
-
-
 def main():
     for name in WARM_MODULES:
         __import__(name)
@@ -576,7 +493,9 @@ def main():
     guards = (
         watched,
         frame_users,
-        _frame_guard.intact_check([globals(), *map(vars, (_test_guard, _frame_guard, _test_run))]),
+        _frame_guard.intact_check(
+            [globals(), *map(vars, (_test_guard, _frame_guard, _test_run, _runner_isolation))]
+        ),
     )
     scratch_root = sys.argv[1]
     in_pid_namespace = sys.argv[2] == "pidns" and os.getpid() <= 3
@@ -590,9 +509,9 @@ def main():
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # as the sandbox's init, a sample's SIGINT is then lost
     # Tasks already counted against this uid in the sandbox (init + us), so the child's limit is relative.
     base_tasks = _count_tasks(os.getuid()) if in_pid_namespace or os.getuid() != 0 else None
-    _protect_runner()
-    _refuse_calls()
-    runner_state = _inherited_state((scratch_root, *other_writable))
+    _runner_isolation.protect_runner()
+    _runner_isolation.refuse_calls()
+    runner_state = _runner_isolation.inherited_state((scratch_root, *other_writable))
     replies.write("ready\n")
     replies.flush()
     for seq, line in enumerate(requests):

@@ -59,10 +59,11 @@ SANDBOXES = ("bubblewrap", "process")
 
 
 def _runner_source() -> str:
-    """`_sandbox_runner.py` preceded by code that loads `_test_guard.py`, `_frame_guard.py` and
-    `_test_run.py` as the modules it imports: the sandbox's `python -I -S -c` sees no files of ours."""
+    """`_sandbox_runner.py` preceded by code that loads `_test_guard.py`, `_frame_guard.py`,
+    `_test_run.py` and `_runner_isolation.py` as the modules it imports: the sandbox's
+    `python -I -S -c` sees no files of ours."""
     preload = "import sys as _sys, types as _types\n"
-    for name in ("_test_guard", "_frame_guard", "_test_run"):
+    for name in ("_test_guard", "_frame_guard", "_test_run", "_runner_isolation"):
         source = Path(__file__).with_name(f"{name}.py").read_text(encoding="utf-8")
         preload += (
             f"_sys.modules[{name!r}] = _types.ModuleType({name!r})\n"
