@@ -233,9 +233,7 @@ def _warc_records(buffer: _Buffer, path: str, fmt: str, html_extractor: str) -> 
             why = f"Content-Length {headers.get('content-length')!r} does not end at a record boundary"
             if resumed:
                 why += "; it runs past the end of the file: read on from a record start inside it"
-            elif (
-                head is not None
-            ):  # what records those bytes held are lost with them: said, whatever the type
+            elif head is not None:  # the records those bytes held are lost: said, whatever the type
                 why += f"; the {passed:,} bytes it claimed were passed over unsearched"
             found = buffer.pass_over_to_next_record()
             if not found and buffer.error is not None:
