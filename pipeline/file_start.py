@@ -108,9 +108,7 @@ def refuse_not_compressed(handle: io.IOBase, path: str, compression: str) -> Non
     ):
         return
     found = [(codec, suffix) for magic, (codec, suffix) in COMPRESSED_MAGIC.items() if magic.match(head)]
-    if not found and not _is_text(
-        head
-    ):  # damaged or padded at its start: the member reader recovers the rest
+    if not found and not _is_text(head):  # damaged or padded at its start: read from the next member
         return
     name = os.path.basename(path)
     stem = os.path.splitext(name)[0]
