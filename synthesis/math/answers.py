@@ -16,7 +16,7 @@ _HASHES = re.compile(r"^[ \t]*####(.+)$", re.M)  # the answer: the rest of the l
 # `the answer is`: its whitespace possessive, since backtracking through a run of line ends after it was
 # quadratic; `_PHRASE_HEAD` finds where a stated answer starts without reading it to the line's end.
 _PHRASE_START = (
-    r"(?:final\s+answer|the\s+answer|answer)\s*+(?:is|would\s+be|will\s+be|should\s+be|=|:)\s*+:?\s*+"
+    r"(?:final\s+answer|the\s+answer|answer)\s*+(?:is\b|would\s+be|will\s+be|should\s+be|=|:)\s*+:?\s*+"
 )
 _PHRASE = re.compile(_PHRASE_START + "(.+)", re.I)
 _PHRASE_HEAD = re.compile(_PHRASE_START + "(?=.)", re.I)
@@ -103,13 +103,21 @@ def _states_math(answer: str) -> bool:
     return re.search(r"[\d$\\]", answer) is not None
 
 
+# A negation right before a number says what the number is not (`isn't 5`, `is never 5`, `no 5`;
+# not `12 because she can't buy more`, `6 bags with no remainder`).
+_NEGATION = r"(?:never|cannot\s+be|(?:is|are|was|were|does|do|did)n['’]t|no)"
+_NEGATED = re.compile(rf"\b(?:not|{_NEGATION})\s+$", re.I)  # ends a text before its last number
+
+
 def last_number(solution: str) -> str | None:
     """The last number written in the solution (a fallback when it states no answer explicitly): a
     minus sign (`-` or `−`) is its sign, and `3/4` is one fraction. None when it ends a hedge or a
-    list ("48 or 72", "5 and 7"): no one answer was given."""
+    list ("48 or 72", "5 and 7") or follows a negation ("The answer isn't 5."): no one answer was given."""
     text = ANNOTATION.sub("", solution)
     numbers = list(re.finditer(r"[-−]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:/\d+(?:\.\d+)?)?", text))
     if not numbers or re.search(r"\d\s+(?:or|and)\s+$", text[: numbers[-1].start()], re.I):
+        return None
+    if _NEGATED.search(text[: numbers[-1].start()]):
         return None
     return numbers[-1].group().rstrip(",").replace("−", "-")
 
@@ -146,9 +154,8 @@ _VALUE_WORD = re.compile(
     r"|twelfth|sixteenth|twentieth|hundredth|thousandth|millionth|billionth)s?|percent(?:age)?"
     # exclusion and scaling: `all integers except 5`, `5 doubled`
     r"|except|excluding|opposite|doubled|halved|tripled|quadrupled|exceed\w*|beyond)\b"
-    # a negation right before the number (`isn't 5`, `is never 5`, `no 5`: not `12 because she can't
-    # buy more`, `6 bags with no remainder`), and phrases (`all but 5`, `multiples of 5`, `up to 5`)
-    r"|\b(?:never|cannot\s+be|(?:is|are|was|were|does|do|did)n['’]t|no)\s+(?=[-+]?\.?\d)"
+    # a negation right before the number (`_NEGATION`), and phrases (`all but 5`, `multiples of 5`)
+    rf"|\b{_NEGATION}\s+(?=[-+]?\.?\d)"
     r"|\bmultiples?\s+of\b|\ball\s+but\b|\bup\s+to\b"
     r"|\b(?:under|over|above|below)\s+[-+]?\.?\d",
     re.I,

@@ -231,6 +231,15 @@ def test_last_number_fallback_keeps_sign_and_fraction(verifier):
 
 
 @pytest.mark.parametrize(
+    "solution", ["The answer isn't 5.", "It is not 5.", "It cannot be 5.", "There are no 5."]
+)
+def test_a_last_number_after_a_negation_is_no_answer(verifier, solution):
+    """The fallback took the 5 of "The answer isn't 5." and admitted it against a reference of 5."""
+    verdict = verifier.check(math_doc(solution, "5"))
+    assert not verdict.keep and verdict.reason == "no_answer"
+
+
+@pytest.mark.parametrize(
     ("predicted", "reference"),
     [
         ("10^{12}+\\sqrt{3}", "10^{12}+\\sqrt{2}"),
