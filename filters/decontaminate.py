@@ -181,10 +181,11 @@ class EvalIndex:
 class Decontaminate(DocumentStage):
     """Remove documents sharing word n-grams (default 13) with evaluation sets, as GPT-3 did.
 
-    Text is NFKC-normalized, casefolded and stripped of punctuation (CJK characters count as
-    words); every n-gram is a seeded 64-bit hash. The eval sets (`paths`, any reader format) are
-    read once per worker into a sorted numpy array of unique n-gram hashes (8 bytes per n-gram,
-    plus 4 for the eval item), so a document costs one vectorized hash and one `searchsorted`.
+    Text is NFKC-normalized, casefolded and stripped of invisible format characters and
+    punctuation (CJK characters count as words); every n-gram is a seeded 64-bit hash. The eval
+    sets (`paths`, any reader format) are read once per worker into a sorted numpy array of n-gram
+    hashes, one per eval item holding it (8 bytes, plus 4 for the item), so a document costs one
+    vectorized hash and two `searchsorted`.
     Eval items shorter than `ngram` tokens cannot be matched and are counted in the manifest.
     Synthesis candidates are checked too, by the text `verify` gives them (code: prompt and
     program; math: problem and solution), before `verify` as after it.

@@ -30,6 +30,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from pipeline import fileio
 from pipeline.document import one_line
+from pipeline.output_folder import is_gristmill_manifest
 
 SUPPORTED_FORMAT_VERSIONS = (1,)
 REQUIRED_COLUMNS = {"id": pa.string(), "text": pa.string()}
@@ -67,7 +68,7 @@ def load_manifest(output: str) -> dict[str, Any]:
         manifest = json.loads(fileio.read_bytes(path))
     except ValueError as error:
         raise BadOutputFolder(f"{path}: unreadable manifest ({error})") from error
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("shards"), list):
+    if not is_gristmill_manifest(manifest):
         raise BadOutputFolder(f"{path}: not a gristmill manifest (no list of shards)")
     version = manifest.get("format_version", 1)
     if version not in SUPPORTED_FORMAT_VERSIONS:

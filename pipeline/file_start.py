@@ -9,6 +9,9 @@ import io
 import os
 import re
 
+from pipeline.members import BZIP2, GZIP, XZ
+from pipeline.zstd_frames import ZSTD_MAGIC, starts_skippable_frame
+
 # How compressed files start (codec, the suffix that reads it): a plain-named file starting so is
 # refused. bzip2's "BZh" is text, so its level digit and first block (or end) marker are matched too.
 COMPRESSED_MAGIC = {
@@ -19,8 +22,7 @@ COMPRESSED_MAGIC = {
 }
 TEXT_PROBE_BYTES = 512  # read of a file named compressed whose start is not its codec's: is it text?
 # How a file of each codec starts (a zstd file may start with a skippable frame instead).
-CODEC_START = {"gzip": b"\x1f\x8b", "zstd": b"\x28\xb5\x2f\xfd", "bzip2": b"BZh", "xz": b"\xfd7zXZ\x00"}
-ZSTD_SKIPPABLE = re.compile(rb"[\x50-\x5f]\x2a\x4d\x18")
+CODEC_START = {codec.label: codec.magic for codec in (GZIP, BZIP2, XZ)} | {"zstd": ZSTD_MAGIC}
 # Byte-order marks of UTF-32 and UTF-16 (UTF-32 first: its little-endian mark starts with UTF-16's).
 WIDE_TEXT_BOMS = {
     codecs.BOM_UTF32_LE: "UTF-32",
@@ -104,7 +106,7 @@ def refuse_not_compressed(handle: io.IOBase, path: str, compression: str) -> Non
     if (
         head.startswith(start)
         or start.startswith(head)
-        or (compression == "zstd" and ZSTD_SKIPPABLE.match(head))
+        or (compression == "zstd" and starts_skippable_frame(head))
     ):
         return
     found = [(codec, suffix) for magic, (codec, suffix) in COMPRESSED_MAGIC.items() if magic.match(head)]

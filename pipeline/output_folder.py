@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
+from typing import Any
 
 from pipeline import fileio
 
@@ -149,17 +150,20 @@ def check_replaceable(output: str) -> None:
         )
 
 
+def is_gristmill_manifest(manifest: Any) -> bool:
+    """Whether a parsed `manifest.json` is gristmill's: a JSON object with a list of shards."""
+    return isinstance(manifest, dict) and isinstance(manifest.get("shards"), list)
+
+
 def _holds_gristmill_manifest(output: str) -> bool:
-    """Whether `output/manifest.json` is a JSON object with a list of shards, as every gristmill
-    manifest is."""
+    """Whether `output/manifest.json` is a gristmill manifest (`is_gristmill_manifest`)."""
     path = fileio.join(output, "manifest.json")
     if not fileio.exists(path):
         return False
     try:
-        manifest = json.loads(fileio.read_bytes(path))
+        return is_gristmill_manifest(json.loads(fileio.read_bytes(path)))
     except (ValueError, RecursionError):
         return False
-    return isinstance(manifest, dict) and isinstance(manifest.get("shards"), list)
 
 
 def check_inputs_outside(output: str, files: list[str]) -> None:

@@ -8,6 +8,7 @@ request, metadata, revisit) are skipped; a response that is not HTML is a `read`
 
 from __future__ import annotations
 
+import codecs
 import io
 import re
 import zlib
@@ -25,7 +26,6 @@ READ_CHUNK = 1 << 20
 MAX_DECODED_BYTES = 64 << 20  # an HTTP body decoding to more is a failure, not a page
 MAX_HELD_BLOCK = 64 << 20  # a longer record block (a video in a wget WARC) is passed over, not held
 HEAD_BYTES = 64 << 10  # what is kept of a block passed over: its HTTP headers and first bytes
-UTF8_BOM = b"\xef\xbb\xbf"
 CUT_SHORT = "the body ends before its compressed stream does"
 # resiliparse's main-content pass takes time quadratic in <div>/<article> nesting (10,000 deep:
 # 4.4 CPU-s, 20,000: 17); real pages nest tens deep, browsers stop nesting at 512.
@@ -340,7 +340,7 @@ def _decode_transfer(payload: bytes, http_headers: dict[str, str]) -> bytes:
             payload = CONTENT_DECODERS[encoding](payload)
         except Exception as error:  # each codec raises its own error type
             # crawlers often store the decoded body, header unchanged (maybe behind a byte order mark)
-            if payload.lstrip().removeprefix(UTF8_BOM).lstrip()[:1] == b"<":
+            if payload.lstrip().removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"<":
                 continue
             raise ValueError(f"{encoding} body does not decode: {one_line(error)}") from None
         if len(payload) > MAX_DECODED_BYTES:

@@ -21,6 +21,11 @@ RLE_BLOCK = 1
 CHECKSUM_BYTES = 4
 
 
+def starts_skippable_frame(data: bytes) -> bool:
+    """Whether `data` (at least 4 bytes) begins with a skippable frame's magic number."""
+    return data[1:4] == SKIPPABLE_MAGIC_TAIL and data[0] & 0xF0 == 0x50
+
+
 class FrameWalker:
     """Follows zstd frame and block headers through compressed bytes fed in pieces of any size."""
 
@@ -57,7 +62,7 @@ class FrameWalker:
             return 3
         if len(header) < 4:
             return 4
-        if header[1:4] == SKIPPABLE_MAGIC_TAIL and header[0] & 0xF0 == 0x50:
+        if starts_skippable_frame(header):
             return 8
         if header[:4] != ZSTD_MAGIC:
             raise ValueError(f"not zstd data at byte {self.fed - len(header):,} (where a frame should start)")
