@@ -34,7 +34,8 @@ from synthesis.code_verifier import complete_solution, defines
 from synthesis.file_generator import PROMPT_FIELD, read_records
 
 FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
-RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504}
+RETRY_STATUS = {408, 409, 429}  # and every 5xx
+READ_BYTES = 1 << 16  # a reply is read this much at a time, the deadline checked between reads
 MAX_RETRY_AFTER_S = 300.0
 GIVE_UP_AFTER = 8  # requests failed (after their retries) with none succeeded: the server is down
 DEFAULT_SYSTEM = {
@@ -42,6 +43,38 @@ DEFAULT_SYSTEM = {
     "in a single ```python code block.",
     "math": "Solve the problem step by step. End with the final answer as \\boxed{answer}.",
 }
+
+
+def retried(status: int) -> bool:
+    """Whether an HTTP error status is worth another try: 408, 409, 429 and every 5xx."""
+    return status in RETRY_STATUS or 500 <= status < 600
+
+
+def retry_after(value: str, default: float) -> float:
+    """The seconds a `Retry-After` header asks for (`default` when it gives none, or a date)."""
+    if not re.fullmatch(r"\s*\d+(\.\d+)?\s*", value, re.ASCII):
+        return default
+    return float(value)
+
+
+def error_body(error: urllib.error.HTTPError) -> bytes:
+    """The start of an error reply's body, for the failure's message (what reading it raised when
+    the body is cut short or stalls)."""
+    try:
+        return error.read(300)
+    except Exception as failure:
+        return f"(body unreadable: {type(failure).__name__}: {failure})".encode()
+
+
+def read_by(response, deadline: float) -> bytes:
+    """A reply's whole body, or TimeoutError once `deadline` (time.monotonic) passes: the socket's
+    timeout bounds each read, and a server trickling bytes would otherwise hold a request for ever."""
+    parts = []
+    while part := response.read1(READ_BYTES):
+        parts.append(part)
+        if time.monotonic() > deadline:
+            raise TimeoutError("the reply took longer than timeout_s")
+    return b"".join(parts)
 
 
 def extract_code(completion: str, entry_point: str | None = None) -> str:
@@ -121,7 +154,7 @@ class OpenAIGenerator(Generator):
         "rate_limit": Param(float, 0.0, "requests started per second (0 = unlimited)", min=0),
         "retries": Param(int, 4, "retries per request on 429, 5xx and network errors", min=0, max=100),
         "backoff_s": Param(float, 1.0, "first retry delay, doubled each retry", min=0),
-        "timeout_s": Param(float, 120.0, "per-request timeout", min=0.1),
+        "timeout_s": Param(float, 120.0, "seconds one request may take, reply included", min=0.1),
         "api_key_env": Param(str, "OPENAI_API_KEY", "environment variable holding the API key (optional)"),
     }
 
@@ -137,8 +170,17 @@ class OpenAIGenerator(Generator):
     def generate(self) -> Iterator[Record]:
         prompt_field = PROMPT_FIELD[self.kind]
         records = list(read_records(self.prompts, f"synthetic:{self.name}", prompt_field, self.id_field))
-        yield from (record for record in records if isinstance(record, Failure))  # unreadable prompts
-        jobs = [(record, k) for record in records if not isinstance(record, Failure) for k in range(self.n)]
+        prompts = []
+        for record in records:
+            entry_point = record.metadata.get("entry_point") if isinstance(record, Document) else None
+            if entry_point is not None and not isinstance(entry_point, str):
+                why = f"'entry_point' is {type(entry_point).__name__}, not text"
+                record = Failure(record.id, f"synthetic:{self.name}", READ_STAGE, "BadCandidate", why)
+            if isinstance(record, Failure):  # unreadable prompts: not sent
+                yield record
+            else:
+                prompts.append(record)
+        jobs = [(record, k) for record in prompts for k in range(self.n)]
         limiter, outage = RateLimiter(self.rate_limit), Outage()
         with ThreadPoolExecutor(self.concurrency, thread_name_prefix="openai") as pool:
             results = pool.map(lambda job: self._sample(job[0].text, job[1], limiter, outage), jobs)
@@ -156,9 +198,10 @@ class OpenAIGenerator(Generator):
             return "NotSent", f"not sent: {outage.declared}"
         try:
             completion = self._complete(prompt, sample, limiter)
-        except RuntimeError as error:
-            outage.failed(str(error))
-            return "RequestFailed", str(error)
+        except Exception as error:  # whatever a server's reply raises fails this sample alone
+            message = str(error) if isinstance(error, RuntimeError) else f"{type(error).__name__}: {error}"
+            outage.failed(message)
+            return "RequestFailed", message
         outage.succeeded()
         return completion
 
@@ -200,8 +243,9 @@ class OpenAIGenerator(Generator):
             limiter.wait()
             request = urllib.request.Request(url, json.dumps(body).encode(), headers, method="POST")
             try:
+                deadline = time.monotonic() + self.timeout_s
                 with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                    answer = response.read()
+                    answer = read_by(response, deadline)
                 try:
                     content = json.loads(answer)["choices"][0]["message"]["content"] or ""
                     if isinstance(content, str):
@@ -210,11 +254,9 @@ class OpenAIGenerator(Generator):
                     pass
                 raise RuntimeError(f"{url}: not a chat completion: {answer[:300]!r}")
             except urllib.error.HTTPError as error:
-                if error.code not in RETRY_STATUS or attempt == self.retries:
-                    raise RuntimeError(f"{url}: HTTP {error.code}: {error.read()[:300]!r}") from error
-                retry_after = error.headers.get("Retry-After", "")
-                asked = float(retry_after) if retry_after.replace(".", "", 1).isdigit() else delay
-                wait = min(asked, MAX_RETRY_AFTER_S)
+                if not retried(error.code) or attempt == self.retries:
+                    raise RuntimeError(f"{url}: HTTP {error.code}: {error_body(error)!r}") from error
+                wait = min(retry_after(error.headers.get("Retry-After", ""), delay), MAX_RETRY_AFTER_S)
             except (OSError, http.client.HTTPException) as error:  # refused, reset, timed out, cut short
                 if attempt == self.retries:
                     raise RuntimeError(f"{url}: {error}") from error

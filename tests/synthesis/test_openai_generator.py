@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socketserver
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -210,3 +211,99 @@ def test_an_answer_that_is_not_a_chat_completion_is_a_failed_record(prompts):
         records = list(generator(server.url, prompts, retries=1).generate())
     assert [type(r).__name__ for r in records] == ["Document", "Document", "Failure"]
     assert records[2].error == "RequestFailed" and "not a chat completion" in records[2].message
+
+
+class RawServer:
+    """Answers each request with the raw byte chunks `reply(prompt)` gives, `pause` seconds apart
+    (a reply cut short, one trickled a byte at a time), then closes the connection."""
+
+    def __init__(self, reply, pause: float = 0.0) -> None:
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                length = 0
+                while (line := self.rfile.readline()) not in (b"\r\n", b""):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                prompt = json.loads(self.rfile.read(length))["messages"][-1]["content"]
+                try:
+                    for chunk in reply(prompt):
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                        time.sleep(pause)
+                except OSError:  # the client gave up
+                    pass
+
+        self.httpd = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def __enter__(self) -> RawServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def completion_reply(content: str) -> list[bytes]:
+    body = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
+    return [b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body]
+
+
+def test_an_error_reply_cut_short_fails_its_sample_alone(prompts):
+    """A 400 whose body ended before its Content-Length raised out of the generator: the other
+    prompts' samples were never output, and never counted."""
+
+    def reply(prompt: str) -> list[bytes]:
+        if "add #1" in prompt:
+            return [b"HTTP/1.1 400 Bad Request\r\nContent-Length: 100\r\n\r\nshort"]
+        return completion_reply(RIGHT)
+
+    with RawServer(reply) as server:
+        records = list(generator(server.url, prompts, n=2).generate())
+    assert [r.id for r in records] == ["p0/0", "p0/1", "p1/0", "p1/1", "p2/0", "p2/1"]
+    assert [type(r).__name__ for r in records] == ["Document"] * 2 + ["Failure"] * 2 + ["Document"] * 2
+    assert records[2].error == "RequestFailed" and "HTTP 400" in records[2].message
+
+
+def test_timeout_s_bounds_a_reply_trickled_a_byte_at_a_time(prompts):
+    """The socket's timeout bounds each read: a server sending a byte every 0.2 s held a request
+    with `timeout_s = 1` for as long as it liked."""
+    body = json.dumps({"choices": [{"message": {"content": RIGHT}}]}).encode()
+    head = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body)
+
+    with RawServer(lambda prompt: [head, *(body[i : i + 1] for i in range(len(body)))], pause=0.2) as server:
+        started = time.monotonic()
+        records = list(generator(server.url, prompts, timeout_s=1.0, retries=0, concurrency=3).generate())
+    assert time.monotonic() - started < 10  # was len(body) × 0.2 s = 26 s a request
+    assert [r.error for r in records] == ["RequestFailed"] * 3
+    assert "longer than timeout_s" in records[0].message
+
+
+def test_a_retry_after_that_is_not_a_number_waits_the_backoff(prompts, monkeypatch):
+    """'²' passed `str.isdigit` and `float` raised on it, out of the generator."""
+    waits = []
+    monkeypatch.setattr(openai_generator.time, "sleep", waits.append)
+    with FakeServer(retry_after="²") as server:
+        docs = list(generator(server.url, prompts, n=1, backoff_s=0.5).generate())
+    assert [type(d).__name__ for d in docs] == ["Document"] * 3
+    assert waits.count(0.5) == 3
+
+
+def test_a_prompt_whose_entry_point_is_not_text_fails_alone(tmp_path):
+    """An `entry_point` of 5 raised while its completion was made a candidate: the generator
+    ended, and the samples of the prompts after it were lost."""
+    path = tmp_path / "prompts.jsonl"
+    rows = [
+        {"id": f"p{i}", "prompt": f"Write add #{i}.", "entry_point": "add" if i != 1 else 5} for i in range(3)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with FakeServer() as server:
+        records = list(generator(server.url, str(path), n=2).generate())
+    assert sorted(r.id for r in records) == ["p0/0", "p0/1", "p1", "p2/0", "p2/1"]
+    (failure,) = [r for r in records if isinstance(r, Failure)]
+    assert (
+        failure.id == "p1" and failure.error == "BadCandidate" and "'entry_point' is int" in failure.message
+    )
+    assert not any("add #1" in r["messages"][-1]["content"] for r in server.requests)  # never sent
