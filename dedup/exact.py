@@ -42,6 +42,10 @@ class ExactDedup(PrefersScore, CollectionStage):
         **SURVIVOR_PARAMS,
     }
 
+    def compared(self, doc: Document) -> Document:
+        """The document as it is compared and ranked (its own text here)."""
+        return doc
+
     def text_key(self, doc: Document) -> bytes:
         return xxhash.xxh3_128_digest(
             normalize(doc.text, self.lowercase).encode("utf-8", "surrogatepass"), HASH_SEED
@@ -49,7 +53,9 @@ class ExactDedup(PrefersScore, CollectionStage):
 
     def group_member(self, doc: Document) -> tuple[bytes, tuple]:
         """(text hash, (survivor order, content key)): all a group needs, not the document."""
-        return self.text_key(doc), (survivor_key(doc, self.prefer_score, self.tie_break), content_key(doc))
+        compared = self.compared(doc)
+        order = survivor_key(compared, self.prefer_score, self.tie_break)
+        return self.text_key(compared), (order, content_key(doc))
 
     def resolve_group(self, _text_key: bytes, members: Iterable[tuple]):
         """One text hash's members → (content key, decision) for each, if the group has several:

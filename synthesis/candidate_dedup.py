@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dedup.exact import ExactDedup
+import xxhash
+
+from dedup.exact import HASH_SEED, ExactDedup
 from pipeline.document import Document
 from pipeline.stages import register
 from synthesis.code_verifier import render_code
@@ -24,11 +26,19 @@ class CandidateDedup(ExactDedup):
 
     `exact_dedup` (normalised text, GroupByKey on a seeded hash, survivor by the shared order) that
     also sees synthesis candidates and compares them by the text `verify` would give them (code:
-    prompt and program; math: problem and solution); other documents by their own text.
+    prompt and program; math: problem and solution); other documents by their own text. A code
+    candidate's text is compared as it is, whitespace and all (indentation is part of a program);
+    `tie_break = "longest"` ranks candidates by their training text's length. Candidates alike in
+    training text but not in tests or reference answer are one group: only the survivor's are run.
     Reasons: `exact_duplicate` (`duplicate_of` = survivor id, `detail` = group size).
     """
 
     handles_candidates = True
 
+    def compared(self, doc: Document) -> Document:
+        return doc.with_text(training_text(doc))
+
     def text_key(self, doc: Document) -> bytes:
-        return super().text_key(doc.with_text(training_text(doc)))
+        if doc.kind == "code":
+            return xxhash.xxh3_128_digest(doc.text.encode("utf-8", "surrogatepass"), HASH_SEED)
+        return super().text_key(doc)

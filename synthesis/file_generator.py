@@ -98,7 +98,7 @@ class FileGenerator(Generator):
     def _candidate(self, doc: Document, text_field: str) -> Document:
         kind = doc.kind or self.kind
         metadata = dict(doc.metadata)
-        if doc.kind is None:
+        if doc.kind is None or doc.text:  # the reader read the lead field as the record's text
             metadata[text_field] = doc.text
         for target, field in self.fields.items():
             if isinstance(field, list):
@@ -107,8 +107,9 @@ class FileGenerator(Generator):
                     metadata[target] = "\n".join(_lines(parts))
             elif field in metadata:
                 metadata[target] = metadata.pop(field)
-        if self.prepend_prompt:
-            metadata["solution"] = str(metadata.get("prompt", "")) + str(metadata.get("solution", ""))
+        solution, prompt = metadata.get("solution"), metadata.get("prompt")
+        if self.prepend_prompt and isinstance(solution, str) and solution.strip() and isinstance(prompt, str):
+            metadata["solution"] = prompt + solution  # none: `no_solution` (or a wrong type) at verify
         metadata["origin"] = doc.source
         return Document(doc.id, "", source=f"synthetic:{self.name}", kind=kind, metadata=metadata)
 

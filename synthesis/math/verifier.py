@@ -47,10 +47,10 @@ REASONS = ("wrong_answer", "bad_step", "no_answer", "unparseable")
 
 def render_math(doc: Document, keep_annotations: bool = False) -> str:
     """Training text: the problem, a blank line, the solution (calculator annotations removed)."""
-    solution = doc.metadata.get("solution", "")
+    solution = doc.metadata.get("solution") or ""
     if not keep_annotations:
         solution = ANNOTATION.sub("", solution)
-    return f"{doc.metadata.get('problem', '').strip()}\n\n{solution.strip()}"
+    return f"{(doc.metadata.get('problem') or '').strip()}\n\n{solution.strip()}"
 
 
 class MathVerifier:

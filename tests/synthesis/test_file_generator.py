@@ -104,3 +104,40 @@ def test_a_bad_record_is_one_failure_and_the_records_after_it_are_read(tmp_path)
         FileGenerator("file", paths=[str(tmp_path / "none" / "*.jsonl")])
     with pytest.raises(ConfigError, match="format: 'nope' is not one of"):
         FileGenerator("file", paths=[str(path)], format="nope")
+
+
+def test_a_record_with_its_own_kind_keeps_its_prompt_when_the_generator_has_a_kind(tmp_path):
+    """With `kind` set, the prompt (code) or problem (math) of a record carrying its own `kind`
+    was read as its text and dropped: code kept without its prompt, math failed 'needs a problem'."""
+    code_path, math_path = tmp_path / "code.jsonl", tmp_path / "math.jsonl"
+    code = {"id": "c1", "kind": "code", "question": "Add.", "solution": "x = 1", "tests": "assert x == 1"}
+    math = {"id": "m1", "kind": "math", "problem": "1+1?", "solution": "#### 2", "answer": "2"}
+    code_path.write_text(json.dumps(code) + "\n")
+    math_path.write_text(json.dumps(math) + "\n")
+    (code_doc,) = FileGenerator(
+        "c", paths=[str(code_path)], kind="code", fields={"prompt": "question"}
+    ).generate()
+    (math_doc,) = FileGenerator("m", paths=[str(math_path)], kind="math").generate()
+    assert code_doc.metadata["prompt"] == "Add." and "question" not in code_doc.metadata
+    assert math_doc.metadata["problem"] == "1+1?"
+
+
+def test_prepend_prompt_leaves_a_missing_solution_missing(tmp_path):
+    """A null solution became the prompt + "None", a missing one the prompt alone: both were run
+    as programs, not rejected `no_solution`."""
+    path = tmp_path / "he.jsonl"
+    rows = [
+        {"task_id": "null", "prompt": "def f():\n", "canonical_solution": None},
+        {"task_id": "none", "prompt": "def f():\n"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    generator = FileGenerator(
+        "he",
+        paths=[str(path)],
+        kind="code",
+        id_field="task_id",
+        prepend_prompt=True,
+        fields={"solution": "canonical_solution"},
+    )
+    null, missing = generator.generate()
+    assert null.metadata["solution"] is None and "solution" not in missing.metadata
