@@ -312,7 +312,11 @@ class CodeVerifier:
             if not verdict.keep:
                 continue
             outcomes = killed.get(i, [])
-            score = sum(outcomes) / len(outcomes) if outcomes else 1.0
+            if not outcomes:  # the gate measured nothing: it admits only what it measured
+                why = "no mutant could be made of the solution (nothing to mutate, or it cannot be rewritten)"
+                verdicts[i] = reject("weak_tests", why, docs[i])
+                continue
+            score = sum(outcomes) / len(outcomes)
             scored = docs[i].with_scores({"mutation_score": score})
             verdicts[i] = keep(scored)
             if score < self.min_mutation_score:

@@ -89,7 +89,8 @@ class Verify(DocumentStage):
         "min_mutation_score": Param(
             float,
             0.0,
-            "test-strength gate: fraction of solution mutants the tests must kill (0 = off)",
+            "test-strength gate: fraction of solution mutants the tests must kill (0 = off; a solution "
+            "no mutant can be made of is `weak_tests`)",
             min=0,
             max=1,
         ),

@@ -298,11 +298,17 @@ def test_mutation_gate_rejects_weak_tests():
         solution = "def bucket(x):\n    if x < 10:\n        return 0\n    if x < 100:\n        return 1\n    return 2\n"
         strong = "for x, want in [(0, 0), (9, 0), (10, 1), (11, 1), (99, 1), (100, 2), (101, 2)]:\n    assert bucket(x) == want"
         weak = "assert bucket(50) == 1"
-        verdicts = verify.check_batch([code("strong", solution, strong), code("weak", solution, weak)])
+        # No mutant can be made of a program `ast.unparse` refuses (an int literal of 4,000 digits):
+        # it scored 1.0 and its weak tests passed the gate.
+        padded = f"_PAD = 0x{'f' * 4000}\n{solution}"
+        verdicts = verify.check_batch(
+            [code("strong", solution, strong), code("weak", solution, weak), code("padded", padded, weak)]
+        )
     finally:
         verify.teardown()
-    assert verdicts[0].keep
+    assert verdicts[0].keep and verdicts[0].doc.scores["mutation_score"] >= 0.8
     assert verdicts[1].reason == "weak_tests"
+    assert verdicts[2].reason == "weak_tests" and "no mutant could be made" in verdicts[2].detail
 
 
 def test_verify_is_registered_and_declares_its_reasons():
