@@ -299,10 +299,14 @@ class CodeVerifier:
         """
         owners: list[int] = []
         jobs = []
+        unrewritable = set()
         for i, verdict in enumerate(verdicts):
             if verdict.keep:
                 timeout = max(MUTANT_MIN_TIMEOUT_S, MUTANT_SLOWDOWN * elapsed[i])
-                for mutant in mutants(program(docs[i]), self.max_mutants):
+                made = mutants(program(docs[i]), self.max_mutants)
+                if made is None:
+                    unrewritable.add(i)
+                for mutant in made or []:
                     owners.append(i)
                     jobs.append((*self._job(docs[i], mutant), timeout))
         killed: dict[int, list[bool]] = {}
@@ -311,12 +315,12 @@ class CodeVerifier:
         for i, verdict in enumerate(verdicts):
             if not verdict.keep:
                 continue
-            outcomes = killed.get(i, [])
-            if not outcomes:  # the gate measured nothing: it admits only what it measured
-                why = "no mutant could be made of the solution (nothing to mutate, or it cannot be rewritten)"
+            if i in unrewritable:  # a padding ast.unparse refuses (an int of 4,000 digits) scored 1.0
+                why = "the solution cannot be rewritten into mutants, so its tests cannot be measured"
                 verdicts[i] = reject("weak_tests", why, docs[i])
                 continue
-            score = sum(outcomes) / len(outcomes)
+            outcomes = killed.get(i, [])
+            score = sum(outcomes) / len(outcomes) if outcomes else 1.0  # 1.0: nothing to mutate
             scored = docs[i].with_scores({"mutation_score": score})
             verdicts[i] = keep(scored)
             if score < self.min_mutation_score:

@@ -12,12 +12,13 @@ from pipeline.stages import ConfigError, Generator
 
 
 class FamilyGenerator(Generator):
-    """Draws `count` items round robin from `families`, each from its own seeded RNG.
+    """Draws `count` items round robin from `families` (in name order), each from its own seeded RNG.
 
     Subclasses set `FAMILIES` (name → builder taking an RNG) and `kind`, turn a built item into
     candidate metadata in `metadata()`, and say in `identity()` what makes two items the same
-    sample. An item that repeats an earlier one is drawn again from the next seeded RNG (up to
-    `MAX_DRAWS` times), so items repeat only once a family's variety is exhausted.
+    sample. An item that repeats an earlier one is drawn again from the next seeded RNG, up to
+    `MAX_DRAWS` times, and then kept: repeats are rare until a family's variety runs low, not
+    impossible (a family of 110 items gave 107 distinct ones in 110 draws).
     """
 
     FAMILIES: ClassVar[dict[str, Callable[[random.Random], Any]]] = {}

@@ -37,6 +37,15 @@ def read_records(
                     yield Failure(record.id, source, record.stage, record.error, record.message)
 
 
+def check_paths(param: str, paths: list[str]) -> None:
+    """ConfigError unless every glob names a file: a missing file stops the recipe at load, not the
+    run after its other inputs were read."""
+    try:
+        expand_paths(paths)
+    except InputError as error:
+        raise ConfigError(f"{param}: {error}") from None
+
+
 @register_generator("file")
 class FileGenerator(Generator):
     """Candidates from files; `fields` renames dataset columns to candidate fields (e.g. HumanEval's `test`)."""
@@ -72,10 +81,7 @@ class FileGenerator(Generator):
             raise ConfigError("paths: the file generator needs at least one path")
         if self.kind not in ("",) + KINDS:
             raise ConfigError(f"kind: {self.kind!r} is not one of {list(KINDS)}")
-        try:  # a missing file stops the recipe here, not the run after its other inputs were read
-            expand_paths(self.paths)
-        except InputError as error:
-            raise ConfigError(f"paths: {error}") from None
+        check_paths("paths", self.paths)
         for target, field in self.fields.items():
             names = field if isinstance(field, list) else [field]
             if not names or not all(isinstance(name, str) and name for name in names):

@@ -96,13 +96,15 @@ def _without_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-def mutants(source: str, limit: int) -> list[str]:
-    """Up to `limit` distinct mutant sources, spread evenly over the solution's mutation sites."""
+def mutants(source: str, limit: int) -> list[str] | None:
+    """Up to `limit` distinct mutant sources, spread evenly over the solution's mutation sites;
+    None when the source cannot be parsed and written back (`ast.unparse` refuses an int literal of
+    over 4,300 digits, `ast` a program nested too deep)."""
     try:
         tree = _without_docstrings(ast.parse(source))
         original = ast.unparse(tree)
     except UNPARSEABLE:
-        return []
+        return None
     nodes = list(ast.walk(tree))
     sites = _sites(nodes)
     if len(sites) > limit:

@@ -31,7 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pipeline.document import READ_STAGE, Document, Failure, Record
 from pipeline.stages import ConfigError, Generator, Param, register_generator
 from synthesis.code_verifier import complete_solution, defines
-from synthesis.file_generator import PROMPT_FIELD, read_records
+from synthesis.file_generator import PROMPT_FIELD, check_paths, read_records
 
 FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)```", re.DOTALL)
 RETRY_STATUS = {408, 409, 429}  # and every 5xx
@@ -166,6 +166,7 @@ class OpenAIGenerator(Generator):
             raise ConfigError("model: the openai generator needs a model name")
         if not self.prompts:
             raise ConfigError("prompts: the openai generator needs a prompts file")
+        check_paths("prompts", self.prompts)
 
     def generate(self) -> Iterator[Record]:
         prompt_field = PROMPT_FIELD[self.kind]

@@ -90,7 +90,7 @@ class Verify(DocumentStage):
             float,
             0.0,
             "test-strength gate: fraction of solution mutants the tests must kill (0 = off; a solution "
-            "no mutant can be made of is `weak_tests`)",
+            "with nothing to mutate scores 1, one that cannot be rewritten is `weak_tests`)",
             min=0,
             max=1,
         ),

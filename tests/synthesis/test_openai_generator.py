@@ -188,11 +188,14 @@ def test_completion_style_answers_continue_the_prompt():
     assert complete_solution("Write add.", full, "add") == full
 
 
-def test_config_errors():
+def test_config_errors(tmp_path):
     with pytest.raises(ConfigError, match="model"):
         OpenAIGenerator("llm", prompts=["p.jsonl"])
     with pytest.raises(ConfigError, match="prompts"):
         OpenAIGenerator("llm", model="m")
+    # A glob matching nothing was a failure at run time, after the other inputs were read.
+    with pytest.raises(ConfigError, match="prompts: .*nothing-here"):
+        OpenAIGenerator("llm", model="m", prompts=[f"{tmp_path}/nothing-here*.jsonl"])
 
 
 def test_math_prompts_become_math_candidates(tmp_path):

@@ -308,7 +308,7 @@ def test_mutation_gate_rejects_weak_tests():
         verify.teardown()
     assert verdicts[0].keep and verdicts[0].doc.scores["mutation_score"] >= 0.8
     assert verdicts[1].reason == "weak_tests"
-    assert verdicts[2].reason == "weak_tests" and "no mutant could be made" in verdicts[2].detail
+    assert verdicts[2].reason == "weak_tests" and "cannot be rewritten" in verdicts[2].detail
 
 
 def test_verify_is_registered_and_declares_its_reasons():
