@@ -14,6 +14,7 @@ import xxhash
 
 from filters import text_analysis as ta
 from filters.language import check_language_codes
+from filters.length import unspaced_caveat
 from filters.text_analysis import DATA_DIR
 from pipeline.document import KEEP, Document, Verdict, keep, reject
 from pipeline.stages import DocumentStage, Param, register
@@ -60,6 +61,11 @@ class C4Quality(DocumentStage):
             self.filter_policy,
             self.min_num_sentences,
         )
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        if self.min_words_per_line <= 1 or not self.min_num_sentences:
+            return ""
+        return unspaced_caveat(languages, "lose every line and are rejected as too_few_sentences")
 
     def check(self, doc: Document) -> Verdict:
         reason, sentences, text = ta.c4_lines(doc, self._rules)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from filters import text_analysis as ta
+from filters.length import unspaced_caveat
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import DocumentStage, Param, register
 
@@ -43,6 +44,10 @@ class FineWebQuality(DocumentStage):
         ),
         "new_line_ratio": Param(float, 0.3, "maximum newlines per word", min=0),
     }
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        consequence = "of several lines are rejected as list_ratio (newlines per word)"
+        return unspaced_caveat(languages, consequence) if self.new_line_ratio < 1 else ""
 
     def check(self, doc: Document) -> Verdict:
         lines, punct_lines, short_lines, dup_chars = ta.fineweb_lines(doc, self.short_line_length)

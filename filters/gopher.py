@@ -8,12 +8,11 @@ parameters (FineWeb's settings), on words split as spaCy's English tokenizer spl
 from __future__ import annotations
 
 from filters import text_analysis as ta
+from filters.length import unspaced_caveat
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, non_english, register
 
 STOP_WORDS = ["the", "be", "to", "of", "and", "that", "have", "with"]
-# lid.176 labels of languages written without spaces between words.
-UNSPACED_LANGUAGES = frozenset({"bo", "ja", "km", "lo", "my", "th", "wuu", "yue", "zh"})
 
 
 @register("gopher_quality")
@@ -75,14 +74,11 @@ class GopherQuality(DocumentStage):
                 "as too_few_stop_words; give those languages a gopher_quality stage of their own "
                 "(only_languages, stop_words in that language)"
             )
-        unspaced = UNSPACED_LANGUAGES if languages is None else languages & UNSPACED_LANGUAGES
-        if unspaced and self.min_words:
+        if self.min_words:
             caveats.append(
-                f"words are split at spaces, so documents in {', '.join(sorted(unspaced))} (written "
-                "without spaces) are rejected as too_few_words; leave those languages out of it "
-                "(only_languages)"
+                unspaced_caveat(languages, "are rejected as too_few_words or long_mean_word_length")
             )
-        return "; ".join(caveats)
+        return "; ".join(filter(None, caveats))
 
     def check(self, doc: Document) -> Verdict:
         text = doc.text

@@ -5,6 +5,21 @@ from __future__ import annotations
 from pipeline.document import KEEP, Document, Verdict, reject
 from pipeline.stages import ConfigError, DocumentStage, Param, register
 
+# lid.176 labels of languages written without spaces between words.
+UNSPACED_LANGUAGES = frozenset({"bo", "ja", "km", "lo", "my", "th", "wuu", "yue", "zh"})
+
+
+def unspaced_caveat(languages: frozenset[str] | None, consequence: str) -> str:
+    """A word-counting stage's note (`Stage.language_caveat`) for the languages written without
+    spaces among `languages` (None: any): what `consequence` befalls their documents; '' for none."""
+    unspaced = UNSPACED_LANGUAGES if languages is None else languages & UNSPACED_LANGUAGES
+    if not unspaced:
+        return ""
+    return (
+        f"words are split at spaces, so documents in {', '.join(sorted(unspaced))} (written without "
+        f"spaces) {consequence}; leave those languages out of it (only_languages)"
+    )
+
 
 def count_words(text: str) -> int:
     """Whitespace-separated word count."""
@@ -31,6 +46,9 @@ class LengthFilter(DocumentStage):
             raise ConfigError(f"min_words: {self.min_words} is above max_words {self.max_words}")
         if self.min_chars > self.max_chars:
             raise ConfigError(f"min_chars: {self.min_chars} is above max_chars {self.max_chars}")
+
+    def language_caveat(self, languages: frozenset[str] | None) -> str:
+        return unspaced_caveat(languages, "are rejected as too_few_words") if self.min_words > 1 else ""
 
     def check(self, doc: Document) -> Verdict:
         chars = len(doc.text)

@@ -236,6 +236,22 @@ def test_notes_name_the_stages_that_misjudge_the_languages_kept():
     assert notes[0].startswith("note: r.toml: stage 2 (gopher_quality): its stop_words are Gopher's English")
     assert "documents in de, zh are rejected as too_few_stop_words" in notes[0]
     assert "documents in zh (written without spaces) are rejected as too_few_words" in notes[0]
+    # Every stage counting words split at spaces says so (length, c4 and fineweb were silent).
+    stages = [
+        {"use": "length"},
+        {"use": "c4_quality"},
+        {"use": "fineweb_quality"},
+        {"use": "gopher_repetition"},
+    ]
+    word_notes = notes_of([{"use": "language", "languages": ["en", "ja"]}, *stages])
+    assert [note.split(": ")[2] for note in word_notes] == [
+        "stage 2 (length)",
+        "stage 3 (c4_quality)",
+        "stage 4 (fineweb_quality)",
+    ]
+    assert all("documents in ja (written without spaces)" in note for note in word_notes)
+    assert notes_of([{"use": "language", "languages": ["en", "de"]}, *stages]) == []
+    assert notes_of([{"use": "language", "languages": ["ja"]}, {"use": "length", "min_words": 1}]) == []
     assert notes[1].startswith(
         "note: r.toml: stage 3 (fasttext_quality): its shipped model was trained on English"
     )
