@@ -109,6 +109,7 @@ static int check_tables(const char *function) {
  * straight from the slot: a known chunk costs one memory access, not three (slot, chunk, tuple).
  * The memo belongs to one `cache` dict and is emptied when another is passed. */
 #define MEMO_LIMIT 200000
+#define MEMO_MAX_CHARS 32 /* a longer chunk is not memoized (MAX_CACHED_CHUNK in text_analysis.py) */
 #define INLINE_CHARS 10
 #define NOT_INLINE 0xFF
 typedef struct {
@@ -338,7 +339,7 @@ static int chunk_tokens(int kind, const void *data, Py_ssize_t start, Py_ssize_t
         Py_CLEAR(found);
         PyErr_SetString(PyExc_TypeError, "split_words: tokens must be tuples");
     }
-    int status = found == NULL || memo_insert(hash, chunk, found) < 0 ? -1 : 0;
+    int status = found == NULL || (end - start <= MEMO_MAX_CHARS && memo_insert(hash, chunk, found) < 0) ? -1 : 0;
     if (status == 0) status = sink(state, PySequence_Fast_ITEMS(found), PyTuple_GET_SIZE(found));
     Py_XDECREF(found);
     Py_DECREF(chunk);

@@ -64,7 +64,12 @@ POLICY_SUBSTRINGS = (
     "use cookies",
 )
 
-_CHUNK_CACHE_LIMIT = 200_000  # memoized chunks per process (~30 MB at most)
+# Chunks memoized per process, of at most MAX_CACHED_CHUNK characters: 200,000 chunks of 32 random
+# punctuation marks and digits (many tokens each, the costly shape) held 79 MB. A longer chunk (a
+# base64 blob, a long URL) is split each time it comes: memoized, 4,000 inline images of 50 KB held
+# 560 MB. MEMO_MAX_CHARS in _text_native.c is the same.
+_CHUNK_CACHE_LIMIT = 200_000
+MAX_CACHED_CHUNK = 32
 AFFIX_WINDOW = 64  # characters at the start of a long piece searched for a prefix
 # Characters at the end of a long piece searched for a suffix: wider than every suffix rule but the
 # unbounded `\.\.+` (5 at most: `km²` after a digit; tests/filters/test_text_analysis.py checks),
@@ -114,7 +119,7 @@ class _SpacyEnglishTokenizer:
             found = self._tokenize(chunk, self.specials)
             if len(found) > 1:
                 found = self._merge_specials(found)
-            if len(self.cache) < _CHUNK_CACHE_LIMIT:
+            if len(chunk) <= MAX_CACHED_CHUNK and len(self.cache) < _CHUNK_CACHE_LIMIT:
                 self.cache[chunk] = found
         return found
 
