@@ -13,7 +13,7 @@ from pipeline.stages import ConfigError, DocumentStage, Param, register
 # its run of address characters, so one long run (a base64 image in a page that has an '@'
 # somewhere) took quadratic time: 100 KB of base64, 7.8 s; 1 MB, minutes. It changes only matches
 # whose part before the '@' is longer than LOCAL_PART_MAX (RFC 5321 allows 64): such a match is
-# dropped, or shortened to the dot-separated parts within the last LOCAL_PART_MAX characters. The domain,
+# dropped, or shortened to start at a word boundary within LOCAL_PART_MAX characters of the '@'. The domain,
 # datatrove's `(?:LABEL\.)+LABEL`, is written `LABEL(?:\.LABEL)++`: the same matches (nothing follows
 # it to backtrack for), but the engine kept state for each label it matched, so `a@` and 5 million
 # `b.` took 1 GB.
