@@ -57,6 +57,16 @@ def cut_from_quantiles(
     index = round(position * (len(quantiles) - 1))
     return tuple(quantiles[min(max(index, 0), len(quantiles) - 1)])
 
+MICRO_LIMIT = (2**63 - 1) // 10**6  # the largest value whose millionths fit Beam's int64 metric cells
+
+
+def micro(value: float) -> int:
+    """A value in millionths, for a metric: clamped to what one holds (a score of 10^13 raised
+    OverflowError and failed the run), 0 for NaN."""
+    if math.isnan(value):
+        return 0
+    return round(max(-MICRO_LIMIT, min(MICRO_LIMIT, value)) * 1e6)
+
 
 class _Decide(StageDoFn):
     """(outcome, value) for each document; `cut` (keep-fraction mode) comes as a singleton side input.
@@ -84,10 +94,10 @@ class _Decide(StageDoFn):
             yield FAILED, failure(doc, self.stage.name, error)
             return
         if cut is not None:
-            self.cut_gauge.set(round(cut[0] * 1e6) if math.isfinite(cut[0]) else 0)
+            self.cut_gauge.set(micro(cut[0]))
             score = score_of(doc, self.stage.score)
             if score is not None:
-                self.distribution.update(round(score * 1e6))
+                self.distribution.update(micro(score))
         if reason is None:
             yield KEPT, doc
         else:

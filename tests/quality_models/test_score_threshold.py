@@ -90,6 +90,24 @@ def test_keep_fraction_keeps_the_top_fraction_of_the_whole_input():
     assert counters["rejected.below_keep_fraction_cut"] == 150
 
 
+def test_keep_fraction_takes_scores_too_large_for_a_metric():
+    """A score of 10^13 (a perplexity, an unbounded linear head) overflowed Beam's int64 score
+    distribution and failed the whole run."""
+    docs = [doc(0, 0.1), doc(1, 0.5), doc(2, 1e13), doc(3, -math.inf), doc(4, 1e300)]
+    stage = ScoreThreshold("top", score="q", keep_fraction=0.4)
+    counters = run(
+        stage,
+        docs,
+        ["d0002", "d0004"],
+        [
+            ("d0000", "top", "below_keep_fraction_cut"),
+            ("d0001", "top", "below_keep_fraction_cut"),
+            ("d0003", "top", "missing_score"),
+        ],
+    )
+    assert counters["kept"] == 2
+
+
 @pytest.mark.parametrize("settings", [{"min": 0.5}, {"keep_fraction": 0.5}])
 def test_documents_outside_only_languages_pass_unthresholded_and_outside_the_cut(settings):
     english = [Document(f"en{i}", "x", scores={"q": i / 4}, language="en") for i in range(4)]
