@@ -88,9 +88,10 @@ def wiki_vs_cc(data: Path) -> dict[str, str]:
 
 def score(stage, texts: list[str]) -> np.ndarray:
     docs = [Document(id=str(i), text=t) for i, t in enumerate(texts)]
+    scored = []
     for start in range(0, len(docs), 256):
-        stage.check_batch(docs[start : start + 256])
-    return np.array([d.scores[stage.name] for d in docs])
+        scored += [verdict.doc for verdict in stage.check_batch(docs[start : start + 256])]
+    return np.array([d.scores[stage.name] for d in scored])
 
 
 def main() -> int:
