@@ -60,14 +60,20 @@ def load_fasttext_model(path: Path) -> Any:
 
 
 def predict_positive(model: Any, texts: list[str]) -> list[float]:
-    """P(high quality) for each raw text, predicted in one batch."""
+    """P(high quality) for each raw text, predicted in one batch: with two labels from the top one,
+    with more from all of them (1 - P(top) is P(hq) only when hq is the other label)."""
     if not texts:
         return []
-    labels, probs = model.predict([normalize_for_fasttext(t) for t in texts], k=1)
-    return [
-        float(min(max(p[0], 0.0), 1.0)) if lab[0] == POSITIVE_LABEL else float(min(max(1.0 - p[0], 0.0), 1.0))
-        for lab, p in zip(labels, probs)
-    ]
+    normalized = [normalize_for_fasttext(t) for t in texts]
+    if len(model.get_labels()) > 2:
+        labels, probs = model.predict(normalized, k=-1)
+        return [_unit(dict(zip(lab, p)).get(POSITIVE_LABEL, 0.0)) for lab, p in zip(labels, probs)]
+    labels, probs = model.predict(normalized, k=1)
+    return [_unit(p[0]) if lab[0] == POSITIVE_LABEL else _unit(1.0 - p[0]) for lab, p in zip(labels, probs)]
+
+
+def _unit(probability: float) -> float:
+    return float(min(max(probability, 0.0), 1.0))
 
 
 @register("fasttext_quality")
@@ -92,7 +98,7 @@ class FastTextQuality(DocumentStage):
         path = resolve_model_path(self.model)
         if not path.is_file():
             raise ConfigError(f"model: fastText model file not found: {self.model}")
-        if not is_shipped(path):  # loaded once now, so a wrong file stops the recipe, not the run
+        if path.resolve() != DEFAULT_FASTTEXT_MODEL.resolve():  # loaded now: a wrong file stops the recipe
             try:
                 load_fasttext_model(path)
             except RuntimeError as error:

@@ -74,3 +74,46 @@ def test_stage_pickles_without_its_model():
     assert clone._model is None and clone.model == stage.model
     with pytest.raises(RuntimeError, match="used before setup"):
         clone.check(Document("d", "text"))
+
+
+def test_a_wrong_file_among_the_shipped_models_is_a_config_error():
+    """Only files outside quality_models/models/ were checked: a head file given as the model passed
+    `validate` and stopped the run in its workers."""
+    with pytest.raises(ConfigError, match="model: fastText model file .*toxic.safetensors is corrupt"):
+        FastTextQuality("ft", model="quality_models/models/heads/toxic.safetensors")
+
+
+def test_a_model_of_three_labels_scores_the_probability_of_hq(tmp_path):
+    """1 - P(top label) was taken as P(hq) whatever the labels: with three, up to 0.17 off."""
+    import random
+
+    import fasttext
+
+    rng = random.Random(0)
+    vocab = {
+        label: ["".join(rng.choices("abcdefghijklmnop", k=6)) for _ in range(300)]
+        for label in ("hq", "lq", "mq")
+    }
+    rows = [
+        f"__label__{label} " + " ".join(rng.choices(words, k=30))
+        for _ in range(200)
+        for label, words in vocab.items()
+    ]
+    rng.shuffle(rows)
+    (tmp_path / "train.txt").write_text("\n".join(rows) + "\n")
+    for _ in range(20):  # fastText hits a NaN on some tries at data this small, at random
+        try:
+            model = fasttext.train_supervised(str(tmp_path / "train.txt"), epoch=5, thread=1, verbose=0)
+            break
+        except RuntimeError:
+            continue
+    model.save_model(str(tmp_path / "three.bin"))
+    stage = FastTextQuality("ft", model=str(tmp_path / "three.bin"))
+    stage.setup()
+    texts = [" ".join(words[:5]) for words in vocab.values()]
+    scores = [
+        v.doc.scores["ft"] for v in stage.check_batch([Document(str(i), t) for i, t in enumerate(texts)])
+    ]
+    labels, probs = model.predict([normalize_for_fasttext(t) for t in texts], k=-1)
+    truth = [min(dict(zip(lab, p))["__label__hq"], 1.0) for lab, p in zip(labels, probs)]
+    assert scores == pytest.approx(truth, abs=1e-6)
