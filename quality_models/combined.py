@@ -193,6 +193,11 @@ def load_weights(path) -> dict[str, Any]:
         raise RuntimeError(
             f"quality weights {path}: features, mean, scale, weight (low, high) differ in length"
         )
+    features = model["features"]
+    if not all(isinstance(name, str) and name for name in features):
+        raise RuntimeError(f"quality weights {path}: every feature must be a name (a score or a statistic)")
+    if len(set(features)) != len(features):
+        raise RuntimeError(f"quality weights {path}: a feature is named twice")
     for key in ("mean", "scale", "weight", "bias", "low", "high"):
         values = model.get(key, [])
         if not all(_is_finite_number(v) for v in (values if isinstance(values, list) else [values])):

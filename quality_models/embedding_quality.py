@@ -94,6 +94,8 @@ class LinearHead:
             raise RuntimeError(f"embedding head {path}: bad embedder/kind/features in metadata {meta}")
         if weight.shape != (meta.get("dim"),):
             raise RuntimeError(f"embedding head {path}: weight shape {weight.shape} != dim {meta.get('dim')}")
+        if not (np.isfinite(weight).all() and np.isfinite(bias)):  # every score would be NaN
+            raise RuntimeError(f"embedding head {path}: its weight or bias holds NaN or infinity")
         info = {k: v for k, v in meta.items() if k not in ("embedder", "dim", "kind", "features")}
         return cls(meta["embedder"], weight, bias, meta["kind"], info, features)
 

@@ -49,6 +49,13 @@ def test_a_corrupt_head_is_a_config_error_naming_the_file(tmp_path):
     with pytest.raises(ConfigError, match=f"heads: embedding head file {path} is corrupt"):
         EmbeddingQuality("emb", model="", heads=[str(path)])
 
+    # A head holding NaN loaded and wrote NaN scores for every document.
+    weight = np.zeros(256, dtype=np.float32)
+    weight[3] = np.nan
+    LinearHead("static", weight, 0.0).save(tmp_path / "nan.safetensors")
+    with pytest.raises(ConfigError, match="nan.safetensors: its weight or bias holds NaN"):
+        EmbeddingQuality("emb", model="", heads=[str(tmp_path / "nan.safetensors")])
+
 
 def test_heads_that_would_write_one_score_or_need_two_embedders_are_config_errors(tmp_path):
     for folder in ("a", "b"):

@@ -242,6 +242,8 @@ def test_quality_weights_file_errors(tmp_path):
         ({"bias": True}, "bias holds"),
         ({"scale": [0, 1]}, "every scale must be above 0"),
         ({"low": [0, 5], "high": [1, 4]}, "low is above its high"),
+        ({"features": [5, "log_words"]}, "every feature must be a name"),  # AttributeError, exit 1
+        ({"features": ["log_words", "log_words"]}, "a feature is named twice"),
     ):
         bad.write_text(json.dumps({**good, "bias": 0, **change}))
         with pytest.raises(ConfigError, match=message):
