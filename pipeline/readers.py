@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from pipeline import fileio, json_array
-from pipeline.document import READ_STAGE, Document, Failure, Record, one_line
+from pipeline.document import READ_STAGE, Document, Failure, Record, Rejection, one_line
 from pipeline.file_start import refuse_not_compressed, refuse_unreadable, refuse_wide_text
 from pipeline.json_array import TOO_DEEP, TOO_LARGE, ElementTooLarge, JsonArray
 from pipeline.json_lines import (
@@ -318,11 +318,12 @@ def iter_documents(
     patterns: list[str] | tuple[str, ...] | str,
     text_field: str = "text",
     id_field: str = "id",
+    skipped: list[Rejection | Failure] | None = None,
     **options: Any,
 ) -> Iterator[Document]:
     """Documents from files matching the globs, outside Beam (training, generators, scripts).
 
-    Records that fail or are rejected by the reader are skipped; use `read_split` to see them.
+    Records that fail or are rejected by the reader are not yielded: they go to `skipped` if given.
     """
     if isinstance(patterns, str):
         patterns = [patterns]
@@ -332,6 +333,8 @@ def iter_documents(
             for record in read_split(split, config):
                 if isinstance(record, Document):
                     yield record
+                elif skipped is not None:
+                    skipped.append(record)
 
 
 def _read_text_file(path: str, compression: str | None, position: ReadPosition) -> Record:

@@ -57,6 +57,7 @@ def cut_from_quantiles(
     index = round(position * (len(quantiles) - 1))
     return tuple(quantiles[min(max(index, 0), len(quantiles) - 1)])
 
+
 MICRO_LIMIT = (2**63 - 1) // 10**6  # the largest value whose millionths fit Beam's int64 metric cells
 
 

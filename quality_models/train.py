@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.document import Failure
 from quality_models.embedders import EMBEDDER_NAMES
 
 FASTTEXT_FILE = "model.bin"
@@ -64,18 +65,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def read_examples(args: argparse.Namespace) -> list[Example]:
-    """Every example in input order (sorted files, record order); empty texts dropped."""
+def read_examples(args: argparse.Namespace, skipped: list) -> list[Example]:
+    """Every example in input order (sorted files, record order); empty texts dropped, records the
+    reader cannot use (malformed, without the text field) appended to `skipped`."""
     from pipeline.readers import iter_documents
 
     examples: list[Example] = []
     for patterns, target in ((args.positive, 1.0), (args.negative, 0.0)):
         if patterns:
-            for doc in iter_documents(patterns, text_field=args.text_field):
+            for doc in iter_documents(patterns, text_field=args.text_field, skipped=skipped):
                 if doc.text.strip():
                     examples.append(Example(doc.text, target, doc.source))
     if args.graded:
-        for doc in iter_documents(args.graded, text_field=args.text_field):
+        for doc in iter_documents(args.graded, text_field=args.text_field, skipped=skipped):
             grade = doc.metadata.get(args.grade_field)
             if not isinstance(grade, (int, float)) or isinstance(grade, bool):
                 raise SystemExit(f"{doc.source}: record {doc.id} has no numeric {args.grade_field!r}")
@@ -187,7 +189,21 @@ def fit_head(
     return w[:-1], float(w[-1])
 
 
-def describe_data(args: argparse.Namespace, examples: list[Example]) -> dict:
+def describe_skipped(skipped: list) -> list[dict]:
+    """Records the reader could not use, per file and error: how many, and the first one's message."""
+    groups: dict[tuple[str, str], list] = {}
+    for record in skipped:
+        source = record.source if isinstance(record, Failure) else record.doc.source
+        error = record.error if isinstance(record, Failure) else record.reason
+        message = record.message if isinstance(record, Failure) else record.detail
+        groups.setdefault((Path(source).name, error), [0, message])[0] += 1
+    return [
+        {"file": name, "error": error, "records": n, "example": message}
+        for (name, error), (n, message) in sorted(groups.items())
+    ]
+
+
+def describe_data(args: argparse.Namespace, examples: list[Example], skipped: list) -> dict:
     """Training data summary for the card and the head metadata."""
     per_source = Counter((Path(e.source).name, e.target) for e in examples)
     return {
@@ -198,7 +214,29 @@ def describe_data(args: argparse.Namespace, examples: list[Example]) -> dict:
             {"file": name, "target": target, "documents": n}
             for (name, target), n in sorted(per_source.items())
         ],
+        "not_read": describe_skipped(skipped),
     }
+
+
+def score_meaning(args: argparse.Namespace) -> str:
+    """What the model's scores are: an embedding head fit on grades predicts the grade itself."""
+    if args.model == "embedding" and args.graded:
+        return f"Scores are predicted {args.grade_field!r} grades (a linear head: not bounded to [0, 1])"
+    return "Scores are P(high quality) in [0, 1]"
+
+
+def not_read_lines(not_read: list[dict]) -> list[str]:
+    """The card's account of the records the reader could not use (none: no lines)."""
+    if not not_read:
+        return []
+    return [
+        "Records not read (not in the training data):",
+        "",
+        "| file | error | records | first message |",
+        "|---|---|---|---|",
+        *[f"| {g['file']} | {g['error']} | {g['records']} | {g['example']} |" for g in not_read],
+        "",
+    ]
 
 
 def write_card(
@@ -209,7 +247,7 @@ def write_card(
     lines = [
         f"# {args.output.name}: {args.model} quality model",
         "",
-        f"Model file: `{path.name}`. Scores are P(high quality) in [0, 1] ({'fasttext_quality' if args.model == 'fasttext' else 'embedding_quality'} stage).",
+        f"Model file: `{path.name}`. {score_meaning(args)} ({'fasttext_quality' if args.model == 'fasttext' else 'embedding_quality'} stage).",
         "",
         "## Command",
         "",
@@ -229,6 +267,7 @@ def write_card(
         "|---|---|---|",
         *[f"| {f['file']} | {f['target']:g} | {f['documents']} |" for f in data["files"]],
         "",
+        *not_read_lines(data["not_read"]),
         "## Validation metrics (held-out split)",
         "",
         *[f"- {k}: {v}" for k, v in metrics.items()],
@@ -246,6 +285,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.graded and not (args.positive and args.negative):
         print("train-quality: give --positive and --negative globs, or --graded", file=sys.stderr)
         return 2
+    if args.graded and (args.positive or args.negative):
+        # Positives (target 1) would be graded below --grade-threshold: trained as negatives.
+        print("train-quality: give --positive and --negative globs, or --graded, not both", file=sys.stderr)
+        return 2
     if not 0.0 < args.validation_fraction < 0.5:
         print("train-quality: --validation-fraction must lie in (0, 0.5)", file=sys.stderr)
         return 2
@@ -253,10 +296,17 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         check_folder(str(args.output), "--output")
-        examples = read_examples(args)
+        skipped: list = []
+        examples = read_examples(args, skipped)
     except ValueError as error:  # UsageError, or InputError: a glob that matches nothing, a folder
         print(f"train-quality: {error}", file=sys.stderr)
         return 2
+    for group in describe_skipped(skipped):
+        print(
+            f"train-quality: note: {group['file']}: {group['records']} records not read "
+            f"({group['error']}: {group['example']})",
+            file=sys.stderr,
+        )
     targets = np.array([e.target for e in examples], dtype=np.float64)
     labels = (targets >= args.grade_threshold if args.graded else targets == 1).astype(np.int64)
     if labels.sum() < 2 or (1 - labels).sum() < 2:
@@ -301,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     threshold = 0.5 if args.model == "fasttext" or not args.graded else args.grade_threshold
     metrics = binary_metrics(labels[valid_idx], scores, threshold)
-    data = describe_data(args, examples)
+    data = describe_data(args, examples, skipped)
     if args.model == "embedding":
         head.info = {"training_data": data, "metrics": metrics, "settings": settings, "seed": args.seed}
         path = args.output / HEAD_FILE

@@ -61,6 +61,48 @@ def test_graded_embedding_training_fits_a_linear_head(tmp_path):
     argv = ["--model", "embedding", "--embedder", "static", "--graded", str(path), "--grade-field", "grade"]
     assert main([*argv, "--output", str(tmp_path / "out")]) == 0
     assert LinearHead.load(tmp_path / "out" / "head.safetensors").kind == "linear"
+    # The card said "P(high quality) in [0, 1]" of a head predicting grades.
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "Scores are predicted 'grade' grades (a linear head: not bounded to [0, 1])" in card
+    # With --positive/--negative as well, every positive (target 1) fell below the grade threshold
+    # and was trained as a negative.
+    both = [*argv, "--positive", str(path), "--negative", str(path), "--output", str(tmp_path / "both")]
+    assert main(both) == 2
+
+
+def test_records_that_cannot_be_read_are_reported_and_on_the_card(training_files, tmp_path, capsys):
+    """Malformed records and records without the text field were dropped without a word, and a
+    --text-field no record has ended in 'need at least 2 positive and 2 negative examples'."""
+    negative = tmp_path / "negative.jsonl"
+    lines = training_files[1].read_text().splitlines()
+    negative.write_text("\n".join([*lines, "{not json", json.dumps({"id": "x", "body": "no text"})]) + "\n")
+    assert train("embedding", (training_files[0], negative), tmp_path / "emb", "--embedder", "static") == 0
+    err = capsys.readouterr().err
+    assert "train-quality: note: negative.jsonl: 1 records not read (MalformedJson: " in err
+    assert (
+        "train-quality: note: negative.jsonl: 1 records not read (MissingText: no 'text' field; fields found: body, id)"
+        in err
+    )
+    card = (tmp_path / "emb" / "README.md").read_text()
+    assert "| negative.jsonl | MalformedJson | 1 |" in card and "| negative.jsonl | MissingText | 1 |" in card
+    assert (
+        LinearHead.load(tmp_path / "emb" / "head.safetensors").info["training_data"]["not_read"][0]["records"]
+        == 1
+    )
+    argv = ["--model", "embedding", "--embedder", "static", "--text-field", "body"]
+    argv += [
+        "--positive",
+        str(training_files[0]),
+        "--negative",
+        str(negative),
+        "--output",
+        str(tmp_path / "b"),
+    ]
+    assert main(argv) == 2
+    assert (
+        "positive.jsonl: 100 records not read (MissingText: no 'body' field; fields found: id, text)"
+        in capsys.readouterr().err
+    )
 
 
 def test_missing_classes_are_usage_errors(training_files, tmp_path):
