@@ -37,7 +37,7 @@ import apache_beam as beam
 
 from pipeline import fileio, gristmill_version
 from pipeline.outcomes import FAILED, KEPT, REJECTED
-from pipeline.output_folder import remove_if_empty
+from pipeline.output_folder import FINGERPRINT_CHARS, remove_if_empty
 from pipeline.spill import ChunkEncoder, rough_size
 from pipeline.stages import CollectionStage, Stage
 
@@ -76,7 +76,9 @@ def cut_phases(stages: list[Stage]) -> list[list[Stage]]:
 
 
 def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[
+        :FINGERPRINT_CHARS
+    ]
 
 
 def data_files(component) -> list[tuple[str, int, float]]:
@@ -123,7 +125,9 @@ class WorkArea:
         }
         phases = cut_phases(recipe.stages)
         resolved = [[stages[id(s)] for s in p] for p in phases]
-        base = _digest([CHECKPOINT_VERSION, gristmill_version(), settings, generators, resolved[0]])
+        # Phase 0 rejects synthesis candidates as `unverified` when no later stage verifies them.
+        first = [resolved[0], recipe.verifies_candidates]
+        base = _digest([CHECKPOINT_VERSION, gristmill_version(), settings, generators, *first])
         by_key = {_digest([base, unit_identity(unit, input_meta)]): unit for unit in units}
         fingerprints = [base]
         for stages in resolved[1:]:

@@ -248,7 +248,15 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     )
     from pipeline.progress import console_progress
     from pipeline.recipe import language_notes, load_recipe
-    from pipeline.run import LOCAL_RUNNERS, PipelineFailed, RunFailed, pipeline_options, run_recipe
+    from pipeline.run import (
+        LOCAL_RUNNERS,
+        PipelineFailed,
+        PublishFailed,
+        RunFailed,
+        checkpoints_enabled,
+        pipeline_options,
+        run_recipe,
+    )
     from pipeline.runners import map_option
 
     check_beam_options(beam_args, own_options)
@@ -280,7 +288,9 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
         fileio.check_filesystem(path, what)
     fileio.check_reachable(named, options)
     notes: list[str] = []
-    inputs = check_inputs(recipe.input, notes)
+    checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
+    work_dir = args.work_dir if checkpoints_enabled(checkpoints, options) else None
+    inputs = check_inputs(recipe.input, notes, args.output, work_dir)
     for note in notes:
         print(note, file=sys.stderr)
     check_mixture(recipe, inputs)
@@ -290,7 +300,6 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
             check_folder(folder, option)
     created = not os.path.exists(args.output)
     check_output(args.output)
-    checkpoints = CheckpointSettings(args.checkpoints, args.work_dir, args.fresh, args.keep_work)
     for note in _disk_space_notes(recipe, inputs, args.output, options, checkpoints):
         print(note, file=sys.stderr)
     if not args.quiet:
@@ -304,7 +313,8 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     except PipelineFailed as error:
         if created:
             remove_if_empty(args.output)
-        print(f"gristmill: run failed, nothing published: {error}", file=sys.stderr)
+        published = "" if isinstance(error, PublishFailed) else ", nothing published"
+        print(f"gristmill: run failed{published}: {error}", file=sys.stderr)
         return EXIT_RUN_FAILED
     except RunFailed as error:
         print(summary(read_manifest(args.output), args.output))

@@ -345,7 +345,9 @@ def delete_tree(folder: str) -> None:
     """Delete a folder (local) or every object under the prefix `folder/` (object stores: one
     recursive `FileSystems.delete` of `folder/`, a listing and batch deletes)."""
     if is_local(folder):
-        shutil.rmtree(folder, ignore_errors=True)
+        # A file that cannot be deleted raises: ignored, an old shard stayed in a replaced kept/.
+        with contextlib.suppress(FileNotFoundError):
+            shutil.rmtree(folder)
     else:
         _filesystems().delete([folder.rstrip("/") + "/"])
 

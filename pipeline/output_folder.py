@@ -13,6 +13,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from typing import Any
@@ -32,6 +33,12 @@ class OutputInUse(ValueError):
     """Another run is using the same local output folder or work area."""
 
 
+# A phase's checkpoint folder (`pipeline.checkpoints.WorkArea.folder`): a user's `phase-1-notes`
+# in a --work-dir was taken for one, and deleted with the work area.
+FINGERPRINT_CHARS = 24
+PHASE_FOLDER = re.compile(rf"phase-\d+-[0-9a-f]{{{FINGERPRINT_CHARS}}}")
+
+
 class OutputNotOurs(ValueError):
     """The output folder holds files a run would replace, and gristmill did not write them."""
 
@@ -44,15 +51,18 @@ class WorkDirNotOurs(ValueError):
     """The work area would hold more than checkpoints; deleting it would lose the rest."""
 
 
-def check_work_root(work_root: str, output: str) -> None:
-    """Refuse a work area that holds anything but gristmill's `phase-*` folders, or the output.
+def check_work_root(work_root: str, output: str, spill_root: str | None = None) -> None:
+    """Refuse a work area that holds anything but gristmill's phase folders, or the output, or the
+    spill folder.
 
     The work area is deleted after a successful run and by `--fresh`; `--work-dir .` deleted the
     current folder.
     """
     root = work_root.rstrip("/")
+    spill = (spill_root or "").rstrip("/")
     if fileio.is_local(root):
         root, output = os.path.realpath(root), os.path.realpath(output)
+        spill = os.path.realpath(spill) if spill else ""
         if os.path.exists(root) and not os.path.isdir(root):
             raise WorkDirNotOurs(f"{work_root}: --work-dir is a file, not a folder")
         entries = sorted(os.listdir(root)) if os.path.isdir(root) else []
@@ -68,7 +78,9 @@ def check_work_root(work_root: str, output: str) -> None:
             f"{work_root}: inside the output folder's kept/, rejected/ or failed/, which a run replaces "
             "(the checkpoints would be deleted); give --work-dir another folder"
         )
-    others = [repr(entry) for entry in entries if not entry.startswith("phase-") and entry != LOCK_FILE]
+    if spill and (spill == root or spill.startswith(root + "/")):  # a killed run's spill blocked the rerun
+        raise WorkDirNotOurs(f"{work_root}: --spill_dir is inside the work area; give them different folders")
+    others = [repr(entry) for entry in entries if not PHASE_FOLDER.fullmatch(entry) and entry != LOCK_FILE]
     if others:
         raise WorkDirNotOurs(
             f"{work_root}: holds {_first_of(others)} besides checkpoints; {deleted}: "
@@ -166,14 +178,20 @@ def _holds_gristmill_manifest(output: str) -> bool:
         return False
 
 
-def check_inputs_outside(output: str, files: list[str]) -> None:
+def check_inputs_outside(output: str, files: list[str], work_dir: str | None = None) -> None:
     """Refuse input files inside what the run replaces or deletes in `output`: its parts, staging
-    folders and work area (`--input 'data/**/*.parquet' --output data/out` read the last run's
-    shards, and replaced them)."""
+    folders and work area, or in the `--work-dir` given (`--input 'data/**/*.parquet' --output
+    data/out` read the last run's shards, and replaced them; a rerun read the checkpoints' markers)."""
+    if work_dir:
+        work = fileio.canonical(work_dir).rstrip("/") + "/"
+        if inside := [path for path in files if fileio.canonical(path).startswith(work)]:
+            raise InputInsideOutput(
+                f"{_first_of(inside)}: input inside the --work-dir, whose checkpoints a rerun would "
+                "read as input and which is deleted after the run; give --work-dir another folder"
+            )
     folder = fileio.canonical(output).rstrip("/")
     replaced = tuple(f"{folder}/{name}/" for name in (*OUTPUT_PARTS, WORK_FOLDER)) + (f"{folder}/.staging-",)
-    inside = [path for path in files if fileio.canonical(path).startswith(replaced)]
-    if inside:
+    if inside := [path for path in files if fileio.canonical(path).startswith(replaced)]:
         raise InputInsideOutput(
             f"{_first_of(inside)}: input inside the output folder's kept/, rejected/, failed/ or "
             "work area, which this run replaces; narrow the --input glob or write to another --output"

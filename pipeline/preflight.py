@@ -16,6 +16,7 @@ from pipeline.document import Document
 from pipeline.file_start import WHOLE_FILE_ERRORS
 from pipeline.output_folder import (
     OTHER_DISK_ADVICE,
+    check_inputs_outside,
     earlier_outputs,
     folders_by_disk,
     is_output_file,
@@ -91,21 +92,27 @@ def check_beam_options(flags: list[str], own_options: list[str], command: str = 
     )
 
 
-def check_inputs(config: InputConfig, notes: list[str] | None = None) -> dict[str, fileio.FileInfo]:
+def check_inputs(
+    config: InputConfig, notes: list[str] | None = None, output: str = "", work_dir: str | None = None
+) -> dict[str, fileio.FileInfo]:
     """Every input file with its size and date (as `input_files`: listed once, each file once); a
     glob matching nothing or a text field absent from a file's first records is an error naming
-    it, and so are files of an earlier gristmill output other than its shards. A file whose first
+    it, and so are files of an earlier gristmill output other than its shards, and (with `output`)
+    files where the run replaces or deletes files (`check_inputs_outside`). A file whose first
     texts are HTML pages, and shards of an earlier output, add a line to `notes`."""
+    if "-" in config.paths:
+        raise UsageError(f"--input -: gristmill reads files, not standard input {STREAM_ADVICE}")
+    listed = {pattern: glob_files(pattern) for pattern in config.paths}
     files: dict[str, fileio.FileInfo] = {}
-    for pattern in config.paths:
-        if pattern == "-":
-            raise UsageError(f"--input -: gristmill reads files, not standard input {STREAM_ADVICE}")
-        matched = glob_files(pattern)
+    for matched in listed.values():
+        files.update(matched)
+    if output:  # before the text-field check: a checkpoint marker read as input said "no text field"
+        check_inputs_outside(output, list(files), work_dir)
+    for matched in listed.values():
         first = next(iter(matched))
         note = check_text_field(first, config, matched[first].size)
         if note and notes is not None:
             notes.append(note)
-        files.update(matched)
     for output, paths in earlier_outputs(list(files)).items():
         if own := [path for path in paths if not is_shard_of(path, output) and is_output_file(path)]:
             raise UsageError(

@@ -63,6 +63,10 @@ class OutputConfig:
     mixture_max_repeat: float = 1.0
 
 
+def verifies_candidates(stages: list[Stage]) -> bool:
+    return any(stage.admits_candidates for stage in stages)
+
+
 @dataclass
 class Recipe:
     """A loaded, validated recipe; stages and generators are built but not set up."""
@@ -73,6 +77,11 @@ class Recipe:
     output: OutputConfig
     stages: list[Stage] = field(default_factory=list)
     generators: list[Generator] = field(default_factory=list)
+
+    @property
+    def verifies_candidates(self) -> bool:
+        """Whether a stage admits synthesis candidates (`verify`): without one, reading rejects them."""
+        return verifies_candidates(self.stages)
 
     def resolved(self) -> dict[str, Any]:
         """Everything with its effective value, for `gristmill validate` and the manifest."""
@@ -292,7 +301,7 @@ def build_recipe(
                 f"{path}: stage {stage.name!r}: only_languages would send every synthesis candidate "
                 "around it unverified (candidates have no language)"
             )
-    if generators and not any(stage.admits_candidates for stage in stages):
+    if generators and not verifies_candidates(stages):
         raise ConfigError(
             f"{path}: [[synthesis]] generators make candidates that only a `verify` stage admits, "
             'and the recipe has none: add one ([[stage]] use = "verify")'

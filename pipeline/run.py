@@ -90,6 +90,10 @@ class PipelineFailed(RuntimeError):
     published."""
 
 
+class PublishFailed(PipelineFailed):
+    """The run finished but replacing the output failed part way: the folder holds no manifest."""
+
+
 def error_summary(error: BaseException) -> str:
     """The line of a runner's (often very long) error that says what went wrong."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
@@ -227,7 +231,7 @@ def build_pipeline(
             done,
             channel.directory if channel else None,
             pipeline.options,
-            verifies_candidates=any(stage.admits_candidates for stage in recipe.stages),
+            verifies_candidates=recipe.verifies_candidates,
         )
         pairs = (
             pipeline
@@ -389,19 +393,21 @@ def run_recipe(
         check_replaceable(output)
         if inputs is None:  # listed once: sizes and dates come with the listing
             inputs = list_inputs(recipe)
-        check_inputs_outside(output, list(inputs))
-        remove_stale_staging(output)
-        staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
-        started = time.time()
+        enabled = checkpoints_enabled(checkpoints, options)
         # Dedup stages' spilled documents: in the staging folder, or in this run's own folder under
         # `spill_root`, deleted with it (the stages delete files, not their folders).
         spill_folder = spill_root(options, output)
+        work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
+        if enabled:  # before its lock: `--work-dir OUT` is not "another run"
+            check_work_root(work_root, output, spill_folder)
+        check_inputs_outside(output, list(inputs), checkpoints.work_dir if enabled else None)
+        remove_stale_staging(output)
+        staging = fileio.join(output, f".staging-{uuid.uuid4().hex[:12]}")
+        started = time.time()
         own_spill = fileio.join(spill_folder, staging.rsplit("/", 1)[-1]) if spill_folder else None
         spill_dir = options.view_as(SpillOptions).spill_dir = own_spill or fileio.join(staging, "spill")
-        work_root = checkpoints.work_dir or fileio.join(output, WORK_FOLDER)
         resume = None
-        if checkpoints_enabled(checkpoints, options):
-            check_work_root(work_root, output)  # before its lock: `--work-dir OUT` is not "another run"
+        if enabled:
             # held like the output folder, the default one too (another run may be given it as
             # its --work-dir: before, that run deleted this one's live checkpoints)
             fileio.make_folder(work_root)
@@ -415,7 +421,7 @@ def run_recipe(
                 )
             if progress and (reused := reuse_line(resume.summary())):
                 progress.note(f"gristmill: {reused}; --fresh starts over")
-        pipeline = None
+        pipeline = manifest = None
         try:
             pipeline = new_pipeline(options)
             total_bytes = sum(info.size for info in inputs.values())
@@ -456,19 +462,24 @@ def run_recipe(
             raise RunInterrupted(f"nothing was published; {kept}", signum) from interrupt
         except PipelineFailed as failed:
             if resume:  # a full disk, a lost worker: what finished is not lost
-                raise PipelineFailed(
-                    f"{failed}; {describe(work_root, ' (a rerun resumes there)')}"
-                ) from failed
+                raise type(failed)(f"{failed}; {describe(work_root, ' (a rerun resumes there)')}") from failed
             raise
         finally:
-            _remove_temporary([staging, own_spill])
-            if pipeline is not None:  # Beam deletes its local temp folder only when the pipeline runs
-                shutil.rmtree(pipeline.local_tempdir, ignore_errors=True)
+            # Once published, a stop signal while the run tidies up waits: it made a finished run
+            # exit 143 as if killed.
+            with (
+                stop_signals_deferred("the published run was tidied up")
+                if manifest
+                else contextlib.nullcontext()
+            ):
+                _remove_temporary([staging, own_spill])
+                if pipeline is not None:  # Beam deletes its local temp folder only when the pipeline runs
+                    shutil.rmtree(pipeline.local_tempdir, ignore_errors=True)
+                if manifest and resume and not manifest["problems"] and not checkpoints.keep_work:
+                    clear_work_area(work_root)
         problems = manifest["problems"]
         if problems:  # published, but a rerun after fixing the recipe can still reuse the work
             raise RunFailed("; ".join(problems))
-        if resume and not checkpoints.keep_work:
-            clear_work_area(work_root)
         return RunResult(output, manifest)
 
 
@@ -573,11 +584,17 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
         mark_output(output)
         manifest_path = fileio.join(output, "manifest.json")
         fileio.delete([manifest_path])
-        for part in OUTPUT_PARTS:
-            fileio.delete_tree(fileio.join(output, part))
-            fileio.make_folder(fileio.join(output, part))
-        for shard in manifest["shards"]:
-            fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
-        for name, page in pages.items():
-            fileio.write_bytes(fileio.join(output, name), page.encode("utf-8"))
+        try:
+            for part in OUTPUT_PARTS:
+                fileio.delete_tree(fileio.join(output, part))
+                fileio.make_folder(fileio.join(output, part))
+            for shard in manifest["shards"]:
+                fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
+            for name, page in pages.items():
+                fileio.write_bytes(fileio.join(output, name), page.encode("utf-8"))
+        except OSError as error:  # was a traceback, and the folder looked like an output
+            raise PublishFailed(
+                f"publishing into {output} failed ({error_summary(error)}); it holds part of the old "
+                "and the new output and no manifest.json until a run publishes there"
+            ) from error
         fileio.write_whole(manifest_path, json.dumps(manifest, indent=2, sort_keys=False).encode())

@@ -272,7 +272,7 @@ def test_a_work_dir_holding_anything_but_checkpoints_is_refused_and_kept(setup, 
     assert "holds 'precious.txt' besides checkpoints" in capsys.readouterr().err
     assert (scratch / "precious.txt").read_text() == "keep me" and not (folder / "refused").exists()
     assert main([*run, str(folder / "inside"), "--work-dir", str(folder)]) == 2
-    assert "the output folder would be inside the work area" in capsys.readouterr().err
+    assert "input inside the --work-dir, whose checkpoints a rerun would read" in capsys.readouterr().err
     assert main([*run, str(folder / "same"), "--work-dir", str(folder / "same")]) == 2  # its own lock:
     assert "the output folder would be inside the work area" in capsys.readouterr().err  # "another run"
     assert main([*run, str(folder / "on_a_file"), "--work-dir", str(scratch / "precious.txt")]) == 2
@@ -280,6 +280,33 @@ def test_a_work_dir_holding_anything_but_checkpoints_is_refused_and_kept(setup, 
     # inside the output's kept/, which publishing replaces (the checkpoints were deleted, unsaid)
     assert main([*run, str(folder / "o"), "--work-dir", str(folder / "o" / "kept"), "--keep-work"]) == 2
     assert "inside the output folder's kept/, rejected/ or failed/" in capsys.readouterr().err
+    # A folder of one's own merely named like a phase folder was taken for one and deleted.
+    notes = folder / "mywork" / "phase-1-planning"
+    notes.mkdir(parents=True)
+    (notes / "notes.txt").write_text("keep me")
+    assert main([*run, str(folder / "refused"), "--work-dir", str(folder / "mywork")]) == 2
+    assert "holds 'phase-1-planning' besides checkpoints" in capsys.readouterr().err
+    assert (notes / "notes.txt").read_text() == "keep me"
+    # The spill folder in the work area: a killed run's spill blocked the rerun ("holds '.staging-...'").
+    spill_args = [
+        str(folder / "refused"),
+        "--work-dir",
+        str(folder / "scr"),
+        "--spill_dir",
+        str(folder / "scr"),
+    ]
+    assert main([*run, *spill_args]) == 2
+    assert "--spill_dir is inside the work area" in capsys.readouterr().err
+    # Inputs inside the work area: a rerun read the checkpoints' markers as input.
+    marker = folder / "corpus" / "work" / f"phase-0-{'a' * 24}" / "0.done.json"
+    marker.parent.mkdir(parents=True)
+    marker.write_text("{}")
+    inside = write_recipe(
+        folder / "inside.toml", [f"{folder}/corpus/**/*.json*"], STAGES.format(threshold=0.8)
+    )
+    inside_args = ["run", "--quiet", "--recipe", str(inside), "--output", str(folder / "refused")]
+    assert main([*inside_args, "--work-dir", str(folder / "corpus" / "work")]) == 2
+    assert "0.done.json: input inside the --work-dir" in capsys.readouterr().err
     # A work area an earlier run kept (only its phase folders) is reused, then deleted.
     kept = copy_of_kept_work(folder, "kept-again") / ".gristmill-work"
     assert main([*run, str(folder / "reuse"), "--work-dir", str(kept)]) == 0
@@ -305,6 +332,19 @@ def test_the_fingerprints_cover_only_languages_and_the_data_files_a_stage_reads(
     assert phase_0() == first and phase_0("fr") != first
     write_jsonl(evals, [item, {"text": "and one more"}])
     assert phase_0() != first
+
+
+def test_phase_0_is_not_reused_when_a_later_verify_stage_comes_or_goes(tmp_path):
+    """Phase 0 rejects synthesis candidates as `unverified` without a verify stage anywhere: adding
+    one after a dedup stage reused phase 0 (valid candidates stayed rejected), removing it kept
+    unverified candidates, the wrong ones too."""
+    stages = '[[stage]]\nuse = "length"\n\n[[stage]]\nuse = "exact_dedup"\n'
+
+    def phase_0(more: str) -> str:
+        recipe = write_recipe(tmp_path / "r.toml", ["x.jsonl"], stages + more)
+        return WorkArea.for_recipe(load_recipe(recipe), "work", [], {}).fingerprints[0]
+
+    assert phase_0("") != phase_0('\n[[stage]]\nuse = "verify"\n')
 
 
 def test_a_run_holds_its_default_work_area_too(setup, monkeypatch):
@@ -440,6 +480,57 @@ def test_ctrl_c_publishes_nothing_and_says_what_was_kept(setup):
     assert "interrupted: nothing was published" in message and "finished input splits" in message
     assert not (out / "manifest.json").exists()
     assert issubclass(RunInterrupted, KeyboardInterrupt)
+
+
+def test_a_stop_signal_while_a_published_run_tidies_up_waits(setup, monkeypatch, capsys):
+    """A SIGTERM while the published run deleted its checkpoints exited 143, as if killed."""
+    from pipeline import run as run_module
+
+    folder, recipe, reference = setup
+    clear = run_module.clear_work_area
+
+    def interrupted_clear(work_root: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # SIGINT: without the fix it raises here, not kills pytest
+        clear(work_root)
+
+    monkeypatch.setattr(run_module, "clear_work_area", interrupted_clear)
+    try:
+        manifest = run_recipe(load_recipe(recipe), str(folder / "tidied"), IN_PROCESS).manifest
+    except KeyboardInterrupt:
+        pytest.fail("the signal stopped a run that had published")
+    same_output(manifest, reference)
+    assert "gristmill: SIGINT came while the published run was tidied up; that was finished first" in (
+        capsys.readouterr().err
+    )
+    assert not (folder / "tidied" / ".gristmill-work").exists()
+
+
+def test_a_failure_while_publishing_says_so_and_a_rerun_publishes(setup, monkeypatch, capsys):
+    """A shard that could not be moved into place was a traceback, the folder half replaced."""
+    from pipeline import fileio
+    from pipeline.cli import main
+
+    folder, recipe, reference = setup
+    out = folder / "publish-fails"
+    move = fileio.move
+
+    def refused_move(source: str, destination: str) -> None:
+        if "/kept/" in destination:
+            raise PermissionError(1, "Operation not permitted", destination)
+        move(source, destination)
+
+    monkeypatch.setattr(fileio, "move", refused_move)
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out)]) == 1
+    error = capsys.readouterr().err
+    assert (
+        f"gristmill: run failed: publishing into {out} failed (" in error
+        and "Operation not permitted" in error
+    )
+    assert "no manifest.json until a run publishes there" in error and "(a rerun resumes there)" in error
+    assert not (out / "manifest.json").exists()
+    monkeypatch.setattr(fileio, "move", move)
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out)]) == 0
+    same_output(json.loads((out / "manifest.json").read_text()), reference)
 
 
 def test_a_later_phase_is_written_in_batches_bounded_by_bytes_and_by_records():
