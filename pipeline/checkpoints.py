@@ -280,12 +280,20 @@ def needed_files(marker: dict, with_kept: bool) -> list[dict]:
 
 
 def _load_marker(path: str) -> dict[str, Any] | None:
-    """A marker's content, or None if it is missing, half-written or from another version."""
+    """A marker's content, or None if it is missing, half-written, from another version or not a
+    marker (a JSON object of the version without a list of files was a KeyError)."""
     try:
         content = json.loads(fileio.read_bytes(path))
     except Exception:
         return None
-    return content if content.get("version") == CHECKPOINT_VERSION else None
+    if not isinstance(content, dict) or content.get("version") != CHECKPOINT_VERSION:
+        return None
+    files = content.get("files")
+    if not isinstance(files, list) or not all(
+        isinstance(entry, dict) and "file" in entry and "kind" in entry for entry in files
+    ):
+        return None
+    return content
 
 
 def _file_ok(folder: str, entry: dict[str, Any]) -> bool:
