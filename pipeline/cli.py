@@ -275,6 +275,13 @@ def _run(args, beam_args: list[str], own_options: list[str]) -> int:
     if (options.view_as(StandardOptions).runner or "") not in LOCAL_RUNNERS:
         # A cluster's workers run in folders of their own, where a relative path names other files.
         recipe.input = replace(recipe.input, paths=tuple(map(_absolute, recipe.input.paths)))
+        # The documents' sources are then absolute: a mixture pattern naming a relative path is too
+        # (one starting with a wildcard matches either way).
+        mixture = {
+            (pattern if pattern.startswith(("*", "?", "[")) else _absolute(pattern)): weight
+            for pattern, weight in recipe.output.mixture.items()
+        }
+        recipe.output = replace(recipe.output, mixture=mixture)
         args.output = _absolute(args.output)
         args.work_dir = args.work_dir and _absolute(args.work_dir)
         beam_args = map_option(beam_args, "spill_dir", _absolute)

@@ -174,6 +174,12 @@ def check_reachable(named_paths: list[tuple[str, str]], options) -> None:
             code, message = (error.response.get("Error", {}).get(k) for k in ("Code", "Message"))
             if code == "NoSuchBucket":
                 raise UnreachableStorage(f"{what} {path}: the bucket {bucket!r} does not exist") from None
+            if not code:  # an HTTP server that is not an S3 store (a web console's port)
+                status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+                raise UnreachableStorage(
+                    f"{what} {path}: the endpoint answered HTTP {status} and no S3 error: it does "
+                    "not look like an S3 store; check --s3_endpoint_url"
+                ) from None
             raise UnreachableStorage(
                 f"{what} {path}: the store refused to list it ({code}: {message}); check the "
                 "credentials (--s3_access_key_id, --s3_secret_access_key or the AWS environment)"

@@ -62,7 +62,7 @@ from pipeline.progress import Channel, ConsoleProgress, size_text
 from pipeline.read_phase import ReadPhaseFn, RestoreFn
 from pipeline.readers import input_changes, input_files, plan_splits
 from pipeline.recipe import Recipe
-from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches
+from pipeline.runners import dask_overrides, expand_runner_alias, is_dask, join_branches, redact_secrets
 from pipeline.signals import WORKER_MODULE, Stopped, stop_signals_deferred, watch_run
 from pipeline.writers import (
     ScoreNames,
@@ -552,7 +552,7 @@ def finalize(
         "gristmill_version": gristmill_version(),
         "run": recipe.run.name,
         "recipe": recipe.resolved(),
-        "beam_args": beam_args,
+        "beam_args": redact_secrets(beam_args),
         "seconds": round(seconds, 3),
         "counts": {"input": read_count, **totals},
         "conservation": conserved,

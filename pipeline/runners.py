@@ -38,6 +38,7 @@ around them in its own graph or in a subclass of the runner, never by patching B
 from __future__ import annotations
 
 import pickle
+import re
 from collections import defaultdict
 
 import apache_beam as beam
@@ -50,12 +51,39 @@ SIDE_INPUT_GROUPS = 16  # keys a side-input reader's input is spread over on Das
 MAIN = -1  # the tag of a reader's own input elements in the join (side inputs: their index)
 DASK_RUNNER = "pipeline.dask_runner.DaskRunner"  # Beam's, with partitions kept in check (fault 5)
 BEAM_DASK_RUNNER = "apache_beam.runners.dask.dask_runner.DaskRunner"
-RUNNER_ALIASES = {"DaskRunner": DASK_RUNNER, BEAM_DASK_RUNNER: DASK_RUNNER}
+# Beam's names for a runner, lower-cased → the one gristmill knows it by: `direct` went to Beam's
+# own choice of local runner (which fetches Prism) and the run was taken for a cluster's.
+RUNNER_ALIASES = {
+    "daskrunner": DASK_RUNNER,
+    BEAM_DASK_RUNNER.lower(): DASK_RUNNER,
+    "direct": "DirectRunner",
+    "directrunner": "DirectRunner",
+    "switchingdirectrunner": "DirectRunner",
+    "fnapirunner": "FnApiRunner",
+}
+# Options whose values are credentials: written as `***` where a run records its arguments.
+SECRET_OPTION = re.compile(r"secret|token|password|access_key|credential", re.IGNORECASE)
 
 
 def expand_runner_alias(beam_args: list[str]) -> list[str]:
-    """`--runner=DaskRunner` (or `--runner DaskRunner`, or Beam's class path) → gristmill's DaskRunner."""
-    return map_option(beam_args, "runner", lambda name: RUNNER_ALIASES.get(name, name))
+    """`--runner=DaskRunner` (or `--runner DaskRunner`, or Beam's class path) → gristmill's DaskRunner;
+    Beam's other spellings of its local runner (`direct`) → `DirectRunner`."""
+    return map_option(beam_args, "runner", lambda name: RUNNER_ALIASES.get(name.lower(), name))
+
+
+def redact_secrets(beam_args: list[str]) -> list[str]:
+    """The arguments with the values of credential options (`--s3_secret_access_key`) as `***`:
+    the manifest, which ships with the dataset, held them in plain text."""
+    args = list(beam_args)
+    for index, arg in enumerate(args):
+        name = arg.split("=", 1)[0]
+        if not name.startswith("--") or not SECRET_OPTION.search(name):
+            continue
+        if "=" in arg:
+            args[index] = f"{name}=***"
+        elif index + 1 < len(args) and not args[index + 1].startswith("--"):
+            args[index + 1] = "***"
+    return args
 
 
 def map_option(beam_args: list[str], name: str, change) -> list[str]:

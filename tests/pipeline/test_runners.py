@@ -4,13 +4,19 @@ graph reads no side inputs and gives the same result as the original."""
 import random
 
 import apache_beam as beam
-from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 from apache_beam.pipeline import PipelineVisitor
 from apache_beam.testing.util import assert_that, equal_to
 
 from pipeline.document import Document
-from pipeline.run import new_pipeline
-from pipeline.runners import SIDE_INPUT_GROUPS, _key_by_content, dask_overrides, expand_runner_alias
+from pipeline.run import LOCAL_RUNNERS, new_pipeline, pipeline_options
+from pipeline.runners import (
+    SIDE_INPUT_GROUPS,
+    _key_by_content,
+    dask_overrides,
+    expand_runner_alias,
+    redact_secrets,
+)
 from tests.conftest import IN_PROCESS
 
 
@@ -94,3 +100,20 @@ def test_runner_alias():
         "--runner=apache_beam.runners.dask.dask_runner.DaskRunner"  # Beam's own: gristmill's subclass
     )
     assert expand_runner_alias([beam_class]) == ["--runner=pipeline.dask_runner.DaskRunner"]
+    # Beam's other spellings of its local runner went to Beam's choice (Prism, downloaded) and the
+    # run was taken for a cluster's (checkpoints off, paths made absolute).
+    for name in ("direct", "DirectRunner", "directrunner", "SwitchingDirectRunner"):
+        assert expand_runner_alias([f"--runner={name}"]) == ["--runner=DirectRunner"]
+    assert pipeline_options(["--runner=direct"]).view_as(StandardOptions).runner in LOCAL_RUNNERS
+
+
+def test_credentials_are_not_recorded():
+    """`beam_args` went into manifest.json as given, S3 secret key and session token included."""
+    given = ["--s3_access_key_id=AKIA", "--s3_secret_access_key=wJal", "--s3_session_token", "FQoG", "--x=1"]
+    assert redact_secrets(given) == [
+        "--s3_access_key_id=***",
+        "--s3_secret_access_key=***",
+        "--s3_session_token",
+        "***",
+        "--x=1",
+    ]

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -70,6 +71,8 @@ def test_recipe_reads_and_publishes_on_s3_like_a_local_run(tmp_path, s3_server):
     manifest = json.loads(client.get_object(Bucket=BUCKET, Key="out/manifest.json")["Body"].read())
     assert manifest == remote.manifest
     assert manifest["counts"] == local.manifest["counts"] and manifest["conservation"] is True
+    # the credentials were published in the manifest, as given
+    assert "--s3_secret_access_key=***" in manifest["beam_args"] and "testing" not in json.dumps(manifest)
     assert {f"out/{s['file']}" for s in manifest["shards"]} == {k for k in keys if k.endswith(".parquet")}
     kept = {(r["id"], r["text"]) for r in _rows(client, "out/kept/")}
     assert kept == {(r["id"], r["text"]) for r in read_part(tmp_path / "out", "kept")}
@@ -364,6 +367,28 @@ def test_an_unreachable_endpoint_or_a_missing_bucket_is_one_line_before_the_run(
         in capsys.readouterr().err
     )
     assert not (tmp_path / "o").exists()
+    # An HTTP server that is no S3 store (a web console's port) said "refused to list it (: )".
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class NotS3(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<html>console</html>")
+
+        def log_message(self, *args) -> None:
+            pass
+
+    web = ThreadingHTTPServer(("127.0.0.1", 0), NotS3)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    try:
+        console = f"--s3_endpoint_url=http://127.0.0.1:{web.server_address[1]}"
+        assert main([*run, *s3_options, console, "--output", str(tmp_path / "o")]) == 2
+    finally:
+        web.shutdown()
+        web.server_close()
+    assert "answered HTTP 404 and no S3 error: it does not look like an S3 store" in capsys.readouterr().err
     assert main(["inspect", f"s3://{BUCKET}/cli", *s3_options, closed]) == 2
     err = capsys.readouterr().err
     assert err.startswith(
