@@ -28,6 +28,13 @@ def test_reads_candidates_that_carry_their_kind(tmp_path):
     assert docs[0].metadata["tests"] == "assert x == 1" and docs[1].metadata["answer"] == "2"
 
 
+def humaneval_style(path, fields: dict) -> FileGenerator:
+    """A file generator reading HumanEval's columns: the solution continues the prompt."""
+    return FileGenerator(
+        "he", paths=[str(path)], kind="code", id_field="task_id", prepend_prompt=True, fields=fields
+    )
+
+
 def test_dataset_columns_are_renamed_and_kind_supplied(tmp_path):
     path = tmp_path / "he.json"
     row = {
@@ -37,15 +44,7 @@ def test_dataset_columns_are_renamed_and_kind_supplied(tmp_path):
         "test": "assert f() == 1",
     }
     path.write_text(json.dumps([row]))
-    generator = FileGenerator(
-        "he",
-        paths=[str(path)],
-        kind="code",
-        id_field="task_id",
-        prepend_prompt=True,
-        fields={"solution": "canonical_solution", "tests": "test"},
-    )
-    (doc,) = generator.generate()
+    (doc,) = humaneval_style(path, {"solution": "canonical_solution", "tests": "test"}).generate()
     assert doc.id == "HE/0" and doc.kind == "code"
     assert doc.metadata["solution"] == "def f():\n    return 1\n"
     assert doc.metadata["tests"] == "assert f() == 1" and doc.metadata["prompt"] == "def f():\n"
@@ -131,13 +130,5 @@ def test_prepend_prompt_leaves_a_missing_solution_missing(tmp_path):
         {"task_id": "none", "prompt": "def f():\n"},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    generator = FileGenerator(
-        "he",
-        paths=[str(path)],
-        kind="code",
-        id_field="task_id",
-        prepend_prompt=True,
-        fields={"solution": "canonical_solution"},
-    )
-    null, missing = generator.generate()
+    null, missing = humaneval_style(path, {"solution": "canonical_solution"}).generate()
     assert null.metadata["solution"] is None and "solution" not in missing.metadata
