@@ -279,19 +279,22 @@ def needed_files(marker: dict, with_kept: bool) -> list[dict]:
     return [entry for entry in marker["files"] if with_kept or entry["kind"] == "removed"]
 
 
+ENTRY_KEYS = frozenset({"file", "kind", "bytes", "sha256"})  # of a marker's file entry
+
+
 def _load_marker(path: str) -> dict[str, Any] | None:
     """A marker's content, or None if it is missing, half-written, from another version or not a
-    marker (a JSON object of the version without a list of files was a KeyError)."""
+    marker (a JSON object of the version without its files or counts was a KeyError)."""
     try:
         content = json.loads(fileio.read_bytes(path))
     except Exception:
         return None
     if not isinstance(content, dict) or content.get("version") != CHECKPOINT_VERSION:
         return None
-    files = content.get("files")
-    if not isinstance(files, list) or not all(
-        isinstance(entry, dict) and "file" in entry and "kind" in entry for entry in files
-    ):
+    files, counts = content.get("files"), content.get("counts")
+    if not isinstance(files, list) or not all(isinstance(e, dict) and ENTRY_KEYS <= e.keys() for e in files):
+        return None
+    if not isinstance(counts, dict) or not all(type(n) is int for n in counts.values()):
         return None
     return content
 

@@ -348,10 +348,18 @@ def delete(paths: list[str]) -> None:
 
 
 def delete_tree(folder: str) -> None:
-    """Delete a folder (local) or every object under the prefix `folder/` (object stores: one
-    recursive `FileSystems.delete` of `folder/`, a listing and batch deletes)."""
+    """Delete a folder (local; a link to a folder: what it holds) or every object under the prefix
+    `folder/` (object stores: one recursive `FileSystems.delete` of `folder/`, a listing and batch
+    deletes)."""
     if is_local(folder):
         # A file that cannot be deleted raises: ignored, an old shard stayed in a replaced kept/.
+        if os.path.islink(folder):  # `kept -> /bigdisk/kept`: emptied, the link kept
+            for entry in os.scandir(folder):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
+            return
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(folder)
     else:

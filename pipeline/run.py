@@ -581,10 +581,10 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
 
     pages = {"report.html": render_report(manifest, staging), "README.md": render_card(manifest, output)}
     with stop_signals_deferred("the output was being replaced"):
-        mark_output(output)
         manifest_path = fileio.join(output, "manifest.json")
-        fileio.delete([manifest_path])
         try:
+            mark_output(output)
+            fileio.delete([manifest_path])
             for part in OUTPUT_PARTS:
                 fileio.delete_tree(fileio.join(output, part))
                 fileio.make_folder(fileio.join(output, part))
@@ -592,9 +592,9 @@ def _publish(output: str, staging: str, manifest: dict[str, Any]) -> None:
                 fileio.move(fileio.join(staging, shard["file"]), fileio.join(output, shard["file"]))
             for name, page in pages.items():
                 fileio.write_bytes(fileio.join(output, name), page.encode("utf-8"))
+            fileio.write_whole(manifest_path, json.dumps(manifest, indent=2, sort_keys=False).encode())
         except OSError as error:  # was a traceback, and the folder looked like an output
             raise PublishFailed(
-                f"publishing into {output} failed ({error_summary(error)}); it holds part of the old "
-                "and the new output and no manifest.json until a run publishes there"
+                f"publishing into {output} failed ({error_summary(error)}); it may hold parts of the "
+                "old and the new output, and no manifest.json until a run publishes there"
             ) from error
-        fileio.write_whole(manifest_path, json.dumps(manifest, indent=2, sort_keys=False).encode())

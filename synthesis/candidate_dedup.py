@@ -27,7 +27,7 @@ class CandidateDedup(ExactDedup):
     `exact_dedup` (normalised text, GroupByKey on a seeded hash, survivor by the shared order) that
     also sees synthesis candidates and compares them by the text `verify` would give them (code:
     prompt and program; math: problem and solution); other documents by their own text. A code
-    candidate's text is compared as it is, whitespace and all (indentation is part of a program);
+    candidate's text is compared with its whitespace (indentation is part of a program);
     `tie_break = "longest"` ranks candidates by their training text's length. Candidates alike in
     training text but not in tests or reference answer are one group: only the survivor's are run.
     Reasons: `exact_duplicate` (`duplicate_of` = survivor id, `detail` = group size).
@@ -40,5 +40,6 @@ class CandidateDedup(ExactDedup):
 
     def text_key(self, doc: Document) -> bytes:
         if doc.kind == "code":
-            return xxhash.xxh3_128_digest(doc.text.encode("utf-8", "surrogatepass"), HASH_SEED)
+            text = doc.text.lower() if self.lowercase else doc.text
+            return xxhash.xxh3_128_digest(text.encode("utf-8", "surrogatepass"), HASH_SEED)
         return super().text_key(doc)

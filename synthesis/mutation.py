@@ -113,7 +113,10 @@ def mutants(source: str, limit: int) -> list[str] | None:
     out: list[str] = []
     seen = {original}
     for site in sites:
-        text = _mutated(tree, nodes, site)
+        try:
+            text = _mutated(tree, nodes, site)
+        except UNPARSEABLE:  # 4,300 nines unparse; their + 1 does not
+            return None
         if text not in seen:
             seen.add(text)
             out.append(text)

@@ -68,7 +68,9 @@ def error_body(error: urllib.error.HTTPError) -> bytes:
 
 def read_by(response, deadline: float) -> bytes:
     """A reply's whole body, or TimeoutError once `deadline` (time.monotonic) passes: the socket's
-    timeout bounds each read, and a server trickling bytes would otherwise hold a request for ever."""
+    timeout bounds each read, and a server trickling bytes would otherwise hold a request for ever.
+    The deadline is checked between reads, so a body can take up to twice `timeout_s`; headers and
+    chunk-size lines trickled a byte at a time are bounded only per read."""
     parts = []
     while part := response.read1(READ_BYTES):
         parts.append(part)
@@ -154,7 +156,9 @@ class OpenAIGenerator(Generator):
         "rate_limit": Param(float, 0.0, "requests started per second (0 = unlimited)", min=0),
         "retries": Param(int, 4, "retries per request on 429, 5xx and network errors", min=0, max=100),
         "backoff_s": Param(float, 1.0, "first retry delay, doubled each retry", min=0),
-        "timeout_s": Param(float, 120.0, "seconds one request may take, reply included", min=0.1),
+        "timeout_s": Param(
+            float, 120.0, "seconds a request may wait for each read, and for the reply's body in all", min=0.1
+        ),
         "api_key_env": Param(str, "OPENAI_API_KEY", "environment variable holding the API key (optional)"),
     }
 

@@ -200,7 +200,11 @@ def test_a_damaged_checkpoint_is_recomputed_never_trusted(setup, damage):
         # a marker of the right version that lists no files was a KeyError
         other = sorted(work.glob("phase-0-*/*.done.json"))[-2]
         other.write_text(json.dumps({"version": json.loads(other.read_text())["version"]}))
-        reused = {"units_reused": 3, "phases_reused": []}  # three units recomputed, then every phase
+        uncounted = sorted(work.glob("phase-0-*/*.done.json"))[-3]  # and one without its counts
+        uncounted.write_text(
+            json.dumps({k: v for k, v in json.loads(uncounted.read_text()).items() if k != "counts"})
+        )
+        reused = {"units_reused": 2, "phases_reused": []}  # four units recomputed, then every phase
     resumed = run_recipe(load_recipe(recipe), str(out), IN_PROCESS, checkpoints=KEEP).manifest
     same_output(resumed, reference)
     figures = resumed["checkpoints"]
@@ -532,6 +536,17 @@ def test_a_failure_while_publishing_says_so_and_a_rerun_publishes(setup, monkeyp
     assert "no manifest.json until a run publishes there" in error and "(a rerun resumes there)" in error
     assert not (out / "manifest.json").exists()
     monkeypatch.setattr(fileio, "move", move)
+    write_whole = fileio.write_whole
+
+    def full_disk(path: str, data: bytes) -> None:
+        if path.endswith("manifest.json"):
+            raise OSError(28, "No space left on device", path)
+        write_whole(path, data)
+
+    monkeypatch.setattr(fileio, "write_whole", full_disk)  # the manifest, written last, was a traceback
+    assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out)]) == 1
+    assert "No space left on device" in capsys.readouterr().err and not (out / "manifest.json").exists()
+    monkeypatch.setattr(fileio, "write_whole", write_whole)
     assert main(["run", "--quiet", "--recipe", str(recipe), "--output", str(out)]) == 0
     same_output(json.loads((out / "manifest.json").read_text()), reference)
 

@@ -24,6 +24,17 @@ def test_delete_skips_missing_files_and_delete_tree_removes_everything_below(tmp
     fileio.delete_tree(str(folder))  # a missing folder is fine too
 
 
+def test_delete_tree_empties_a_linked_folder_and_keeps_the_link(tmp_path):
+    """`kept -> /bigdisk/kept`: rmtree refuses a link (ignored, old shards stayed beside new ones)."""
+    target, link = tmp_path / "bigdisk" / "kept", tmp_path / "out" / "kept"
+    fileio.write_bytes(str(target / "part-00000-of-00002.parquet"), b"old")
+    fileio.write_bytes(str(target / "sub" / "b.bin"), b"de")
+    link.parent.mkdir()
+    link.symlink_to(target)
+    fileio.delete_tree(str(link))
+    assert link.is_symlink() and target.is_dir() and list(target.iterdir()) == []
+
+
 def test_an_escaped_path_matches_only_itself(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for name in ("a[1]", "a1", "b*", "bx", "c?", "cx"):

@@ -74,6 +74,13 @@ def test_code_indentation_is_part_of_the_compared_text():
         assert_that(rejected, equal_to([("c-after", "b-after")]), label="rejected")
 
 
+def test_lowercase_applies_to_code_too():
+    upper, lower = code("a", "def F(x):\n    return 1\n", "t"), code("b", "def f(x):\n    return 1\n", "t")
+    for lowercase, alike in ((True, True), (False, False)):
+        stage = CandidateDedup("candidate_dedup", lowercase=lowercase)
+        assert (stage.text_key(stage.compared(upper)) == stage.text_key(stage.compared(lower))) is alike
+
+
 def test_longest_ranks_candidates_by_their_training_text():
     """A candidate's own text is empty until verify: `tie_break = "longest"` picked by id alone."""
     short, long = math("a-short", "5\n#### 5"), math("b-long", "2 + 3 = 5\n#### 5")

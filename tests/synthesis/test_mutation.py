@@ -37,6 +37,8 @@ def test_mutants_are_distinct_deterministic_and_limited():
 
 def test_a_program_ast_cannot_rewrite_is_none_and_one_with_nothing_to_mutate_has_no_mutants():
     assert mutants("def add(a, b):\n    return a" + " + 0" * 20_000 + " + b\n", 5) is None
+    # 4,300 nines unparse; the mutant adding one to them does not (it raised out of the stage)
+    assert mutants("def f(x):\n    return x + " + "9" * 4300 + "\n", 20) is None
     assert (
         mutants(
             "from itertools import groupby\nrle = lambda s: [(len(list(r)), c) for c, r in groupby(s)]", 5
