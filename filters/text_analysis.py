@@ -64,12 +64,15 @@ POLICY_SUBSTRINGS = (
     "use cookies",
 )
 
-# Chunks memoized per process, of at most MAX_CACHED_CHUNK characters: 200,000 chunks of 32 random
-# punctuation marks and digits (many tokens each, the costly shape) held 79 MB. A longer chunk (a
-# base64 blob, a long URL) is split each time it comes: memoized, 4,000 inline images of 50 KB held
-# 560 MB. MEMO_MAX_CHARS in _text_native.c is the same.
+# Chunks memoized per process: 200,000 chunks of 32 random punctuation marks and digits (many
+# tokens each, the costly shape) held 79 MB. A longer chunk (a long URL, a base64 blob) is memoized
+# only while the longer ones memoized hold fewer than LONG_CHUNK_BUDGET characters and tokens:
+# memoized without bound, 4,000 inline images of 50 KB held 560 MB; never memoized, pages repeating
+# long URLs or hyphen chains split 12-52 times slower. The C memo (MEMO_MAX_CHARS in
+# _text_native.c, the same 32) holds only the short ones; it finds the long ones in this cache.
 _CHUNK_CACHE_LIMIT = 200_000
 MAX_CACHED_CHUNK = 32
+LONG_CHUNK_BUDGET = 4_000_000
 AFFIX_WINDOW = 64  # characters at the start of a long piece searched for a prefix
 # Characters at the end of a long piece searched for a suffix: wider than every suffix rule but the
 # unbounded `\.\.+` (5 at most: `km²` after a digit; tests/filters/test_text_analysis.py checks),
@@ -99,6 +102,7 @@ class _SpacyEnglishTokenizer:
         self.run_check = AFFIX_WINDOW + SUFFIX_WINDOW + self.longest_special + 2
         self.run_steps: dict[str, tuple[int, int]] = {}  # per character: (prefix, suffix) peeled
         self.cache: dict[str, tuple[str, ...]] = {}
+        self.long_held = 0  # characters and tokens of the memoized chunks over MAX_CACHED_CHUNK
         # spaCy also matches special cases that affix rules split apart (":)", "''", "Minn.")
         # against the token sequence afterwards; key them by that split.
         no_specials: dict[str, tuple[str, ...]] = {}
@@ -119,8 +123,11 @@ class _SpacyEnglishTokenizer:
             found = self._tokenize(chunk, self.specials)
             if len(found) > 1:
                 found = self._merge_specials(found)
-            if len(chunk) <= MAX_CACHED_CHUNK and len(self.cache) < _CHUNK_CACHE_LIMIT:
-                self.cache[chunk] = found
+            if len(self.cache) < _CHUNK_CACHE_LIMIT:
+                size = len(chunk) + len(found) if len(chunk) > MAX_CACHED_CHUNK else 0
+                if self.long_held + size <= LONG_CHUNK_BUDGET:
+                    self.cache[chunk] = found
+                    self.long_held += size
         return found
 
     def _tokenize(self, string: str, specials: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
