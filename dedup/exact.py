@@ -46,10 +46,12 @@ class ExactDedup(PrefersScore, CollectionStage):
         """The document as it is compared and ranked (its own text here)."""
         return doc
 
+    def normalized(self, doc: Document) -> str:
+        """The text that is hashed: `normalize`d."""
+        return normalize(doc.text, self.lowercase)
+
     def text_key(self, doc: Document) -> bytes:
-        return xxhash.xxh3_128_digest(
-            normalize(doc.text, self.lowercase).encode("utf-8", "surrogatepass"), HASH_SEED
-        )
+        return xxhash.xxh3_128_digest(self.normalized(doc).encode("utf-8", "surrogatepass"), HASH_SEED)
 
     def group_member(self, doc: Document) -> tuple[bytes, tuple]:
         """(text hash, (survivor order, content key)): all a group needs, not the document."""

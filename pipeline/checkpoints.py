@@ -76,9 +76,8 @@ def cut_phases(stages: list[Stage]) -> list[list[Stage]]:
 
 
 def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[
-        :FINGERPRINT_CHARS
-    ]
+    digest = hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+    return digest[:FINGERPRINT_CHARS]
 
 
 def data_files(component) -> list[tuple[str, int, float]]:

@@ -182,16 +182,17 @@ def check_inputs_outside(output: str, files: list[str], work_dir: str | None = N
     """Refuse input files inside what the run replaces or deletes in `output`: its parts, staging
     folders and work area, or in the `--work-dir` given (`--input 'data/**/*.parquet' --output
     data/out` read the last run's shards, and replaced them; a rerun read the checkpoints' markers)."""
+    canonical = {path: fileio.canonical(path) for path in files}
     if work_dir:
         work = fileio.canonical(work_dir).rstrip("/") + "/"
-        if inside := [path for path in files if fileio.canonical(path).startswith(work)]:
+        if inside := [path for path in files if canonical[path].startswith(work)]:
             raise InputInsideOutput(
                 f"{_first_of(inside)}: input inside the --work-dir, whose checkpoints a rerun would "
                 "read as input and which is deleted after the run; give --work-dir another folder"
             )
     folder = fileio.canonical(output).rstrip("/")
     replaced = tuple(f"{folder}/{name}/" for name in (*OUTPUT_PARTS, WORK_FOLDER)) + (f"{folder}/.staging-",)
-    if inside := [path for path in files if fileio.canonical(path).startswith(replaced)]:
+    if inside := [path for path in files if canonical[path].startswith(replaced)]:
         raise InputInsideOutput(
             f"{_first_of(inside)}: input inside the output folder's kept/, rejected/, failed/ or "
             "work area, which this run replaces; narrow the --input glob or write to another --output"

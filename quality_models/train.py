@@ -193,9 +193,10 @@ def describe_skipped(skipped: list) -> list[dict]:
     """Records the reader could not use, per file and error: how many, and the first one's message."""
     groups: dict[tuple[str, str], list] = {}
     for record in skipped:
-        source = record.source if isinstance(record, Failure) else record.doc.source
-        error = record.error if isinstance(record, Failure) else record.reason
-        message = record.message if isinstance(record, Failure) else record.detail
+        if isinstance(record, Failure):
+            source, error, message = record.source, record.error, record.message
+        else:  # a Rejection
+            source, error, message = record.doc.source, record.reason, record.detail
         groups.setdefault((Path(source).name, error), [0, message])[0] += 1
     return [
         {"file": name, "error": error, "records": n, "example": message}

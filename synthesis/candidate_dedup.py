@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import xxhash
-
-from dedup.exact import HASH_SEED, ExactDedup
+from dedup.exact import ExactDedup
 from pipeline.document import Document
 from pipeline.stages import register
 from synthesis.code_verifier import render_code
@@ -38,8 +36,7 @@ class CandidateDedup(ExactDedup):
     def compared(self, doc: Document) -> Document:
         return doc.with_text(training_text(doc))
 
-    def text_key(self, doc: Document) -> bytes:
-        if doc.kind == "code":
-            text = doc.text.lower() if self.lowercase else doc.text
-            return xxhash.xxh3_128_digest(text.encode("utf-8", "surrogatepass"), HASH_SEED)
-        return super().text_key(doc)
+    def normalized(self, doc: Document) -> str:
+        if doc.kind == "code":  # whitespace kept
+            return doc.text.lower() if self.lowercase else doc.text
+        return super().normalized(doc)
